@@ -1,0 +1,37 @@
+"""HTTP routes only: Glue on ``POST /``, Lake Formation on ``POST /<Operation>``.
+
+Everything else happens in chalicelib.protocol.wire (decode, validate, dispatch, encode).
+"""
+
+from chalice import Chalice, Response
+
+from chalicelib.protocol import wire
+
+app = Chalice(app_name="glue-catalog")
+
+# Chalice answers 415 to any content type a route does not list; Glue clients send
+# application/x-amz-json-1.1 and some tools send plain JSON.
+_CONTENT_TYPES = [wire.JSON_11, wire.REST_JSON, "application/x-amz-json-1.0", "text/plain",
+                  "application/octet-stream"]
+
+
+def _respond(result: wire.WireResponse) -> Response:
+    return Response(body=result.body, status_code=result.status, headers=result.headers)
+
+
+def _request_parts() -> tuple[dict[str, str], bytes, dict]:
+    request = app.current_request
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    return headers, request.raw_body, request.context
+
+
+@app.route("/", methods=["POST"], content_types=_CONTENT_TYPES)
+def glue() -> Response:
+    headers, body, context = _request_parts()
+    return _respond(wire.handle_glue(headers, body, context))
+
+
+@app.route("/{operation}", methods=["POST"], content_types=_CONTENT_TYPES)
+def lakeformation(operation: str) -> Response:
+    headers, body, context = _request_parts()
+    return _respond(wire.handle_lakeformation(operation, headers, body, context))

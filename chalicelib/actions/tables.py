@@ -1,0 +1,158 @@
+"""Table API: CreateTable, UpdateTable, DeleteTable, BatchDeleteTable, GetTable, GetTables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.actions import action
+from chalicelib.actions.common import (fold, make_token, now, page_size, parse_version, read_token,
+                                       require_database, require_table, take_page)
+from chalicelib.context import RequestContext
+from chalicelib.domain.name_patterns import compile_name_pattern, matches
+from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException,
+                               EntityNotFoundException, InvalidInputException)
+from chalicelib.store import catalog
+from chalicelib.store.models import TableItem
+
+# TableInput members copied into the stored Table as given (Name is folded separately).
+_TABLE_INPUT_MEMBERS = ("Description", "Owner", "LastAccessTime", "LastAnalyzedTime", "Retention",
+                        "StorageDescriptor", "PartitionKeys", "ViewOriginalText", "ViewExpandedText",
+                        "TableType", "Parameters", "TargetTable", "ViewDefinition")
+_VALID_ATTRIBUTE_SETS = ({"NAME"}, {"NAME", "TABLE_TYPE"})
+
+
+def table_document(table_input: dict[str, Any], database_name: str, create_time: float,
+                   update_time: float) -> dict[str, Any]:
+    """The stored Table object for a TableInput (VersionId and CatalogId are added on read)."""
+    doc: dict[str, Any] = {"Name": fold(table_input["Name"]), "DatabaseName": database_name}
+    doc.update({k: table_input[k] for k in _TABLE_INPUT_MEMBERS if k in table_input})
+    doc.setdefault("PartitionKeys", [])
+    doc["CreateTime"] = create_time
+    doc["UpdateTime"] = update_time
+    doc["IsRegisteredWithLakeFormation"] = False
+    return doc
+
+
+def render_table(ctx: RequestContext, params: dict[str, Any], doc: dict[str, Any],
+                 version: int) -> dict[str, Any]:
+    """A stored table document as the API returns it."""
+    return {**doc, "CatalogId": ctx.catalog_id(params), "VersionId": str(version)}
+
+
+def _table_name(params: dict[str, Any]) -> str:
+    table_input = params.get("TableInput")
+    if table_input is None:
+        raise InvalidInputException("TableInput is required")
+    name = params.get("Name")
+    if name is not None and fold(name) != fold(table_input["Name"]):
+        raise InvalidInputException(
+            f"Name '{name}' differs from TableInput.Name '{table_input['Name']}'")
+    return fold(table_input["Name"])
+
+
+@action("glue", "CreateTable")
+def create_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Create a table at VersionId 0."""
+    name = _table_name(params)
+    database = require_database(ctx, params, params["DatabaseName"])
+    created = now()
+    doc = table_document(params["TableInput"], database.name, created, created)
+    try:
+        catalog.create_table(database, name, doc)
+    except catalog.ConditionFailed:
+        if catalog.get_table(database.uid, name) is not None:
+            raise AlreadyExistsException(f"Table already exists: {name}") from None
+        raise EntityNotFoundException(f"Database {database.name} not found.") from None
+    return {}
+
+
+@action("glue", "UpdateTable")
+def update_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Replace a table's definition, archiving the previous version unless SkipArchive.
+
+    With VersionId, the update applies only if that is still the current version (optimistic
+    locking); of several racing updates from one version exactly one succeeds.
+    """
+    name = _table_name(params)
+    database = require_database(ctx, params, params["DatabaseName"])
+    current = require_table(database, name)
+    expected = params.get("VersionId")
+    if expected is not None and parse_version(expected) != current.version:
+        raise _concurrent_update()
+    old = catalog.load(current)
+    doc = table_document(params["TableInput"], database.name, old["CreateTime"], now())
+    try:
+        catalog.update_table(current, doc, archive=not params.get("SkipArchive", False))
+    except catalog.ConditionFailed:
+        raise _concurrent_update() from None
+    return {}
+
+
+def _concurrent_update() -> ConcurrentModificationException:
+    return ConcurrentModificationException("Update table failed due to concurrent modifications.")
+
+
+def _delete(database, name: str) -> None:
+    item = require_table(database, name)
+    try:
+        catalog.delete_table_item(item)
+    except catalog.ConditionFailed:
+        raise EntityNotFoundException(f"Table {name} not found.") from None
+    catalog.purge_table(item.uid)
+
+
+@action("glue", "DeleteTable")
+def delete_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Delete a table with its versions and everything below it."""
+    _delete(require_database(ctx, params, params["DatabaseName"]), params["Name"])
+    return {}
+
+
+@action("glue", "BatchDeleteTable")
+def batch_delete_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Delete up to 100 tables; each failure is reported in Errors, the rest proceed."""
+    database = require_database(ctx, params, params["DatabaseName"])
+    errors = []
+    for name in params["TablesToDelete"]:
+        try:
+            _delete(database, name)
+        except EntityNotFoundException as error:
+            errors.append({"TableName": name, "ErrorDetail": {"ErrorCode": error.code,
+                                                              "ErrorMessage": error.message}})
+    return {"Errors": errors}
+
+
+@action("glue", "GetTable")
+def get_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """The current definition of one table."""
+    database = require_database(ctx, params, params["DatabaseName"])
+    item = require_table(database, params["Name"])
+    return {"Table": render_table(ctx, params, catalog.load(item), item.version)}
+
+
+@action("glue", "GetTables")
+def get_tables(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Tables of a database in name order, optionally filtered by a name pattern."""
+    database = require_database(ctx, params, params["DatabaseName"])
+    expression = params.get("Expression") or ""
+    pattern = compile_name_pattern(expression) if expression else None
+    attributes = params.get("AttributesToGet")
+    if attributes is not None and set(attributes) not in _VALID_ATTRIBUTE_SETS:
+        raise InvalidInputException("AttributesToGet must be [NAME] or [NAME, TABLE_TYPE]")
+    scope = (database.catalog, database.uid, expression, attributes)
+    after = read_token(ctx, params, *scope)
+
+    def render(item: TableItem) -> dict[str, Any] | None:
+        if pattern is not None and not matches(pattern, item.name):
+            return None
+        table = render_table(ctx, params, catalog.load(item), item.version)
+        if attributes is not None:
+            return {"Name": table["Name"], **({"TableType": table["TableType"]}
+                                              if "TABLE_TYPE" in attributes and "TableType" in table else {})}
+        return table
+
+    limit = page_size(params, 100)
+    items = catalog.query_tables(database.uid, after, min(limit + 1, 100))
+    page, last = take_page(items, limit, render, lambda item: item.name)
+    token = make_token(ctx, last, *scope)
+    return {"TableList": page, **({"NextToken": token} if token else {})}

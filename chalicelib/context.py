@@ -1,0 +1,50 @@
+"""Who is calling, and which catalog a request addresses."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+DEFAULT_ACCOUNT_ID = os.environ.get("GLUE_DEFAULT_ACCOUNT_ID", "123456789012")
+DEFAULT_REGION = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+
+# SigV4: "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/glue/aws4_request, ..."
+_CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/\d{8}/([^/,\s]+)/")
+_ACCOUNT_ID = re.compile(r"\d{12}")
+
+
+@dataclass(frozen=True)
+class RequestContext:
+    """The caller's account and region (a Glue catalog lives in one account and region)."""
+
+    account_id: str
+    region: str
+    service: str = "glue"
+    operation: str = ""
+
+    def catalog_id(self, params: dict) -> str:
+        """CatalogId from the request, defaulting to the caller's account as AWS does."""
+        return params.get("CatalogId") or self.account_id
+
+    def catalog_key(self, params: dict) -> str:
+        """Storage partition of one catalog: region and catalog id, so regions never mix."""
+        return f"{self.region}\x01{self.catalog_id(params)}"
+
+
+def context_from_request(headers: dict[str, str], api_gateway_context: dict | None) -> RequestContext:
+    """Derive the caller from API Gateway's verified identity when deployed, else from SigV4.
+
+    Locally nothing verifies signatures, so the access key stands for the account: a 12-digit
+    access key id *is* the account id (as moto does); any other key maps to the default account.
+    """
+    account_id, region = DEFAULT_ACCOUNT_ID, DEFAULT_REGION
+    match = _CREDENTIAL.search(headers.get("authorization", ""))
+    if match:
+        access_key, region = match.group(1), match.group(2)
+        if _ACCOUNT_ID.fullmatch(access_key):
+            account_id = access_key
+    identity = (api_gateway_context or {}).get("identity") or {}
+    if identity.get("accountId"):
+        account_id = identity["accountId"]
+    return RequestContext(account_id=account_id, region=region)

@@ -1,0 +1,174 @@
+"""Validate a decoded request against its botocore input shape.
+
+botocore's own client-side validator checks only required members, types and minimums; AWS
+checks far more on the server (maximum lengths, patterns, enums, list and map sizes). This walker
+checks all of them and reports violations the way AWS's front end does, so messages look
+familiar::
+
+    1 validation error detected: Value 'x...x' at 'databaseInput.name' failed to satisfy
+    constraint: Member must have length less than or equal to 255
+
+Members the model does not know are passed through untouched: a newer client may send members
+an older model lacks, and Glue stores what it is given.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from typing import Any
+
+from botocore.model import Shape
+
+from chalicelib.errors import InvalidInputException
+
+# Java's regexes spell "any supplementary character" as a surrogate-pair range, which Python's
+# `re` rejects (and Python strings hold such characters as single code points anyway).
+_SURROGATE_RANGE = "\\uD800\\uDC00-\\uDBFF\\uDFFF"
+_SUPPLEMENTARY_RANGE = "\\U00010000-\\U0010FFFF"
+_MAX_ERRORS_REPORTED = 10
+
+
+@functools.cache
+def _compiled_pattern(pattern: str) -> re.Pattern[str] | None:
+    """Compile a model pattern for full matching (AWS matches the whole value); None if the
+    pattern uses syntax Python lacks (e.g. ``\\p{L}``), in which case it is not enforced."""
+    try:
+        return re.compile(pattern.replace(_SURROGATE_RANGE, _SUPPLEMENTARY_RANGE), re.DOTALL)
+    except re.error:
+        return None
+
+
+def _camel(name: str) -> str:
+    return name[:1].lower() + name[1:]
+
+
+def _show(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 64 else text[:61] + "..."
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def fail(self, value: Any, path: str, rule: str) -> None:
+        shown = "null" if value is None else f"'{_show(value)}'"
+        self.errors.append(f"Value {shown} at '{path}' failed to satisfy constraint: {rule}")
+
+    def check(self, shape: Shape, value: Any, path: str) -> None:
+        kind = shape.type_name
+        checker = getattr(self, f"_check_{kind}", None)
+        if checker is not None:
+            checker(shape, value, path)
+
+    def _check_structure(self, shape: Shape, value: Any, path: str) -> None:
+        if not isinstance(value, dict):
+            self.fail(value, path, "Member must be a structure (JSON object)")
+            return
+        for name in shape.required_members:
+            if value.get(name) is None:
+                self.fail(None, self._join(path, name), "Member must not be null")
+        for name, member in shape.members.items():
+            if name in value and value[name] is not None:
+                self.check(member, value[name], self._join(path, name))
+
+    def _check_list(self, shape: Shape, value: Any, path: str) -> None:
+        if not isinstance(value, list):
+            self.fail(value, path, "Member must be a list (JSON array)")
+            return
+        self._check_size(shape, len(value), value, path)
+        for i, item in enumerate(value, start=1):
+            if item is None:
+                self.fail(None, f"{path}.{i}.member", "Member must not be null")
+            else:
+                self.check(shape.member, item, f"{path}.{i}.member")
+
+    def _check_map(self, shape: Shape, value: Any, path: str) -> None:
+        if not isinstance(value, dict):
+            self.fail(value, path, "Member must be a map (JSON object)")
+            return
+        self._check_size(shape, len(value), value, path)
+        for key, item in value.items():
+            self.check(shape.key, key, f"{path}.key")
+            if item is None:
+                self.fail(None, f"{path}.{key}", "Map value must not be null")
+            else:
+                self.check(shape.value, item, f"{path}.{key}")
+
+    def _check_string(self, shape: Shape, value: Any, path: str) -> None:
+        if not isinstance(value, str):
+            self.fail(value, path, "Member must be a string")
+            return
+        self._check_size(shape, len(value), value, path, unit="length")
+        enum = shape.enum
+        if enum and value not in enum:
+            self.fail(value, path, f"Member must satisfy enum value set: [{', '.join(enum)}]")
+        pattern = shape.metadata.get("pattern")
+        if pattern:
+            compiled = _compiled_pattern(pattern)
+            if compiled is not None and compiled.fullmatch(value) is None:
+                self.fail(value, path, f"Member must satisfy regular expression pattern: {pattern}")
+
+    def _check_integer(self, shape: Shape, value: Any, path: str) -> None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(value, path, "Member must be an integer")
+            return
+        self._check_range(shape, value, path)
+
+    _check_long = _check_integer
+
+    def _check_double(self, shape: Shape, value: Any, path: str) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            self.fail(value, path, "Member must be a number")
+            return
+        self._check_range(shape, value, path)
+
+    _check_float = _check_double
+
+    def _check_boolean(self, shape: Shape, value: Any, path: str) -> None:
+        if not isinstance(value, bool):
+            self.fail(value, path, "Member must be a boolean")
+
+    def _check_timestamp(self, shape: Shape, value: Any, path: str) -> None:
+        # The JSON protocols send epoch seconds; a number is the only form botocore produces.
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            self.fail(value, path, "Member must be a timestamp in epoch seconds")
+
+    def _check_blob(self, shape: Shape, value: Any, path: str) -> None:
+        if not isinstance(value, str):
+            self.fail(value, path, "Member must be a base64-encoded string")
+
+    def _check_size(self, shape: Shape, size: int, value: Any, path: str, unit: str = "length") -> None:
+        low, high = shape.metadata.get("min"), shape.metadata.get("max")
+        if low is not None and size < low:
+            self.fail(value, path, f"Member must have {unit} greater than or equal to {low}")
+        if high is not None and size > high:
+            self.fail(value, path, f"Member must have {unit} less than or equal to {high}")
+
+    def _check_range(self, shape: Shape, value: float, path: str) -> None:
+        low, high = shape.metadata.get("min"), shape.metadata.get("max")
+        if low is not None and value < low:
+            self.fail(value, path, f"Member must have value greater than or equal to {low}")
+        if high is not None and value > high:
+            self.fail(value, path, f"Member must have value less than or equal to {high}")
+
+    @staticmethod
+    def _join(path: str, name: str) -> str:
+        return f"{path}.{_camel(name)}" if path else _camel(name)
+
+
+def validate_input(shape: Shape | None, params: Any) -> None:
+    """Raise InvalidInputException listing every constraint ``params`` violates."""
+    if shape is None:
+        if params not in ({}, None):
+            raise InvalidInputException("This operation takes no input members")
+        return
+    walker = _Walker()
+    walker.check(shape, params, "")
+    if walker.errors:
+        count = len(walker.errors)
+        noun = "error" if count == 1 else "errors"
+        shown = "; ".join(walker.errors[:_MAX_ERRORS_REPORTED])
+        raise InvalidInputException(f"{count} validation {noun} detected: {shown}")

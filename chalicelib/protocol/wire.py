@@ -1,0 +1,112 @@
+"""The wire: decode a request, validate it against botocore's model, run the action, encode.
+
+Glue speaks AWS JSON 1.1 (``POST /`` with ``X-Amz-Target: AWSGlue.<Op>``); Lake Formation
+speaks REST-JSON (``POST /<Op>``). Errors are mapped here, once: a ServiceError becomes the
+4xx/5xx body botocore turns into ``client.exceptions.<Code>``; anything unexpected becomes an
+InternalServiceException (logged), never a framework error page.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from chalicelib import actions
+from chalicelib.context import RequestContext, context_from_request
+from chalicelib.errors import (InternalServiceException, RequestEntityTooLargeException,
+                               SerializationException, ServiceError, UnknownOperationException)
+from chalicelib.protocol.model import GLUE, LAKEFORMATION, operation_model
+from chalicelib.protocol.validate import validate_input
+
+log = logging.getLogger(__name__)
+
+GLUE_TARGET_PREFIX = "AWSGlue."
+JSON_11 = "application/x-amz-json-1.1"
+REST_JSON = "application/json"
+MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
+
+
+@dataclass
+class WireResponse:
+    """What the HTTP layer sends back."""
+
+    status: int
+    body: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def _dump(payload: Any) -> str:
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+
+
+def _decode_body(raw_body: bytes | None) -> dict[str, Any]:
+    if raw_body and len(raw_body) > MAX_BODY_BYTES:
+        raise RequestEntityTooLargeException(f"Request body exceeds {MAX_BODY_BYTES} bytes")
+    if not raw_body or not raw_body.strip():
+        return {}
+    try:
+        params = json.loads(raw_body)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise SerializationException(f"Request body is not valid JSON: {error}") from None
+    if not isinstance(params, dict):
+        raise SerializationException("Request body must be a JSON object")
+    return params
+
+
+def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestContext) -> Any:
+    model = operation_model(service, operation)
+    handler = actions.lookup(service, operation)
+    if model is None or handler is None:
+        known = "is not implemented by this service" if model else "does not exist"
+        raise UnknownOperationException(f"Operation {service}:{operation} {known}")
+    params = _decode_body(raw_body)
+    validate_input(model.input_shape, params)
+    return handler(ctx, params)
+
+
+def _serve(service: str, operation: str, headers: dict[str, str], raw_body: bytes | None,
+           gateway_context: dict | None) -> tuple[int, Any, ServiceError | None]:
+    try:
+        ctx = context_from_request(headers, gateway_context)
+        ctx = RequestContext(ctx.account_id, ctx.region, service, operation)
+        return 200, _invoke(service, operation, raw_body, ctx) or {}, None
+    except ServiceError as error:
+        return error.status, None, error
+    except Exception:  # a bug or a store outage: log it, answer a clean AWS-shaped 500
+        log.exception("unhandled error in %s:%s", service, operation)
+        return 500, None, InternalServiceException("Internal service error; the request was not applied or only partly read. Retry.")
+
+
+def handle_glue(headers: dict[str, str], raw_body: bytes | None,
+                gateway_context: dict | None = None) -> WireResponse:
+    """Serve one AWS JSON 1.1 request for Glue."""
+    target = headers.get("x-amz-target", "")
+    if not target.startswith(GLUE_TARGET_PREFIX):
+        error = UnknownOperationException(f"Missing or unknown X-Amz-Target header: {target!r}")
+        return WireResponse(400, _dump({"__type": error.code, "Message": error.message}),
+                            {"Content-Type": JSON_11})
+    status, result, error = _serve(GLUE, target[len(GLUE_TARGET_PREFIX):], headers, raw_body,
+                                   gateway_context)
+    if error is not None:
+        return WireResponse(status, _dump({"__type": error.code, "Message": error.message}),
+                            {"Content-Type": JSON_11})
+    return WireResponse(status, _dump(result), {"Content-Type": JSON_11})
+
+
+def handle_lakeformation(operation: str, headers: dict[str, str], raw_body: bytes | None,
+                         gateway_context: dict | None = None) -> WireResponse:
+    """Serve one REST-JSON request for Lake Formation (``POST /<operation>``)."""
+    status, result, error = _serve(LAKEFORMATION, operation, headers, raw_body, gateway_context)
+    if error is not None:
+        return WireResponse(status, _dump({"__type": error.code, "Message": error.message}),
+                            {"Content-Type": REST_JSON, "x-amzn-ErrorType": error.code})
+    return WireResponse(status, _dump(result), {"Content-Type": REST_JSON})

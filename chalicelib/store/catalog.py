@@ -1,0 +1,220 @@
+"""Store operations for databases, tables and table versions.
+
+Every multi-item change that must be all-or-nothing goes through one DynamoDB transaction;
+conditions on those transactions are how races (two CreateTable, two UpdateTable with the same
+VersionId, a CreateTable racing DeleteDatabase) get exactly one winner.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Callable, Iterator
+
+from pynamodb.exceptions import DeleteError, PutError, TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from chalicelib.store.config import connection
+from chalicelib.store.documents import decode_document, encode_document
+from chalicelib.store.models import DatabaseItem, TableItem, TableVersionItem
+
+
+class ConditionFailed(Exception):
+    """A conditional write lost: the item existed, vanished or changed under us."""
+
+
+def new_uid() -> str:
+    """A fresh identity for a database or table incarnation."""
+    return uuid.uuid4().hex
+
+
+def _condition_failed(error: Exception) -> bool:
+    cause = getattr(error, "cause_response_code", None)
+    if cause in ("ConditionalCheckFailedException",):
+        return True
+    reasons = getattr(error, "cancellation_reasons", None) or []
+    return any(r is not None and r.code in ("ConditionalCheckFailed", "TransactionConflict")
+               for r in reasons) or cause == "TransactionCanceledException"
+
+
+# ---------------------------------------------------------------------------------- databases
+def get_database(catalog: str, name: str) -> DatabaseItem | None:
+    """The database item, or None."""
+    try:
+        return DatabaseItem.get(catalog, name, consistent_read=True)
+    except DatabaseItem.DoesNotExist:
+        return None
+
+
+def create_database(catalog: str, name: str, doc: dict[str, Any]) -> None:
+    """Insert a database; ConditionFailed if the name is taken."""
+    item = DatabaseItem(catalog, name, uid=new_uid(), doc=encode_document(doc, "database"))
+    try:
+        item.save(condition=DatabaseItem.name.does_not_exist())
+    except PutError as error:
+        if _condition_failed(error):
+            raise ConditionFailed() from None
+        raise
+
+
+def replace_database(item: DatabaseItem, doc: dict[str, Any]) -> None:
+    """Overwrite a database's definition, provided it is still the same incarnation."""
+    item.doc = encode_document(doc, "database")
+    try:
+        item.save(condition=DatabaseItem.uid == item.uid)
+    except PutError as error:
+        if _condition_failed(error):
+            raise ConditionFailed() from None
+        raise
+
+
+def delete_database_item(item: DatabaseItem) -> None:
+    """Unlink a database; from here on nothing below it is reachable."""
+    try:
+        item.delete(condition=DatabaseItem.uid == item.uid)
+    except DeleteError as error:
+        if _condition_failed(error):
+            raise ConditionFailed() from None
+        raise
+
+
+def query_databases(catalog: str, after: str | None, limit: int) -> Iterator[DatabaseItem]:
+    """Databases of a catalog in name order, starting after ``after``."""
+    start = {"catalog": {"S": catalog}, "name": {"S": after}} if after else None
+    return DatabaseItem.query(catalog, last_evaluated_key=start, consistent_read=True,
+                              page_size=limit)
+
+
+# ------------------------------------------------------------------------------------- tables
+def get_table(db_uid: str, name: str) -> TableItem | None:
+    """The current table item, or None."""
+    try:
+        return TableItem.get(db_uid, name, consistent_read=True)
+    except TableItem.DoesNotExist:
+        return None
+
+
+def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
+                 extra_writes: Callable[[TransactWrite, TableItem], None] | None = None) -> TableItem:
+    """Insert a table at version 0, atomically with a check that its database still exists.
+
+    ``extra_writes`` adds more writes to the same transaction (e.g. partition indexes).
+    """
+    item = TableItem(database.uid, name, uid=new_uid(), version=0,
+                     doc=encode_document(doc, "table"))
+    try:
+        with TransactWrite(connection=connection()) as tx:
+            tx.condition_check(DatabaseItem, database.catalog, database.name,
+                               condition=DatabaseItem.uid == database.uid)
+            tx.save(item, condition=TableItem.name.does_not_exist())
+            if extra_writes:
+                extra_writes(tx, item)
+    except TransactWriteError as error:
+        if _condition_failed(error):
+            raise ConditionFailed() from None
+        raise
+    return item
+
+
+def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool) -> TableItem:
+    """Replace a table with version ``current.version + 1``, archiving the old one if asked.
+
+    The write is conditional on the stored version still being ``current.version``: of two
+    racing updates from the same version exactly one wins, the other gets ConditionFailed.
+    """
+    old_doc, old_version = current.doc, current.version
+    new_version = old_version + 1
+    encoded = encode_document(new_doc, "table")
+    updated = TableItem(current.db_uid, current.name, uid=current.uid, version=new_version,
+                        doc=encoded)
+    try:
+        with TransactWrite(connection=connection()) as tx:
+            tx.save(updated, condition=(TableItem.version == old_version) & (TableItem.uid == current.uid))
+            if archive:
+                tx.save(TableVersionItem(current.uid, old_version, doc=old_doc))
+    except TransactWriteError as error:
+        if _condition_failed(error):
+            raise ConditionFailed() from None
+        raise
+    return updated
+
+
+def delete_table_item(item: TableItem) -> None:
+    """Unlink a table (only the incarnation we read)."""
+    try:
+        item.delete(condition=TableItem.uid == item.uid)
+    except DeleteError as error:
+        if _condition_failed(error):
+            raise ConditionFailed() from None
+        raise
+
+
+def query_tables(db_uid: str, after: str | None, page_size: int) -> Iterator[TableItem]:
+    """Tables of a database in name order, starting after ``after``."""
+    start = {"db_uid": {"S": db_uid}, "name": {"S": after}} if after else None
+    return TableItem.query(db_uid, last_evaluated_key=start, consistent_read=True,
+                           page_size=page_size)
+
+
+# ----------------------------------------------------------------------------- table versions
+def get_archived_version(table_uid: str, version: int) -> TableVersionItem | None:
+    """An archived version, or None."""
+    try:
+        return TableVersionItem.get(table_uid, version, consistent_read=True)
+    except TableVersionItem.DoesNotExist:
+        return None
+
+
+def query_archived_versions(table_uid: str, below: int | None, page_size: int) -> Iterator[TableVersionItem]:
+    """Archived versions, newest first, starting below version ``below``."""
+    condition = TableVersionItem.version < below if below is not None else None
+    return TableVersionItem.query(table_uid, range_key_condition=condition, scan_index_forward=False,
+                                  consistent_read=True, page_size=page_size)
+
+
+def delete_archived_version(table_uid: str, version: int) -> bool:
+    """Delete one archived version; False if it did not exist."""
+    try:
+        TableVersionItem(table_uid, version).delete(condition=TableVersionItem.version.exists())
+        return True
+    except DeleteError as error:
+        if _condition_failed(error):
+            return False
+        raise
+
+
+# ------------------------------------------------------------------------------------ cascade
+# Each API family that stores items below a table registers how to purge them by table uid.
+_table_purgers: list[Callable[[str], None]] = []
+
+
+def register_table_purger(purge: Callable[[str], None]) -> None:
+    """Add a function that deletes everything a family stores below a table uid."""
+    _table_purgers.append(purge)
+
+
+def _purge_versions(table_uid: str) -> None:
+    with TableVersionItem.batch_write() as batch:
+        for item in TableVersionItem.query(table_uid, attributes_to_get=["table_uid", "version"]):
+            batch.delete(item)
+
+
+register_table_purger(_purge_versions)
+
+
+def purge_table(table_uid: str) -> None:
+    """Delete everything stored below a table that has already been unlinked."""
+    for purge in _table_purgers:
+        purge(table_uid)
+
+
+def purge_database(db_uid: str) -> None:
+    """Delete every table (and what is below it) of a database that has been unlinked."""
+    for item in TableItem.query(db_uid, attributes_to_get=["db_uid", "name", "uid"]):
+        with TableItem.batch_write() as batch:
+            batch.delete(item)
+        purge_table(item.uid)
+
+
+def load(item: Any) -> dict[str, Any]:
+    """The API object stored in an item."""
+    return decode_document(item.doc)

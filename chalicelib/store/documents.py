@@ -1,0 +1,42 @@
+"""Encoding of API objects (a Table, a Database...) into one DynamoDB binary attribute.
+
+Glue objects are free-form and nested (StorageDescriptor, Parameters with values of up to
+512,000 characters), so they are stored as compact JSON, zlib-compressed when that pays off.
+The first byte says which: ``J`` plain JSON, ``Z`` zlib. An object that still does not fit in a
+DynamoDB item is refused with a clear error rather than truncated.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+from chalicelib.errors import InvalidInputException
+
+_COMPRESS_ABOVE = 1024
+# DynamoDB items hold 400 KB; leave room for keys and the other attributes of the item.
+MAX_DOCUMENT_BYTES = 380_000
+
+
+def encode_document(obj: Any, what: str = "object") -> bytes:
+    """Serialize ``obj``; InvalidInputException if it cannot be stored whole."""
+    raw = json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    data = b"J" + raw
+    if len(raw) > _COMPRESS_ABOVE:
+        packed = b"Z" + zlib.compress(raw, 6)
+        if len(packed) < len(data):
+            data = packed
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise InvalidInputException(
+            f"The {what} definition is too large: {len(raw)} bytes ({len(data)} compressed); "
+            f"at most {MAX_DOCUMENT_BYTES} bytes compressed can be stored")
+    return data
+
+
+def decode_document(data: bytes) -> Any:
+    """Inverse of encode_document."""
+    kind, body = data[:1], data[1:]
+    if kind == b"Z":
+        body = zlib.decompress(body)
+    return json.loads(body.decode("utf-8"))

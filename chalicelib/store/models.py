@@ -1,0 +1,66 @@
+"""PynamoDB models: one model per DynamoDB table. Key schemas are described in docs/design.md.
+
+Children are keyed by their parent's *uid* (a random id minted at creation), never by its name:
+once a database or table item is deleted, everything below it is unreachable at once, and a
+database or table re-created under the same name starts empty even if a cleanup was cut short.
+"""
+
+from __future__ import annotations
+
+from pynamodb.attributes import BinaryAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.models import Model
+
+from chalicelib.store.config import BaseMeta, table_name
+
+# Joins key components. Glue names match the "single-line string" pattern, which excludes
+# U+0000-U+001F (but tab), so this separator can never occur inside a name.
+SEP = "\x01"
+
+
+class DatabaseItem(Model):
+    """A database. Hash: ``region SEP catalog id``; range: database name (lowercase)."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("databases")
+
+    catalog = UnicodeAttribute(hash_key=True)
+    name = UnicodeAttribute(range_key=True)
+    uid = UnicodeAttribute()
+    doc = BinaryAttribute(legacy_encoding=False)
+
+
+class TableItem(Model):
+    """The current version of a table. Hash: the database uid; range: table name (lowercase)."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("tables")
+
+    db_uid = UnicodeAttribute(hash_key=True)
+    name = UnicodeAttribute(range_key=True)
+    uid = UnicodeAttribute()
+    version = NumberAttribute()
+    doc = BinaryAttribute(legacy_encoding=False)
+
+
+class TableVersionItem(Model):
+    """An archived (non-current) table version. Hash: the table uid; range: the version number."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("table_versions")
+
+    table_uid = UnicodeAttribute(hash_key=True)
+    version = NumberAttribute(range_key=True)
+    doc = BinaryAttribute(legacy_encoding=False)
+
+
+class SettingItem(Model):
+    """Service-wide settings shared by every server instance (e.g. the NextToken signing key)."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("settings")
+
+    name = UnicodeAttribute(hash_key=True)
+    value = BinaryAttribute(legacy_encoding=False)
+
+
+ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, SettingItem]

@@ -1,0 +1,30 @@
+"""Settings shared by all server instances through the store."""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+from pynamodb.exceptions import PutError
+
+from chalicelib.store.models import SettingItem
+
+_TOKEN_KEY = "next-token-signing-key"
+
+
+def token_signing_key() -> bytes:
+    """The NextToken HMAC key: GLUE_TOKEN_SECRET, else one random key stored once for all."""
+    configured = os.environ.get("GLUE_TOKEN_SECRET")
+    if configured:
+        return configured.encode()
+    try:
+        return SettingItem.get(_TOKEN_KEY, consistent_read=True).value
+    except SettingItem.DoesNotExist:
+        pass
+    candidate = SettingItem(_TOKEN_KEY, value=secrets.token_bytes(32))
+    try:
+        candidate.save(condition=SettingItem.name.does_not_exist())
+        return candidate.value
+    except PutError:
+        # Another instance stored its key first: everyone uses that one.
+        return SettingItem.get(_TOKEN_KEY, consistent_read=True).value

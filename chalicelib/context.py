@@ -6,7 +6,10 @@ import os
 import re
 from dataclasses import dataclass
 
+from chalicelib.errors import AccessDeniedException
+
 DEFAULT_ACCOUNT_ID = os.environ.get("GLUE_DEFAULT_ACCOUNT_ID", "123456789012")
+ALLOW_CROSS_ACCOUNT = os.environ.get("GLUE_ALLOW_CROSS_ACCOUNT") == "1"
 DEFAULT_REGION = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
 
 # SigV4: "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/glue/aws4_request, ..."
@@ -24,8 +27,17 @@ class RequestContext:
     operation: str = ""
 
     def catalog_id(self, params: dict) -> str:
-        """CatalogId from the request, defaulting to the caller's account as AWS does."""
-        return params.get("CatalogId") or self.account_id
+        """CatalogId from the request, defaulting to the caller's account as AWS does.
+
+        Another account's catalog is refused as AWS refuses it without a cross-account grant
+        (grants are not modelled; GLUE_ALLOW_CROSS_ACCOUNT=1 lifts the check).
+        """
+        catalog_id = params.get("CatalogId") or self.account_id
+        if catalog_id != self.account_id and not ALLOW_CROSS_ACCOUNT:
+            raise AccessDeniedException(
+                f"Account {self.account_id} is not authorized to access catalog {catalog_id} "
+                "(CatalogId must be the caller's account)")
+        return catalog_id
 
     def catalog_key(self, params: dict) -> str:
         """Storage partition of one catalog: region and catalog id, so regions never mix."""

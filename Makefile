@@ -1,10 +1,12 @@
 # Everything a fresh machine needs, installed on first use; stamp files make repeat runs instant.
 #   make run     DynamoDB Local (.data/dynamodb) + the API on http://127.0.0.1:$${PORT:-8000}
-#   make test    the whole test suite against DynamoDB Local (PYTEST_ARGS="-k ..." to narrow)
+#   make test    the whole test suite against DynamoDB Local
+#                (narrow it: make test TESTS=tests/unit PYTEST_ARGS="-k name -x")
 #   make bench   boto3 keep-alive latency: chalice local vs infra.local.server
 #   make clean   remove the venv, node_modules and caches (not .data: `make clean-data`)
 
 PYTHON ?= python3
+TESTS ?= tests
 VENV := .venv
 PY := $(VENV)/bin/python
 PY_STAMP := $(VENV)/.installed
@@ -31,7 +33,7 @@ run: install
 	$(PY) -m infra.local.run
 
 test: install
-	$(PY) -m pytest tests $(PYTEST_ARGS)
+	$(PY) -m pytest $(TESTS) $(PYTEST_ARGS)
 
 bench: install
 	$(PY) bench/bench_local_server.py

@@ -6,6 +6,7 @@ import http.client
 import json
 import socket
 import threading
+import time
 from typing import Iterator
 
 import pytest
@@ -22,6 +23,7 @@ def stub_app() -> Chalice:
 
     @app.route("/", methods=["POST"], content_types=[JSON_11, "application/json"])
     def echo() -> Response:
+        time.sleep(0.001)  # widens the window in which a shared current_request would be swapped
         body = app.current_request.raw_body or b""
         return Response(body=json.dumps({"size": len(body)}), status_code=200,
                         headers={"Content-Type": JSON_11})
@@ -32,7 +34,7 @@ def stub_app() -> Chalice:
 @pytest.fixture
 def port() -> Iterator[int]:
     server = GatewayServer(("127.0.0.1", 0), stub_app(), Config.create(app_name="stub"))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield server.server_port
@@ -42,17 +44,21 @@ def port() -> Iterator[int]:
 
 
 def raw_exchange(port: int, request: bytes) -> bytes:
-    """Send raw bytes, return everything the server sends until it closes or goes quiet."""
+    """Send raw bytes and return the first complete response (head + Content-Length body)."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         sock.sendall(request)
-        sock.settimeout(1)
         data = b""
-        try:
-            while chunk := sock.recv(65536):
-                data += chunk
-        except socket.timeout:
-            pass
-    return data
+        while True:
+            head, sep, body = data.partition(b"\r\n\r\n")
+            if sep:
+                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                if len(body) >= length:
+                    return data
+            chunk = sock.recv(65536)
+            if not chunk:
+                return data
+            data += chunk
 
 
 def test_keep_alive_connection_serves_many_requests(port: int) -> None:
@@ -119,3 +125,24 @@ def test_malformed_requests_get_a_4xx(port: int, request_bytes: bytes) -> None:
     answer = raw_exchange(port, request_bytes)
     status = int(answer.split(b" ", 2)[1])
     assert 400 <= status < 500, answer[:200]
+
+
+def test_concurrent_requests_each_see_their_own_request(port: int) -> None:
+    # app.current_request must be thread-local, or threads would read each other's bodies.
+    errors: list[str] = []
+
+    def worker(size: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        for _ in range(30):
+            conn.request("POST", "/", body=b"x" * size, headers={"Content-Type": JSON_11})
+            got = json.loads(conn.getresponse().read())["size"]
+            if got != size:
+                errors.append(f"sent {size}, app saw {got}")
+        conn.close()
+
+    threads = [threading.Thread(target=worker, args=(size,)) for size in range(1, 9)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.actions import action
+from chalicelib.actions.partition_indexes import (check_partition_key_change, indexes_for_new_table,
+                                                  partition_keys_of)
 from chalicelib.actions.common import (fold, make_token, now, page_size, parse_version, read_token,
                                        require_database, require_table, take_page)
 from chalicelib.context import RequestContext
@@ -57,8 +59,9 @@ def create_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     database = require_database(ctx, params, params["DatabaseName"])
     created = now()
     doc = table_document(params["TableInput"], database.name, created, created)
+    indexes = indexes_for_new_table(params.get("PartitionIndexes"), partition_keys_of(doc))
     try:
-        catalog.create_table(database, name, doc)
+        catalog.create_table(database, name, doc, indexes)
     except catalog.ConditionFailed:
         if catalog.get_table(database.uid, name) is not None:
             raise AlreadyExistsException(f"Table already exists: {name}") from None
@@ -81,6 +84,7 @@ def update_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         raise _concurrent_update()
     old = catalog.load(current)
     doc = table_document(params["TableInput"], database.name, old["CreateTime"], now())
+    check_partition_key_change(current, partition_keys_of(old), partition_keys_of(doc))
     try:
         catalog.update_table(current, doc, archive=not params.get("SkipArchive", False))
     except catalog.ConditionFailed:
@@ -98,7 +102,7 @@ def _delete(database, name: str) -> None:
         catalog.delete_table_item(item)
     except catalog.ConditionFailed:
         raise EntityNotFoundException(f"Table {name} not found.") from None
-    catalog.purge_table(item.uid)
+    catalog.purge_table(item)
 
 
 @action("glue", "DeleteTable")

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator
 from pynamodb.exceptions import DeleteError, PutError, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
+from chalicelib import metrics
 from chalicelib.store.config import connection
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.models import DatabaseItem, TableItem, TableVersionItem
@@ -39,6 +40,7 @@ def _condition_failed(error: Exception) -> bool:
 # ---------------------------------------------------------------------------------- databases
 def get_database(catalog: str, name: str) -> DatabaseItem | None:
     """The database item, or None."""
+    metrics.count_read()
     try:
         return DatabaseItem.get(catalog, name, consistent_read=True)
     except DatabaseItem.DoesNotExist:
@@ -87,6 +89,7 @@ def query_databases(catalog: str, after: str | None, limit: int) -> Iterator[Dat
 # ------------------------------------------------------------------------------------- tables
 def get_table(db_uid: str, name: str) -> TableItem | None:
     """The current table item, or None."""
+    metrics.count_read()
     try:
         return TableItem.get(db_uid, name, consistent_read=True)
     except TableItem.DoesNotExist:
@@ -94,20 +97,18 @@ def get_table(db_uid: str, name: str) -> TableItem | None:
 
 
 def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
-                 extra_writes: Callable[[TransactWrite, TableItem], None] | None = None) -> TableItem:
-    """Insert a table at version 0, atomically with a check that its database still exists.
-
-    ``extra_writes`` adds more writes to the same transaction (e.g. partition indexes).
-    """
+                 indexes_json: str | None = None) -> TableItem:
+    """Insert a table at version 0 (with its partition index definitions), atomically with a
+    check that its database still exists."""
     item = TableItem(database.uid, name, uid=new_uid(), version=0,
-                     doc=encode_document(doc, "table"))
+                     doc=encode_document(doc, "table"),
+                     key_types=[key.get("Type", "string") for key in doc.get("PartitionKeys", [])],
+                     indexes=indexes_json, index_epoch=0)
     try:
         with TransactWrite(connection=connection()) as tx:
             tx.condition_check(DatabaseItem, database.catalog, database.name,
                                condition=DatabaseItem.uid == database.uid)
             tx.save(item, condition=TableItem.name.does_not_exist())
-            if extra_writes:
-                extra_writes(tx, item)
     except TransactWriteError as error:
         if _condition_failed(error):
             raise ConditionFailed() from None
@@ -120,22 +121,22 @@ def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool) -> 
 
     The write is conditional on the stored version still being ``current.version``: of two
     racing updates from the same version exactly one wins, the other gets ConditionFailed.
+    Only the definition and version change: partition indexes and key types stay as stored.
     """
-    old_doc, old_version = current.doc, current.version
-    new_version = old_version + 1
+    old_version = current.version
     encoded = encode_document(new_doc, "table")
-    updated = TableItem(current.db_uid, current.name, uid=current.uid, version=new_version,
-                        doc=encoded)
     try:
         with TransactWrite(connection=connection()) as tx:
-            tx.save(updated, condition=(TableItem.version == old_version) & (TableItem.uid == current.uid))
+            tx.update(current, actions=[TableItem.doc.set(encoded), TableItem.version.set(old_version + 1)],
+                      condition=(TableItem.version == old_version) & (TableItem.uid == current.uid))
             if archive:
-                tx.save(TableVersionItem(current.uid, old_version, doc=old_doc))
+                tx.save(TableVersionItem(current.uid, old_version, doc=current.doc))
     except TransactWriteError as error:
         if _condition_failed(error):
             raise ConditionFailed() from None
         raise
-    return updated
+    current.doc, current.version = encoded, old_version + 1
+    return current
 
 
 def delete_table_item(item: TableItem) -> None:
@@ -158,6 +159,7 @@ def query_tables(db_uid: str, after: str | None, page_size: int) -> Iterator[Tab
 # ----------------------------------------------------------------------------- table versions
 def get_archived_version(table_uid: str, version: int) -> TableVersionItem | None:
     """An archived version, or None."""
+    metrics.count_read()
     try:
         return TableVersionItem.get(table_uid, version, consistent_read=True)
     except TableVersionItem.DoesNotExist:
@@ -184,35 +186,36 @@ def delete_archived_version(table_uid: str, version: int) -> bool:
 
 # ------------------------------------------------------------------------------------ cascade
 # Each API family that stores items below a table registers how to purge them by table uid.
-_table_purgers: list[Callable[[str], None]] = []
+_table_purgers: list[Callable[[TableItem], None]] = []
 
 
-def register_table_purger(purge: Callable[[str], None]) -> None:
-    """Add a function that deletes everything a family stores below a table uid."""
+def register_table_purger(purge: Callable[[TableItem], None]) -> None:
+    """Add a function that deletes everything a family stores below an unlinked table."""
     _table_purgers.append(purge)
 
 
-def _purge_versions(table_uid: str) -> None:
-    with TableVersionItem.batch_write() as batch:
-        for item in TableVersionItem.query(table_uid, attributes_to_get=["table_uid", "version"]):
+def delete_all(model: type, hash_key: str, range_attr: str) -> None:
+    """Delete every item of ``model`` under one hash key (batched, keys only)."""
+    hash_attr = model._hash_keyname
+    with model.batch_write() as batch:
+        for item in model.query(hash_key, attributes_to_get=[hash_attr, range_attr]):
             batch.delete(item)
 
 
-register_table_purger(_purge_versions)
+register_table_purger(lambda table: delete_all(TableVersionItem, table.uid, "version"))
 
 
-def purge_table(table_uid: str) -> None:
+def purge_table(table: TableItem) -> None:
     """Delete everything stored below a table that has already been unlinked."""
     for purge in _table_purgers:
-        purge(table_uid)
+        purge(table)
 
 
 def purge_database(db_uid: str) -> None:
     """Delete every table (and what is below it) of a database that has been unlinked."""
-    for item in TableItem.query(db_uid, attributes_to_get=["db_uid", "name", "uid"]):
-        with TableItem.batch_write() as batch:
-            batch.delete(item)
-        purge_table(item.uid)
+    for item in TableItem.query(db_uid):
+        item.delete()
+        purge_table(item)
 
 
 def load(item: Any) -> dict[str, Any]:

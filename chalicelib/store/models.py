@@ -7,7 +7,8 @@ database or table re-created under the same name starts empty even if a cleanup 
 
 from __future__ import annotations
 
-from pynamodb.attributes import BinaryAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import (BinaryAttribute, ListAttribute, NumberAttribute,
+                                 UnicodeAttribute)
 from pynamodb.models import Model
 
 from chalicelib.store.config import BaseMeta, table_name
@@ -40,6 +41,12 @@ class TableItem(Model):
     uid = UnicodeAttribute()
     version = NumberAttribute()
     doc = BinaryAttribute(legacy_encoding=False)
+    # Partition-key types the partition sort keys were encoded with (fixed at creation).
+    key_types = ListAttribute(of=UnicodeAttribute, null=True)
+    # Partition index definitions (JSON list), and a counter bumped whenever they change:
+    # partition writes check it so none can miss an index created under them.
+    indexes = UnicodeAttribute(null=True)
+    index_epoch = NumberAttribute(default=0)
 
 
 class TableVersionItem(Model):
@@ -53,6 +60,38 @@ class TableVersionItem(Model):
     doc = BinaryAttribute(legacy_encoding=False)
 
 
+class PartitionItem(Model):
+    """A partition. Hash: the table uid; range: ``partition_keys.partition_sort_key``."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("partitions")
+
+    table_uid = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    values = ListAttribute(of=UnicodeAttribute)
+    doc = BinaryAttribute(legacy_encoding=False)
+    segment = NumberAttribute()
+    revision = NumberAttribute(default=0)
+
+
+class IndexEntryItem(Model):
+    """A partition-index entry, a full copy of its partition so an indexed read is one item.
+
+    Hash: the index uid; range: ``partition_keys.index_entry_key`` (typed indexed values, then
+    the partition's identity).
+    """
+
+    class Meta(BaseMeta):
+        table_name = table_name("partition_index_entries")
+
+    index_uid = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    partition_key = UnicodeAttribute()
+    values = ListAttribute(of=UnicodeAttribute)
+    doc = BinaryAttribute(legacy_encoding=False)
+    segment = NumberAttribute()
+
+
 class SettingItem(Model):
     """Service-wide settings shared by every server instance (e.g. the NextToken signing key)."""
 
@@ -63,4 +102,5 @@ class SettingItem(Model):
     value = BinaryAttribute(legacy_encoding=False)
 
 
-ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, SettingItem]
+ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, PartitionItem,
+                                 IndexEntryItem, SettingItem]

@@ -1,0 +1,356 @@
+"""Partition API: Create/BatchCreate/Update/BatchUpdate/Delete/BatchDelete/Get/BatchGet
+Partition(s), and GetPartitions with the expression planner."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
+
+from chalicelib.actions import action
+from chalicelib.actions.common import (MAX_PAGE_BYTES, make_token, now, read_token,
+                                       require_database, require_table, take_page)
+from chalicelib.actions.partition_indexes import LIVE, index_specs, partition_keys_of
+from chalicelib.context import RequestContext
+from chalicelib.domain import expressions, planner
+from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_entry_key,
+                                              partition_sort_key, segment_of)
+from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException,
+                               EntityNotFoundException, InvalidInputException, ServiceError)
+from chalicelib.store import catalog
+from chalicelib.store import partitions as store
+from chalicelib.store.documents import decode_document, encode_document
+from chalicelib.store.models import DatabaseItem, TableItem
+
+_PARTITION_INPUT_MEMBERS = ("StorageDescriptor", "Parameters", "LastAccessTime", "LastAnalyzedTime")
+_TABLE_RETRIES = 5
+
+
+@dataclass
+class TableView:
+    """What partition actions need to know about a table, read once per request."""
+
+    database: DatabaseItem
+    item: TableItem
+    keys: list[tuple[str, str]]
+    key_types: list[str]
+    indexes: list[IndexSpec]  # CREATING and ACTIVE: every write maintains both
+
+
+def _table_view(ctx: RequestContext, params: dict[str, Any]) -> TableView:
+    database = require_database(ctx, params, params["DatabaseName"])
+    item = require_table(database, params["TableName"])
+    keys = partition_keys_of(catalog.load(item))
+    return TableView(database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE))
+
+
+def _reread(view: TableView) -> TableView:
+    item = catalog.get_table(view.database.uid, view.item.name)
+    if item is None or item.uid != view.item.uid:
+        raise EntityNotFoundException(f"Table {view.item.name} not found.")
+    keys = partition_keys_of(catalog.load(item))
+    return TableView(view.database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE))
+
+
+def _check_values(view: TableView, values: Sequence[str], member: str = "Values") -> None:
+    if not view.keys:
+        raise InvalidInputException(f"Table {view.item.name} is not partitioned: it has no partition keys")
+    if len(values) != len(view.keys):
+        raise InvalidInputException(
+            f"{member} has {len(values)} value(s) but table {view.item.name} has {len(view.keys)} "
+            f"partition key(s): {', '.join(n for n, _ in view.keys)}")
+
+
+def _key(view: TableView, values: Sequence[str]) -> str:
+    return partition_sort_key(values, view.key_types)
+
+
+def _entries(view: TableView, values: Sequence[str]) -> list[tuple[str, str]]:
+    """Index entries for a partition; InvalidInputException when an indexed value is unfit."""
+    entries = []
+    for spec in view.indexes:
+        try:
+            entries.append((spec.uid, index_entry_key(values, spec)))
+        except IndexValueError as error:
+            raise InvalidInputException(f"{error.message} (partition index {spec.name})") from None
+    return entries
+
+
+def _partition_document(partition_input: dict[str, Any], creation_time: float) -> dict[str, Any]:
+    doc: dict[str, Any] = {"Values": list(partition_input["Values"])}
+    doc.update({k: partition_input[k] for k in _PARTITION_INPUT_MEMBERS if k in partition_input})
+    doc["CreationTime"] = creation_time
+    return doc
+
+
+def _render(ctx: RequestContext, params: dict[str, Any], view: TableView, doc_bytes: bytes,
+            exclude_columns: bool = False) -> dict[str, Any]:
+    doc = decode_document(doc_bytes)
+    if exclude_columns and "StorageDescriptor" in doc:
+        doc["StorageDescriptor"] = {k: v for k, v in doc["StorageDescriptor"].items() if k != "Columns"}
+    return {**doc, "DatabaseName": view.database.name, "TableName": view.item.name,
+            "CatalogId": ctx.catalog_id(params)}
+
+
+def _error_detail(error: ServiceError) -> dict[str, str]:
+    return {"ErrorCode": error.code, "ErrorMessage": error.message}
+
+
+def _apply(ctx: RequestContext, params: dict[str, Any],
+           build: Callable[[TableView], tuple[list[store.PartitionWrite], list[int], dict[int, ServiceError]]],
+           failure: Callable[[int, str], ServiceError]) -> dict[int, ServiceError]:
+    """Build writes against the current table and apply them, re-reading the table and
+    rebuilding when its indexes changed underneath. Returns errors by request position."""
+    view = _table_view(ctx, params)
+    for _ in range(_TABLE_RETRIES):
+        writes, positions, errors = build(view)
+        try:
+            failed = store.apply_writes(view.item, writes)
+        except store.TableChanged:
+            view = _reread(view)
+            continue
+        for write_index, reason in failed.items():
+            errors[positions[write_index]] = failure(positions[write_index], reason)
+        return errors
+    raise ConcurrentModificationException("The table changed repeatedly while writing partitions; retry")
+
+
+# ----------------------------------------------------------------------------------- create
+def _create_builder(inputs: Sequence[dict[str, Any]]):
+    def build(view: TableView):
+        writes, positions, errors = [], [], {}
+        seen: set[str] = set()
+        created = now()
+        for position, partition_input in enumerate(inputs):
+            try:
+                values = partition_input["Values"]
+                _check_values(view, values)
+                key = _key(view, values)
+                if key in seen:
+                    raise AlreadyExistsException("Partition already exists.")
+                doc = encode_document(_partition_document(partition_input, created), "partition")
+                writes.append(store.PartitionWrite("create", key=key, values=list(values), doc=doc,
+                                                   segment=segment_of(key), entries=_entries(view, values)))
+                positions.append(position)
+                seen.add(key)
+            except ServiceError as error:
+                errors[position] = error
+        return writes, positions, errors
+    return build
+
+
+def _create_failure(position: int, reason: str) -> ServiceError:
+    return AlreadyExistsException("Partition already exists.")
+
+
+@action("glue", "CreatePartition")
+def create_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Create one partition (with its index entries)."""
+    errors = _apply(ctx, params, _create_builder([params["PartitionInput"]]), _create_failure)
+    if errors:
+        raise errors[0]
+    return {}
+
+
+@action("glue", "BatchCreatePartition")
+def batch_create_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Create up to 100 partitions; each succeeds or fails on its own (Errors lists failures)."""
+    inputs = params["PartitionInputList"]
+    errors = _apply(ctx, params, _create_builder(inputs), _create_failure)
+    return {"Errors": [{"PartitionValues": inputs[p]["Values"], "ErrorDetail": _error_detail(e)}
+                       for p, e in sorted(errors.items())]}
+
+
+# ----------------------------------------------------------------------------------- update
+def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]):
+    def build(view: TableView):
+        writes, positions, errors = [], [], {}
+        keys = []
+        for values, partition_input in entries:
+            keys.append(_key(view, values) if len(values) == len(view.keys) else None)
+        current = store.get_partitions(view.item.uid, [k for k in keys if k])
+        touched: set[str] = set()
+        for position, ((values, partition_input), old_key) in enumerate(zip(entries, keys)):
+            try:
+                _check_values(view, values, "PartitionValueList")
+                new_values = partition_input["Values"]
+                _check_values(view, new_values, "PartitionInput.Values")
+                old = current.get(old_key)
+                if old is None:
+                    raise EntityNotFoundException("Partition not found.")
+                new_key = _key(view, new_values)
+                if old_key in touched or new_key in touched:
+                    raise ConcurrentModificationException("The batch changes this partition twice")
+                old_doc = decode_document(old.doc)
+                doc = _partition_document(partition_input, old_doc.get("CreationTime", now()))
+                writes.append(store.PartitionWrite(
+                    "replace", key=new_key, values=list(new_values),
+                    doc=encode_document(doc, "partition"), segment=segment_of(new_key),
+                    entries=_entries(view, new_values), old_key=old_key, old_revision=old.revision,
+                    old_entries=_entries_or_none(view, old.values)))
+                positions.append(position)
+                touched |= {old_key, new_key}
+            except ServiceError as error:
+                errors[position] = error
+        return writes, positions, errors
+    return build
+
+
+def _entries_or_none(view: TableView, values: Sequence[str]) -> list[tuple[str, str]]:
+    """Entries an existing partition has (a CREATING index may not have one yet: harmless)."""
+    entries = []
+    for spec in view.indexes:
+        try:
+            entries.append((spec.uid, index_entry_key(values, spec)))
+        except IndexValueError:
+            pass
+    return entries
+
+
+def _update_failure(position: int, reason: str) -> ServiceError:
+    if reason == store.EXISTS:
+        return AlreadyExistsException("A partition with the new values already exists.")
+    return ConcurrentModificationException("Partition was changed or deleted concurrently; retry.")
+
+
+@action("glue", "UpdatePartition")
+def update_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Replace a partition's definition (its values may change: the partition moves)."""
+    errors = _apply(ctx, params, _update_builder([(params["PartitionValueList"], params["PartitionInput"])]),
+                    _update_failure)
+    if errors:
+        raise errors[0]
+    return {}
+
+
+@action("glue", "BatchUpdatePartition")
+def batch_update_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Update up to 100 partitions; failures are reported per entry."""
+    entries = [(e["PartitionValueList"], e["PartitionInput"]) for e in params["Entries"]]
+    errors = _apply(ctx, params, _update_builder(entries), _update_failure)
+    return {"Errors": [{"PartitionValueList": entries[p][0], "ErrorDetail": _error_detail(e)}
+                       for p, e in sorted(errors.items())]}
+
+
+# ----------------------------------------------------------------------------------- delete
+def _delete_builder(value_lists: Sequence[list[str]]):
+    def build(view: TableView):
+        writes, positions, errors = [], [], {}
+        keys = [_key(view, v) if len(v) == len(view.keys) else None for v in value_lists]
+        current = store.get_partitions(view.item.uid, [k for k in keys if k])
+        touched: set[str] = set()
+        for position, (values, key) in enumerate(zip(value_lists, keys)):
+            try:
+                _check_values(view, values)
+                old = current.get(key)
+                if old is None or key in touched:
+                    raise EntityNotFoundException("Partition not found.")
+                writes.append(store.PartitionWrite("delete", old_key=key, old_revision=old.revision,
+                                                   old_entries=_entries_or_none(view, old.values)))
+                positions.append(position)
+                touched.add(key)
+            except ServiceError as error:
+                errors[position] = error
+        return writes, positions, errors
+    return build
+
+
+def _delete_failure(position: int, reason: str) -> ServiceError:
+    return EntityNotFoundException("Partition not found.")
+
+
+@action("glue", "DeletePartition")
+def delete_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Delete one partition with its index entries."""
+    errors = _apply(ctx, params, _delete_builder([params["PartitionValues"]]), _delete_failure)
+    if errors:
+        raise errors[0]
+    return {}
+
+
+@action("glue", "BatchDeletePartition")
+def batch_delete_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Delete up to 25 partitions; failures are reported per partition."""
+    value_lists = [p["Values"] for p in params["PartitionsToDelete"]]
+    errors = _apply(ctx, params, _delete_builder(value_lists), _delete_failure)
+    return {"Errors": [{"PartitionValues": value_lists[p], "ErrorDetail": _error_detail(e)}
+                       for p, e in sorted(errors.items())]}
+
+
+# ------------------------------------------------------------------------------------- read
+@action("glue", "GetPartition")
+def get_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """One partition by its values."""
+    view = _table_view(ctx, params)
+    values = params["PartitionValues"]
+    _check_values(view, values, "PartitionValues")
+    item = store.get_partition(view.item.uid, _key(view, values))
+    if item is None:
+        raise EntityNotFoundException("Cannot find partition.")
+    return {"Partition": _render(ctx, params, view, item.doc)}
+
+
+@action("glue", "BatchGetPartition")
+def batch_get_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Up to 1,000 partitions by values; what does not fit in one response is UnprocessedKeys."""
+    view = _table_view(ctx, params)
+    wanted = [p["Values"] for p in params["PartitionsToGet"]]
+    for values in wanted:
+        _check_values(view, values, "PartitionsToGet.Values")
+    keys = [_key(view, values) for values in wanted]
+    found = store.get_partitions(view.item.uid, keys)
+    partitions, unprocessed, size = [], [], 0
+    for values, key in zip(wanted, keys):
+        item = found.get(key)
+        if item is None:
+            continue
+        if size > MAX_PAGE_BYTES:
+            unprocessed.append({"Values": values})
+            continue
+        rendered = _render(ctx, params, view, item.doc)
+        size += len(json.dumps(rendered, default=str))
+        partitions.append(rendered)
+    return {"Partitions": partitions, "UnprocessedKeys": unprocessed}
+
+
+def _plan(view: TableView, expression: str) -> tuple[expressions.Node, planner.Plan]:
+    bound = expressions.bind(expressions.parse_expression(expression), view.keys)
+    active = index_specs(view.item, view.keys, ("ACTIVE",))
+    return bound, planner.choose_plan(bound, view.keys, view.key_types, active)
+
+
+@action("glue", "GetPartitions")
+def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Partitions matching an expression, in key order of the plan's source, paged; with
+    Segment, only the partitions of that segment (segments are disjoint and cover all)."""
+    view = _table_view(ctx, params)
+    expression = (params.get("Expression") or "").strip()
+    bound, plan = _plan(view, expression)
+    segment = params.get("Segment")
+    total, number = (segment["TotalSegments"], segment["SegmentNumber"]) if segment else (1, 0)
+    if number >= total:
+        raise InvalidInputException(
+            f"Segment.SegmentNumber ({number}) must be less than Segment.TotalSegments ({total})")
+    exclude = bool(params.get("ExcludeColumnSchema"))
+    scope = (view.item.uid, expression, total, number, exclude, plan.source)
+    position = read_token(ctx, params, *scope)
+    start_range, after = position if position else (0, None)
+
+    def candidates() -> Iterator[tuple[int, Any]]:
+        index_uid = plan.index.uid if plan.index else None
+        for number_of_range in range(start_range, len(plan.bounds)):
+            low, high = plan.bounds[number_of_range]
+            resume = after if number_of_range == start_range else None
+            for item in store.scan_range(view.item.uid, low, high, resume, index_uid):
+                yield number_of_range, item
+
+    def render(pair: tuple[int, Any]) -> dict[str, Any] | None:
+        item = pair[1]
+        if item.segment % total != number or not expressions.evaluate(bound, item.values):
+            return None
+        return _render(ctx, params, view, item.doc, exclude)
+
+    limit = params.get("MaxResults") or 1000
+    page, last = take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key])
+    token = make_token(ctx, last, *scope)
+    return {"Partitions": page, **({"NextToken": token} if token else {})}

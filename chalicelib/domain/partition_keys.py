@@ -1,0 +1,118 @@
+"""Sort keys of partition items and partition-index entries (see docs/design.md).
+
+A partition item's sort key is its values under the table's partition-key types, each
+component encoded by ``keycodec`` so that key order is value order. That makes the partitions
+table itself an index on the leading partition keys (the "implicit index"). Unlike an explicit
+index, it must hold *every* partition Glue accepts, so:
+
+* a string value is escaped rather than refused when it holds U+0000-U+0002 (order-preserving);
+* a value that does not convert to its key's type is stored as U+0002 + escaped text, which
+  sorts below every valid value of that key: a typed range never contains it, and a typed
+  comparison never matches it either (see ``expressions.evaluate``);
+* typed encodings are not injective (``'7'`` and ``'07'`` are both 7), so tables with a
+  non-string key append a hash of the raw values, keeping one key per distinct partition;
+* a key longer than DynamoDB's 1,024-byte sort-key limit is cut at ``KEY_BYTES`` and ended by
+  that hash; range bounds are cut at the same length, so ranges still cover it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from dataclasses import dataclass
+from typing import Sequence
+
+from chalicelib.domain import expressions
+from chalicelib.errors import InvalidInputException
+from chalicelib.store import keycodec
+
+KEY_BYTES = 990  # components part of a key; + 16 hash characters stays under 1,024 bytes
+SEGMENT_MODULUS = 2520  # lcm(1..10): segment = key_segment % TotalSegments is always balanced-ish
+_ESCAPES = {"\x00": "\x02\x03", "\x01": "\x02\x04", "\x02": "\x02\x05"}
+_INVALID_MARK = "\x02"
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    """A partition index as the store uses it: id, key names, their types and positions."""
+
+    uid: str
+    name: str
+    keys: tuple[str, ...]
+    types: tuple[str, ...]
+    positions: tuple[int, ...]
+
+
+def _escape(text: str) -> str:
+    if not any(ch in text for ch in _ESCAPES):
+        return text
+    return "".join(_ESCAPES.get(ch, ch) for ch in text)
+
+
+def _component(raw: str, glue_type: str) -> str:
+    kind = keycodec.kind_of(glue_type)
+    if kind == keycodec.STRING:
+        return _escape(raw)
+    try:
+        return keycodec.encode_value(expressions.parse_value(raw, glue_type), kind)
+    except InvalidInputException:
+        return _INVALID_MARK + _escape(raw)
+
+
+def _identity_hash(values: Sequence[str]) -> str:
+    return hashlib.sha256(json.dumps(list(values), ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def _cut(text: str) -> str:
+    return text.encode("utf-8", errors="surrogatepass")[:KEY_BYTES].decode("utf-8", errors="ignore")
+
+
+def partition_sort_key(values: Sequence[str], key_types: Sequence[str]) -> str:
+    """The partition item's sort key; ``key_types`` are the types the table was keyed with."""
+    types = list(key_types) + ["string"] * (len(values) - len(key_types))
+    body = "".join(_component(raw, t) + keycodec.SEP for raw, t in zip(values, types))
+    needs_hash = any(keycodec.kind_of(t) != keycodec.STRING for t in types[:len(values)])
+    if len(body.encode("utf-8", errors="surrogatepass")) > KEY_BYTES:
+        return _cut(body) + _identity_hash(values)
+    return body + _identity_hash(values) if needs_hash else body
+
+
+def segment_of(sort_key: str) -> int:
+    """A stable pseudo-random bucket for GetPartitions Segment (``% TotalSegments``)."""
+    return zlib.crc32(sort_key.encode("utf-8", errors="surrogatepass")) % SEGMENT_MODULUS
+
+
+class IndexValueError(Exception):
+    """A partition cannot be entered into an index; ``code`` is Glue's BackfillErrorCode."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def index_entry_key(values: Sequence[str], index: IndexSpec) -> str:
+    """The entry's sort key: the indexed values (typed, strictly) + the partition's identity.
+
+    IndexValueError when a value is missing, does not fit its type, or holds U+0000-U+0002.
+    """
+    typed = []
+    for name, glue_type, position in zip(index.keys, index.types, index.positions):
+        if position >= len(values):
+            raise IndexValueError("MISSING_PARTITION_VALUE_ERROR",
+                                  f"Partition has no value for indexed key '{name}'")
+        raw = values[position]
+        if any(ch in raw for ch in _ESCAPES):
+            raise IndexValueError("UNSUPPORTED_PARTITION_CHARACTER_ERROR",
+                                  f"Value of indexed key '{name}' contains U+0000, U+0001 or U+0002")
+        try:
+            typed.append(expressions.parse_value(raw, glue_type))
+        except InvalidInputException:
+            raise IndexValueError("INVALID_PARTITION_TYPE_DATA_ERROR",
+                                  f"Value '{raw}' of indexed key '{name}' is not a valid {glue_type}") from None
+    try:
+        key = keycodec.encode_key(typed, index.types, max_bytes=KEY_BYTES)
+    except InvalidInputException as error:
+        raise IndexValueError("INVALID_PARTITION_TYPE_DATA_ERROR", error.message) from None
+    return key + _identity_hash(values)

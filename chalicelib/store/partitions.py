@@ -1,0 +1,267 @@
+"""Store operations for partitions and partition-index entries.
+
+A partition and its index entries change together in one DynamoDB transaction, which also
+checks that the table is the incarnation the caller read and that its index definitions have
+not changed since (``index_epoch``): a partition can never be written without the entries of an
+index that exists, nor an entry survive without its partition. Keys are computed by the domain
+layer (``chalicelib.domain.partition_keys``); this module only moves items.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from chalicelib import metrics
+from chalicelib.store.catalog import delete_all, register_table_purger
+from chalicelib.store.config import connection
+from chalicelib.store.models import IndexEntryItem, PartitionItem, TableItem
+
+MAX_ACTIONS = 100  # TransactWriteItems limit
+MAX_TRANSACTION_BYTES = 3_500_000  # of DynamoDB's 4 MB, leaving room for keys and overhead
+_CONFLICT_RETRIES = 8
+
+EXISTS, MISSING, CHANGED = "exists", "missing", "changed"
+
+
+class TableChanged(Exception):
+    """The table was deleted, re-created, or its partition indexes changed: re-read and retry."""
+
+
+@dataclass
+class PartitionWrite:
+    """One partition's change, applied atomically with its index entries.
+
+    ``create``: put ``key`` (must not exist). ``replace``: the partition stored at ``old_key``
+    (with ``old_revision``) becomes ``key`` (which, when different, must not exist).
+    ``delete``: remove ``old_key`` (with ``old_revision``). Entries are (index uid, entry key).
+    """
+
+    kind: str
+    key: str | None = None
+    values: list[str] | None = None
+    doc: bytes | None = None
+    segment: int = 0
+    entries: list[tuple[str, str]] = field(default_factory=list)
+    old_key: str | None = None
+    old_revision: int | None = None
+    old_entries: list[tuple[str, str]] = field(default_factory=list)
+
+    def touched(self) -> set[tuple[str, str]]:
+        """Every item this write touches (a transaction may touch an item only once)."""
+        items = {("p", k) for k in (self.key, self.old_key) if k is not None}
+        items |= {("e", uid + "\x01" + k) for uid, k in list(self.entries) + list(self.old_entries)}
+        return items
+
+    def size(self) -> int:
+        """Rough bytes this write adds to a transaction."""
+        return (len(self.doc or b"") + 600) * (1 + len(self.entries)) + 300 * len(self.old_entries)
+
+
+def _add_write(tx: TransactWrite, table_uid: str, write: PartitionWrite) -> list[str]:
+    """Add a write's actions; returns, per action, what its condition failing means."""
+    meanings: list[str] = []
+    if write.kind in ("replace", "delete") and (write.kind == "delete" or write.old_key != write.key):
+        tx.delete(PartitionItem(table_uid, write.old_key),
+                  condition=PartitionItem.revision == write.old_revision)
+        meanings.append(CHANGED)
+    if write.kind in ("create", "replace"):
+        item = PartitionItem(table_uid, write.key, values=write.values, doc=write.doc,
+                             segment=write.segment,
+                             revision=(write.old_revision or 0) + 1 if write.kind == "replace" else 0)
+        if write.kind == "replace" and write.old_key == write.key:
+            tx.save(item, condition=PartitionItem.revision == write.old_revision)
+            meanings.append(CHANGED)
+        else:
+            tx.save(item, condition=PartitionItem.key.does_not_exist())
+            meanings.append(EXISTS)
+    new_entries = set(write.entries)
+    for index_uid, entry_key in write.old_entries:
+        if (index_uid, entry_key) not in new_entries:
+            tx.delete(IndexEntryItem(index_uid, entry_key))
+            meanings.append("")
+    for index_uid, entry_key in write.entries:
+        tx.save(IndexEntryItem(index_uid, entry_key, partition_key=write.key, values=write.values,
+                               doc=write.doc, segment=write.segment))
+        meanings.append("")
+    return meanings
+
+
+def _actions(write: PartitionWrite) -> int:
+    replaced_elsewhere = write.kind == "replace" and write.old_key != write.key
+    stale = len(set(write.old_entries) - set(write.entries))
+    return (write.kind != "create") * (write.kind == "delete" or replaced_elsewhere) \
+        + (write.kind != "delete") + stale + len(write.entries)
+
+
+def _pack(writes: Sequence[PartitionWrite]) -> list[list[int]]:
+    """Group writes (by position) into transactions within DynamoDB's limits."""
+    groups: list[list[int]] = []
+    current: list[int] = []
+    actions, size, touched = 1, 0, set()  # 1: the table condition check
+    for i, write in enumerate(writes):
+        n, b, t = _actions(write), write.size(), write.touched()
+        if current and (actions + n > MAX_ACTIONS or size + b > MAX_TRANSACTION_BYTES or touched & t):
+            groups.append(current)
+            current, actions, size, touched = [], 1, 0, set()
+        current.append(i)
+        actions, size, touched = actions + n, size + b, touched | t
+    if current:
+        groups.append(current)
+    return groups
+
+
+def apply_writes(table: TableItem, writes: Sequence[PartitionWrite]) -> dict[int, str]:
+    """Apply writes, each atomically with its entries; returns {position: EXISTS|MISSING|CHANGED}
+    for the writes whose conditions failed (the others are applied).
+
+    Raises TableChanged (nothing of the failing transaction applied) when the table or its
+    index definitions changed since ``table`` was read.
+    """
+    failures: dict[int, str] = {}
+    for group in _pack(writes):
+        pending = list(group)
+        for attempt in range(_CONFLICT_RETRIES):
+            if not pending:
+                break
+            owners: list[tuple[int, str]] = []
+            try:
+                with TransactWrite(connection=connection()) as tx:
+                    tx.condition_check(TableItem, table.db_uid, table.name,
+                                       condition=(TableItem.uid == table.uid)
+                                       & (TableItem.index_epoch == table.index_epoch))
+                    owners.append((-1, "table"))
+                    for i in pending:
+                        owners.extend((i, meaning) for meaning in _add_write(tx, table.uid, writes[i]))
+                pending = []
+            except TransactWriteError as error:
+                reasons = getattr(error, "cancellation_reasons", None) or []
+                failed_here = _failed_writes(owners, reasons)
+                if failed_here.pop(-1, None) is not None:
+                    raise TableChanged() from None
+                if failed_here:
+                    failures.update(failed_here)
+                    pending = [i for i in pending if i not in failed_here]
+                elif any(r is not None and r.code == "TransactionConflict" for r in reasons):
+                    time.sleep(random.uniform(0.005, 0.05) * (attempt + 1))
+                else:
+                    raise
+        else:
+            if pending:
+                raise TableChanged()
+    return failures
+
+
+def _failed_writes(owners: list[tuple[int, str]], reasons: list[Any]) -> dict[int, str]:
+    failed: dict[int, str] = {}
+    for (position, meaning), reason in zip(owners, reasons):
+        if reason is not None and reason.code == "ConditionalCheckFailed":
+            failed.setdefault(position, meaning or CHANGED)
+    return failed
+
+
+# ----------------------------------------------------------------------------------- reads
+def get_partition(table_uid: str, key: str) -> PartitionItem | None:
+    """One partition by its sort key, or None."""
+    metrics.count_read()
+    try:
+        return PartitionItem.get(table_uid, key, consistent_read=True)
+    except PartitionItem.DoesNotExist:
+        return None
+
+
+def get_partitions(table_uid: str, keys: Sequence[str]) -> dict[str, PartitionItem]:
+    """Partitions by sort key (BatchGetItem, 100 keys a call); missing keys are absent."""
+    found: dict[str, PartitionItem] = {}
+    unique = list(dict.fromkeys(keys))
+    for start in range(0, len(unique), 100):
+        chunk = [(table_uid, k) for k in unique[start:start + 100]]
+        for item in PartitionItem.batch_get(chunk, consistent_read=True):
+            found[item.key] = item
+        metrics.count_read(len(chunk))
+    return found
+
+
+def _query(model: Any, hash_key: str, low: str | None, high: str | None,
+           after: str | None) -> Iterator[Any]:
+    skip = None
+    if after is not None and (low is None or after >= low):
+        low = skip = after  # resume: DynamoDB has no exclusive BETWEEN, so skip the cursor item
+    key = model.key
+    if low is not None and high is not None:
+        condition = key.between(low, high)
+    elif low is not None:
+        condition = key >= low
+    elif high is not None:
+        condition = key <= high
+    else:
+        condition = None
+    for item in model.query(hash_key, range_key_condition=condition, consistent_read=True,
+                            page_size=500):
+        metrics.count_read()
+        if item.key != skip:
+            yield item
+
+
+def scan_range(table_uid: str, low: str | None, high: str | None, after: str | None = None,
+               index_uid: str | None = None) -> Iterator[Any]:
+    """Partitions (or, with ``index_uid``, index entries) with sort key in [low, high], in key
+    order, starting after ``after``. Every item read is counted for the request."""
+    if index_uid is None:
+        return _query(PartitionItem, table_uid, low, high, after)
+    return _query(IndexEntryItem, index_uid, low, high, after)
+
+
+def write_entries_checked(table_uid: str, entries: Sequence[tuple[PartitionItem, str, str]]) -> None:
+    """Backfill: put entries, each only if its partition still has the revision read.
+
+    ``entries`` are (partition item as read, index uid, entry key). A partition changed since
+    was written by someone who saw the index, so its entry is theirs to write: skip it.
+    """
+    pending = list(entries)
+    for _ in range(_CONFLICT_RETRIES * 4):
+        if not pending:
+            return
+        batch, pending = pending[:MAX_ACTIONS // 2], pending[MAX_ACTIONS // 2:]
+        try:
+            with TransactWrite(connection=connection()) as tx:
+                for item, index_uid, entry_key in batch:
+                    tx.condition_check(PartitionItem, table_uid, item.key,
+                                       condition=PartitionItem.revision == item.revision)
+                    tx.save(IndexEntryItem(index_uid, entry_key, partition_key=item.key, values=item.values,
+                                           doc=item.doc, segment=item.segment))
+        except TransactWriteError as error:
+            reasons = getattr(error, "cancellation_reasons", None) or []
+            stale = {i // 2 for i, r in enumerate(reasons) if r is not None and r.code == "ConditionalCheckFailed"}
+            if not stale and not any(r is not None and r.code == "TransactionConflict" for r in reasons):
+                raise
+            pending = [entry for i, entry in enumerate(batch) if i not in stale] + pending
+    if pending:
+        raise TableChanged()
+
+
+def delete_index_entries(index_uid: str) -> None:
+    """Remove every entry of an index (after it was unlinked from its table)."""
+    delete_all(IndexEntryItem, index_uid, "key")
+
+
+def update_table_indexes(table: TableItem, indexes_json: str) -> TableItem:
+    """Store new partition-index definitions and bump the epoch (conditional on the one read)."""
+    table.update(actions=[TableItem.indexes.set(indexes_json), TableItem.index_epoch.add(1)],
+                 condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch))
+    return table
+
+
+def _purge_partitions(table: TableItem) -> None:
+    for index in json.loads(table.indexes or "[]"):
+        delete_all(IndexEntryItem, index["uid"], "key")
+    delete_all(PartitionItem, table.uid, "key")
+
+
+register_table_purger(_purge_partitions)

@@ -130,7 +130,8 @@ def _create_builder(inputs: Sequence[dict[str, Any]]):
                     raise AlreadyExistsException("Partition already exists.")
                 doc = encode_document(_partition_document(partition_input, created), "partition")
                 writes.append(store.PartitionWrite("create", key=key, values=list(values), doc=doc,
-                                                   segment=segment_of(key), entries=_entries(view, values)))
+                                                   segment=segment_of(key), entries=_entries(view, values),
+                                                   uid=catalog.new_uid()))
                 positions.append(position)
                 seen.add(key)
             except ServiceError as error:
@@ -187,7 +188,7 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]):
                     "replace", key=new_key, values=list(new_values),
                     doc=encode_document(doc, "partition"), segment=segment_of(new_key),
                     entries=_entries(view, new_values), old_key=old_key, old_revision=old.revision,
-                    old_entries=_entries_or_none(view, old.values)))
+                    old_entries=_entries_or_none(view, old.values), uid=old.uid or catalog.new_uid()))
                 positions.append(position)
                 touched |= {old_key, new_key}
             except ServiceError as error:
@@ -354,3 +355,39 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any
     page, last = take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key])
     token = make_token(ctx, last, *scope)
     return {"Partitions": page, **({"NextToken": token} if token else {})}
+
+
+# ------------------------------------------------------------- used by column statistics
+def find_partition(ctx: RequestContext, params: dict[str, Any], values: Sequence[str]) -> tuple[TableItem, Any]:
+    """The table item and the partition item with these values, or EntityNotFoundException."""
+    view = _table_view(ctx, params)
+    _check_values(view, values, "PartitionValues")
+    item = store.get_partition(view.item.uid, _key(view, values))
+    if item is None:
+        raise EntityNotFoundException("Cannot find partition.")
+    return view.item, item
+
+
+def rewrite_partition_document(ctx: RequestContext, params: dict[str, Any], values: Sequence[str],
+                               change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Apply ``change`` to a partition's document (and its index entries' copies), atomically;
+    retried from a fresh read if the partition changes meanwhile."""
+    def build(view: TableView):
+        key = _key(view, values)
+        item = store.get_partitions(view.item.uid, [key]).get(key)
+        if item is None:
+            return [], [], {0: EntityNotFoundException("Cannot find partition.")}
+        doc = encode_document(change(decode_document(item.doc)), "partition")
+        entries = _entries_or_none(view, item.values)
+        return [store.PartitionWrite("replace", key=key, values=list(item.values), doc=doc,
+                                     segment=item.segment, entries=entries, old_key=key,
+                                     old_revision=item.revision, old_entries=entries,
+                                     uid=item.uid)], [0], {}
+
+    for _ in range(_TABLE_RETRIES):
+        errors = _apply(ctx, params, build, lambda position, reason: ConcurrentModificationException(reason))
+        if not errors:
+            return
+        if isinstance(errors[0], EntityNotFoundException):
+            raise errors[0]
+    raise ConcurrentModificationException("The partition changed repeatedly; retry")

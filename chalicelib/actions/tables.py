@@ -14,6 +14,7 @@ from chalicelib.domain.name_patterns import compile_name_pattern, matches
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException,
                                EntityNotFoundException, InvalidInputException)
 from chalicelib.store import catalog
+from chalicelib.store import statistics as statistics_store
 from chalicelib.store.models import TableItem
 
 # TableInput members copied into the stored Table as given (Name is folded separately).
@@ -89,7 +90,16 @@ def update_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         catalog.update_table(current, doc, archive=not params.get("SkipArchive", False))
     except catalog.ConditionFailed:
         raise _concurrent_update() from None
+    dropped = _column_names(old) - _column_names(doc)
+    if dropped:
+        catalog.bump_column_epochs(current, sorted(dropped))
+        statistics_store.delete_columns(current.uid, "", sorted(dropped))
     return {}
+
+
+def _column_names(doc: dict[str, Any]) -> set[str]:
+    columns = (doc.get("StorageDescriptor") or {}).get("Columns") or []
+    return {c["Name"].lower() for c in columns} | {k["Name"].lower() for k in doc.get("PartitionKeys") or []}
 
 
 def _concurrent_update() -> ConcurrentModificationException:

@@ -7,10 +7,11 @@ VersionId, a CreateTable racing DeleteDatabase) get exactly one winner.
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any, Callable, Iterator
 
-from pynamodb.exceptions import DeleteError, PutError, TransactWriteError
+from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
@@ -137,6 +138,47 @@ def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool) -> 
         raise
     current.doc, current.version = encoded, old_version + 1
     return current
+
+
+def set_last_analyzed(item: TableItem, when: float, attempts: int = 5) -> None:
+    """Raise the table's LastAnalyzedTime to ``when`` without making a new table version."""
+    for _ in range(attempts):
+        doc = load(item)
+        if (doc.get("LastAnalyzedTime") or 0) >= when:
+            return
+        doc["LastAnalyzedTime"] = when
+        try:
+            item.update(actions=[TableItem.doc.set(encode_document(doc, "table"))],
+                        condition=(TableItem.version == item.version) & (TableItem.uid == item.uid))
+            return
+        except UpdateError as error:
+            if not _condition_failed(error):
+                raise
+        fresh = get_table(item.db_uid, item.name)
+        if fresh is None or fresh.uid != item.uid:
+            return
+        item = fresh
+
+
+def bump_column_epochs(item: TableItem, columns: list[str]) -> None:
+    """Mark columns as dropped: statistics written for them before are no longer shown."""
+    for _ in range(5):
+        epochs = json.loads(item.column_epochs or "{}")
+        for column in columns:
+            epochs[column.lower()] = epochs.get(column.lower(), 0) + 1
+        try:
+            item.update(actions=[TableItem.column_epochs.set(json.dumps(epochs))],
+                        condition=(TableItem.uid == item.uid)
+                        & (TableItem.column_epochs == item.column_epochs if item.column_epochs
+                           else TableItem.column_epochs.does_not_exist()))
+            return
+        except UpdateError as error:
+            if not _condition_failed(error):
+                raise
+        fresh = get_table(item.db_uid, item.name)
+        if fresh is None or fresh.uid != item.uid:
+            return
+        item = fresh
 
 
 def delete_table_item(item: TableItem) -> None:

@@ -47,6 +47,9 @@ class TableItem(Model):
     # partition writes check it so none can miss an index created under them.
     indexes = UnicodeAttribute(null=True)
     index_epoch = NumberAttribute(default=0)
+    # Per column (lowercase name): bumped when UpdateTable drops the column, so statistics
+    # written before the drop are never shown for a column re-added later (JSON map).
+    column_epochs = UnicodeAttribute(null=True)
 
 
 class TableVersionItem(Model):
@@ -72,6 +75,9 @@ class PartitionItem(Model):
     doc = BinaryAttribute(legacy_encoding=False)
     segment = NumberAttribute()
     revision = NumberAttribute(default=0)
+    # Identity of this partition's life (kept by updates): keys its column statistics, so a
+    # partition deleted and re-created never shows statistics of its predecessor.
+    uid = UnicodeAttribute(null=True)
 
 
 class IndexEntryItem(Model):
@@ -92,6 +98,36 @@ class IndexEntryItem(Model):
     segment = NumberAttribute()
 
 
+class ColumnStatisticsItem(Model):
+    """Statistics of one column. Hash: the table uid; range: ``owner SEP column`` where owner
+    is empty for the table's own statistics and the partition uid for a partition's. One Query
+    (``begins_with owner SEP``) returns every column of a table or a partition."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("column_statistics")
+
+    table_uid = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    doc = BinaryAttribute(legacy_encoding=False)
+    column_epoch = NumberAttribute(default=0)
+
+
+class SearchPostingItem(Model):
+    """SearchTables' inverted index: one item per (token, table) or (token, database).
+
+    Hash: ``region SEP catalog SEP kind SEP token`` (kind ``t`` = a table's own text, ``d`` = its
+    database's text); range: ``database name SEP table name`` (just the database name for
+    ``d``). Postings are a superset: every hit is re-checked against the current document.
+    """
+
+    class Meta(BaseMeta):
+        table_name = table_name("search_postings")
+
+    term = UnicodeAttribute(hash_key=True)
+    target = UnicodeAttribute(range_key=True)
+    uid = UnicodeAttribute()  # the database's uid (to fetch the table item without a lookup)
+
+
 class SettingItem(Model):
     """Service-wide settings shared by every server instance (e.g. the NextToken signing key)."""
 
@@ -103,4 +139,4 @@ class SettingItem(Model):
 
 
 ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, PartitionItem,
-                                 IndexEntryItem, SettingItem]
+                                 IndexEntryItem, ColumnStatisticsItem, SearchPostingItem, SettingItem]

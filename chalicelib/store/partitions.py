@@ -52,6 +52,7 @@ class PartitionWrite:
     old_key: str | None = None
     old_revision: int | None = None
     old_entries: list[tuple[str, str]] = field(default_factory=list)
+    uid: str | None = None  # the partition's identity (new on create, kept on replace)
 
     def touched(self) -> set[tuple[str, str]]:
         """Every item this write touches (a transaction may touch an item only once)."""
@@ -73,7 +74,7 @@ def _add_write(tx: TransactWrite, table_uid: str, write: PartitionWrite) -> list
         meanings.append(CHANGED)
     if write.kind in ("create", "replace"):
         item = PartitionItem(table_uid, write.key, values=write.values, doc=write.doc,
-                             segment=write.segment,
+                             segment=write.segment, uid=write.uid,
                              revision=(write.old_revision or 0) + 1 if write.kind == "replace" else 0)
         if write.kind == "replace" and write.old_key == write.key:
             tx.save(item, condition=PartitionItem.revision == write.old_revision)

@@ -1,0 +1,72 @@
+"""Store operations for column statistics (one item per column, under the table's uid)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from pynamodb.exceptions import DeleteError
+
+from chalicelib import metrics
+from chalicelib.store.catalog import delete_all, register_table_purger
+from chalicelib.store.documents import decode_document, encode_document
+from chalicelib.store.models import SEP, ColumnStatisticsItem, TableItem
+
+
+def _key(owner: str, column: str) -> str:
+    return f"{owner}{SEP}{column.lower()}"
+
+
+def load_statistics(table_uid: str, owner: str) -> dict[str, tuple[dict[str, Any], int]]:
+    """Every column's statistics of a table (owner "") or partition (owner = its uid), in one
+    Query: {lowercase column: (ColumnStatistics document, column epoch)}."""
+    prefix = owner + SEP
+    found = {}
+    for item in ColumnStatisticsItem.query(table_uid, ColumnStatisticsItem.key.startswith(prefix),
+                                           consistent_read=True):
+        metrics.count_read()
+        found[item.key[len(prefix):]] = (decode_document(item.doc), item.column_epoch)
+    return found
+
+
+def save_statistics(table_uid: str, owner: str, entries: Sequence[tuple[dict[str, Any], int]]) -> None:
+    """Write statistics documents (with the column epoch they belong to); ≤ 25 per call fits
+    one BatchWriteItem."""
+    with ColumnStatisticsItem.batch_write() as batch:
+        for doc, epoch in entries:
+            batch.save(ColumnStatisticsItem(table_uid, _key(owner, doc["ColumnName"]),
+                                            doc=encode_document(doc, "column statistics"),
+                                            column_epoch=epoch))
+
+
+def delete_statistics(table_uid: str, owner: str, column: str) -> bool:
+    """Delete one column's statistics; False if there were none."""
+    try:
+        ColumnStatisticsItem(table_uid, _key(owner, column)).delete(
+            condition=ColumnStatisticsItem.key.exists())
+        return True
+    except DeleteError as error:
+        if getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException":
+            return False
+        raise
+
+
+def delete_columns(table_uid: str, owner: str, columns: Sequence[str]) -> None:
+    """Delete several columns' statistics (missing ones are fine)."""
+    with ColumnStatisticsItem.batch_write() as batch:
+        for column in columns:
+            batch.delete(ColumnStatisticsItem(table_uid, _key(owner, column)))
+
+
+def delete_owner(table_uid: str, owner: str) -> None:
+    """Delete every statistic of one partition (or of the table's own)."""
+    with ColumnStatisticsItem.batch_write() as batch:
+        for item in ColumnStatisticsItem.query(table_uid, ColumnStatisticsItem.key.startswith(owner + SEP),
+                                               attributes_to_get=["table_uid", "key"]):
+            batch.delete(item)
+
+
+def _purge(table: TableItem) -> None:
+    delete_all(ColumnStatisticsItem, table.uid, "key")
+
+
+register_table_purger(_purge)

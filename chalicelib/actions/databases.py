@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
+from chalicelib.actions import action, search_index
 from chalicelib.actions.common import (fold, make_token, now, page_size, read_token,
                                        require_database, take_page)
 from chalicelib.context import RequestContext
@@ -36,8 +36,10 @@ def _render(ctx: RequestContext, params: dict[str, Any], item) -> dict[str, Any]
 def create_database(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create a database; AlreadyExistsException if the (lowercased) name is taken."""
     doc = _database_document(params["DatabaseInput"], now())
+    uid = catalog.new_uid()
+    search_index.before_database_write(ctx.catalog_key(params), uid, doc)
     try:
-        catalog.create_database(ctx.catalog_key(params), doc["Name"], doc)
+        catalog.create_database(ctx.catalog_key(params), doc["Name"], doc, uid)
     except catalog.ConditionFailed:
         raise AlreadyExistsException("Database already exists.") from None
     return {}
@@ -86,10 +88,12 @@ def update_database(ctx: RequestContext, params: dict[str, Any]) -> dict[str, An
     doc = _database_document(database_input, old["CreateTime"])
     if "CreateTableDefaultPermissions" not in database_input:
         doc["CreateTableDefaultPermissions"] = old.get("CreateTableDefaultPermissions", DEFAULT_TABLE_PERMISSIONS)
+    search_index.before_database_write(item.catalog, item.uid, doc, old)
     try:
         catalog.replace_database(item, doc)
     except catalog.ConditionFailed:
         raise ConcurrentModificationException("Database was deleted or re-created concurrently.") from None
+    search_index.after_database_write(item.catalog, doc, old)
     return {}
 
 
@@ -101,5 +105,7 @@ def delete_database(ctx: RequestContext, params: dict[str, Any]) -> dict[str, An
         catalog.delete_database_item(item)
     except catalog.ConditionFailed:
         raise ConcurrentModificationException("Database was deleted or re-created concurrently.") from None
-    catalog.purge_database(item.uid)
+    for table in catalog.purge_database(item.uid):
+        search_index.after_table_write(item.catalog, item.name, None, catalog.load(table))
+    search_index.after_database_write(item.catalog, None, catalog.load(item))
     return {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
+from chalicelib.actions import action, search_index
 from chalicelib.actions.partition_indexes import (check_partition_key_change, indexes_for_new_table,
                                                   partition_keys_of)
 from chalicelib.actions.common import (fold, make_token, now, page_size, parse_version, read_token,
@@ -61,6 +61,7 @@ def create_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     created = now()
     doc = table_document(params["TableInput"], database.name, created, created)
     indexes = indexes_for_new_table(params.get("PartitionIndexes"), partition_keys_of(doc))
+    search_index.before_table_write(database.catalog, database.name, database.uid, doc)
     try:
         catalog.create_table(database, name, doc, indexes)
     except catalog.ConditionFailed:
@@ -86,10 +87,12 @@ def update_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     old = catalog.load(current)
     doc = table_document(params["TableInput"], database.name, old["CreateTime"], now())
     check_partition_key_change(current, partition_keys_of(old), partition_keys_of(doc))
+    search_index.before_table_write(database.catalog, database.name, database.uid, doc, old)
     try:
         catalog.update_table(current, doc, archive=not params.get("SkipArchive", False))
     except catalog.ConditionFailed:
         raise _concurrent_update() from None
+    search_index.after_table_write(database.catalog, database.name, doc, old)
     dropped = _column_names(old) - _column_names(doc)
     if dropped:
         catalog.bump_column_epochs(current, sorted(dropped))
@@ -113,6 +116,7 @@ def _delete(database, name: str) -> None:
     except catalog.ConditionFailed:
         raise EntityNotFoundException(f"Table {name} not found.") from None
     catalog.purge_table(item)
+    search_index.after_table_write(database.catalog, database.name, None, catalog.load(item))
 
 
 @action("glue", "DeleteTable")

@@ -48,9 +48,9 @@ def get_database(catalog: str, name: str) -> DatabaseItem | None:
         return None
 
 
-def create_database(catalog: str, name: str, doc: dict[str, Any]) -> None:
-    """Insert a database; ConditionFailed if the name is taken."""
-    item = DatabaseItem(catalog, name, uid=new_uid(), doc=encode_document(doc, "database"))
+def create_database(catalog: str, name: str, doc: dict[str, Any], uid: str) -> None:
+    """Insert a database with a fresh ``uid``; ConditionFailed if the name is taken."""
+    item = DatabaseItem(catalog, name, uid=uid, doc=encode_document(doc, "database"))
     try:
         item.save(condition=DatabaseItem.name.does_not_exist())
     except PutError as error:
@@ -253,11 +253,15 @@ def purge_table(table: TableItem) -> None:
         purge(table)
 
 
-def purge_database(db_uid: str) -> None:
-    """Delete every table (and what is below it) of a database that has been unlinked."""
+def purge_database(db_uid: str) -> list[TableItem]:
+    """Delete every table (and what is below it) of a database that has been unlinked;
+    returns the deleted table items."""
+    deleted = []
     for item in TableItem.query(db_uid):
         item.delete()
         purge_table(item)
+        deleted.append(item)
+    return deleted
 
 
 def load(item: Any) -> dict[str, Any]:

@@ -73,6 +73,8 @@ def _update(table: TableItem, owner: str, declared: dict[str, str], entries: lis
                                                                  "ErrorMessage": problem}})
         else:
             valid.append((entry, epochs.get(entry["ColumnName"].lower(), 0)))
+    # One BatchWriteItem may not name an item twice: a column given twice keeps its last entry.
+    valid = list({entry["ColumnName"].lower(): (entry, epoch) for entry, epoch in valid}.values())
     if valid:
         store.save_statistics(table.uid, owner, valid)
     latest = max((entry["AnalyzedTime"] for entry, _ in valid), default=None)
@@ -105,7 +107,8 @@ def update_column_statistics_for_table(ctx: RequestContext, params: dict[str, An
 def delete_column_statistics_for_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete one column's table statistics."""
     table = _table(ctx, params)
-    if not store.delete_statistics(table.uid, TABLE_OWNER, params["ColumnName"]):
+    if not store.delete_statistics(table.uid, TABLE_OWNER, params["ColumnName"],
+                                   _epochs(table).get(params["ColumnName"].lower(), 0)):
         raise EntityNotFoundException(f"No statistics for column '{params['ColumnName']}' of table {table.name}")
     return {}
 
@@ -139,6 +142,7 @@ def update_column_statistics_for_partition(ctx: RequestContext, params: dict[str
 def delete_column_statistics_for_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete one column's statistics of one partition."""
     table, item, owner = _partition(ctx, params)
-    if not store.delete_statistics(table.uid, owner, params["ColumnName"]):
+    if not store.delete_statistics(table.uid, owner, params["ColumnName"],
+                                   _epochs(table).get(params["ColumnName"].lower(), 0)):
         raise EntityNotFoundException(f"No statistics for column '{params['ColumnName']}' of this partition")
     return {}

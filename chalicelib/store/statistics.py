@@ -38,11 +38,12 @@ def save_statistics(table_uid: str, owner: str, entries: Sequence[tuple[dict[str
                                             column_epoch=epoch))
 
 
-def delete_statistics(table_uid: str, owner: str, column: str) -> bool:
-    """Delete one column's statistics; False if there were none."""
+def delete_statistics(table_uid: str, owner: str, column: str, epoch: int) -> bool:
+    """Delete one column's statistics; False if there were none for the column's current
+    ``epoch`` (statistics of a dropped column are hidden, so there is nothing to delete)."""
     try:
         ColumnStatisticsItem(table_uid, _key(owner, column)).delete(
-            condition=ColumnStatisticsItem.key.exists())
+            condition=ColumnStatisticsItem.key.exists() & (ColumnStatisticsItem.column_epoch == epoch))
         return True
     except DeleteError as error:
         if getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException":

@@ -25,8 +25,16 @@ from chalicelib.store.models import SEP, DatabaseItem, TableItem
 Candidate = tuple[str, str]  # (database name, table name)
 
 
-def _candidates_from_postings(catalog_key: str, tokens: set[str],
-                              loaded: dict[Candidate, TableItem]) -> dict[Candidate, str]:
+def _database(catalog_key: str, name: str,
+              databases: dict[str, Optional[DatabaseItem]]) -> Optional[DatabaseItem]:
+    """The current database of that name (read once per request)."""
+    if name not in databases:
+        databases[name] = catalog.get_database(catalog_key, name)
+    return databases[name]
+
+
+def _candidates_from_postings(catalog_key: str, tokens: set[str], loaded: dict[Candidate, TableItem],
+                              databases: dict[str, Optional[DatabaseItem]]) -> dict[Candidate, str]:
     """Tables that could hold every token: {(db, table): db uid}."""
     result: Optional[dict[Candidate, str]] = None
     for token in sorted(tokens):
@@ -35,9 +43,14 @@ def _candidates_from_postings(catalog_key: str, tokens: set[str],
             db_name, table_name = posting.target.split(SEP, 1)
             hits[(db_name, table_name)] = posting.uid
         for posting in postings_store.postings(catalog_key, postings_store.DATABASE, token):
-            for item in catalog.query_tables(posting.uid, None, 100):
+            # Follow the database by name, not by the posting's uid: a CreateDatabase that lost
+            # to an existing database of that name has overwritten the posting with its own uid.
+            database = _database(catalog_key, posting.target, databases)
+            if database is None:
+                continue
+            for item in catalog.query_tables(database.uid, None, 100):
                 metrics.count_read()
-                hits[(posting.target, item.name)] = posting.uid
+                hits[(posting.target, item.name)] = database.uid
                 loaded[(posting.target, item.name)] = item
         result = hits if result is None else {k: v for k, v in result.items() if k in hits}
         if not result:
@@ -94,15 +107,13 @@ def search_tables(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]
         return {"TableList": []}  # nothing is shared with this catalog: there are no grants
     wanted, phrase = parse_search_text(params.get("SearchText"))
     loaded: dict[Candidate, TableItem] = {}
-    candidates = _candidates_from_postings(catalog_key, wanted, loaded) if wanted \
+    databases: dict[str, Optional[DatabaseItem]] = {}
+    candidates = _candidates_from_postings(catalog_key, wanted, loaded, databases) if wanted \
         else _all_tables(catalog_key, loaded)
     _load_tables(candidates, loaded)
-    databases: dict[str, Optional[DatabaseItem]] = {}
     hits = []
     for (db_name, table_name), item in loaded.items():
-        if db_name not in databases:
-            databases[db_name] = catalog.get_database(catalog_key, db_name)
-        database = databases[db_name]
+        database = _database(catalog_key, db_name, databases)
         if database is None or database.uid != candidates.get((db_name, table_name)):
             continue  # a stale posting: the database was dropped or re-created
         table_doc, db_doc = catalog.load(item), catalog.load(database)

@@ -128,6 +128,90 @@ class SearchPostingItem(Model):
     uid = UnicodeAttribute()  # the database's uid (to fetch the table item without a lookup)
 
 
+class TransactionItem(Model):
+    """A Lake Formation transaction. Hash: ``region SEP account``; range: transaction id
+    (time-ordered, so ListTransactions pages in start order)."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("lf_transactions")
+
+    catalog = UnicodeAttribute(hash_key=True)
+    transaction_id = UnicodeAttribute(range_key=True)
+    kind = UnicodeAttribute()  # READ_AND_WRITE | READ_ONLY
+    status = UnicodeAttribute()  # ACTIVE | COMMIT_IN_PROGRESS | COMMITTED | ABORTED
+    start_time = NumberAttribute()
+    end_time = NumberAttribute(null=True)
+    last_activity = NumberAttribute()
+    snapshot_seq = NumberAttribute()  # commits with seq <= this are visible to it
+    commit_seq = NumberAttribute(null=True)
+    tables = ListAttribute(of=UnicodeAttribute, null=True)  # uids of tables it wrote
+
+
+class PendingWriteItem(Model):
+    """A transaction's uncommitted write (its intent log). Hash: transaction id; range:
+    ``table uid SEP object uri``. Applied to the object tables after the commit point."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("lf_pending_writes")
+
+    transaction_id = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    op = UnicodeAttribute()  # add | delete
+    uri = UnicodeAttribute()
+    etag = UnicodeAttribute(null=True)
+    size = NumberAttribute(null=True)
+    values = ListAttribute(of=UnicodeAttribute)
+    partition_key = UnicodeAttribute()
+
+
+class ObjectItem(Model):
+    """The latest committed state of one object of a governed table (tombstones included).
+    Hash: table uid; range: object uri. Used for existence checks and commit conflicts."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("lf_objects")
+
+    table_uid = UnicodeAttribute(hash_key=True)
+    uri = UnicodeAttribute(range_key=True)
+    live = NumberAttribute()  # 1 live, 0 deleted
+    changed_seq = NumberAttribute()
+    version_key = UnicodeAttribute()
+    etag = UnicodeAttribute(null=True)
+    size = NumberAttribute(null=True)
+    values = ListAttribute(of=UnicodeAttribute)
+
+
+class ObjectVersionItem(Model):
+    """One life of an object: visible to snapshots ``added_seq <= S < removed_seq``.
+    Hash: table uid; range: ``partition sort key SEP added_seq (20 digits) SEP uri``, so a
+    partition predicate plus a snapshot is one key range per partition range."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("lf_object_versions")
+
+    table_uid = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    uri = UnicodeAttribute()
+    etag = UnicodeAttribute(null=True)
+    size = NumberAttribute(null=True)
+    values = ListAttribute(of=UnicodeAttribute)
+    added_seq = NumberAttribute()
+    removed_seq = NumberAttribute(null=True)
+
+
+class CommitStateItem(Model):
+    """Commit bookkeeping. ``lock SEP table uid``: which transaction is committing to a table;
+    ``seq SEP region SEP account``: the catalog's last commit sequence number (microseconds)."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("lf_commit_state")
+
+    name = UnicodeAttribute(hash_key=True)
+    transaction_id = UnicodeAttribute(null=True)
+    since = NumberAttribute(null=True)
+    seq = NumberAttribute(null=True)
+
+
 class SettingItem(Model):
     """Service-wide settings shared by every server instance (e.g. the NextToken signing key)."""
 
@@ -139,4 +223,6 @@ class SettingItem(Model):
 
 
 ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, PartitionItem,
-                                 IndexEntryItem, ColumnStatisticsItem, SearchPostingItem, SettingItem]
+                                 IndexEntryItem, ColumnStatisticsItem, SearchPostingItem, TransactionItem,
+                                 PendingWriteItem, ObjectItem, ObjectVersionItem, CommitStateItem,
+                                 SettingItem]

@@ -1,0 +1,207 @@
+"""Governed-table objects: UpdateTableObjects, GetTableObjects, DeleteObjectsOnCancel.
+
+Reads at snapshot S see object versions with ``added_seq <= S < removed_seq``, plus the
+pending writes of a transaction that is COMMITTED but not yet fully applied (when its sequence
+number is <= S), plus the reader's own pending writes. The PartitionPredicate is planned like a
+GetPartitions expression over the version keys, which start with the partition sort key.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from typing import Any, Iterator, Optional
+
+from chalicelib.actions import action
+from chalicelib.actions.common import make_token, read_token, require_database, require_table
+from chalicelib.actions.partition_indexes import partition_keys_of
+from chalicelib.actions.transactions import commit, load_transaction, require_active, start
+from chalicelib.context import RequestContext
+from chalicelib.domain import expressions, planner
+from chalicelib.domain.partition_keys import partition_sort_key
+from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
+                               InvalidInputException, TransactionCommitInProgressException)
+from chalicelib.store import catalog
+from chalicelib.store import transactions as store
+from chalicelib.store.models import PendingWriteItem, TableItem
+
+LATEST = 10 ** 19  # a snapshot after every commit
+_OWN = 10 ** 20 - 1  # own pending writes sort after every committed version of a partition
+
+
+def _governed_table(ctx: RequestContext, params: dict[str, Any]) -> tuple[TableItem, dict[str, Any]]:
+    table = require_table(require_database(ctx, params, params["DatabaseName"]), params["TableName"])
+    doc = catalog.load(table)
+    if (doc.get("TableType") or "").upper() != "GOVERNED":
+        raise InvalidInputException(f"Table {table.name} is not a governed table (TableType GOVERNED)")
+    return table, doc
+
+
+def _partition_values(table: TableItem, keys: list[tuple[str, str]], given: Optional[list[str]], uri: str) -> list[str]:
+    values = list(given or [])
+    if len(values) != len(keys):
+        raise InvalidInputException(
+            f"Object {uri}: PartitionValues has {len(values)} value(s) but table {table.name} has "
+            f"{len(keys)} partition key(s)")
+    for value, (name, glue_type) in zip(values, keys):
+        try:
+            expressions.parse_value(value, glue_type)
+        except InvalidInputException:
+            raise InvalidInputException(
+                f"Object {uri}: partition value '{value}' is not a valid {glue_type} for key '{name}'") from None
+    return values
+
+
+@action("lakeformation", "UpdateTableObjects")
+def update_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Add or delete up to 100 objects of a governed table within a transaction (without
+    TransactionId: in a transaction of its own, committed at once)."""
+    table, doc = _governed_table(ctx, params)
+    keys = partition_keys_of(doc)
+    own_transaction = not params.get("TransactionId")
+    item = start(ctx) if own_transaction else load_transaction(ctx, params["TransactionId"])
+    require_active(item, write=True)
+    operations = params["WriteOperations"]
+    uris = []
+    for operation in operations:
+        chosen = [k for k in ("AddObject", "DeleteObject") if operation.get(k) is not None]
+        if len(chosen) != 1:
+            raise InvalidInputException("Each WriteOperation must hold exactly one of AddObject or DeleteObject")
+        uris.append(operation[chosen[0]]["Uri"])
+    if len(set(uris)) != len(uris):
+        raise InvalidInputException("WriteOperations name the same object Uri more than once")
+    committed = store.get_objects(table.uid, uris)
+    pending = store.get_pending(item.transaction_id, [store.pending_key(table.uid, u) for u in uris])
+    puts, removed = [], []
+    for operation, uri in zip(operations, uris):
+        state = committed.get(uri)
+        if state is not None and state.changed_seq > item.snapshot_seq:
+            raise ConcurrentModificationException(
+                f"Object {uri} was changed by a transaction committed after this one started")
+        mine = pending.get(store.pending_key(table.uid, uri))
+        live = (mine.op != "delete") if mine else bool(state and state.live)
+        if "AddObject" in operation and operation["AddObject"] is not None:
+            add = operation["AddObject"]
+            if live:
+                raise InvalidInputException(f"Object {uri} already exists in table {table.name}")
+            values = _partition_values(table, keys, add.get("PartitionValues"), uri)
+            op = "replace" if mine and mine.op == "delete" else "add"
+            puts.append(PendingWriteItem(item.transaction_id, store.pending_key(table.uid, uri), op=op, uri=uri,
+                                         etag=add["ETag"], size=add["Size"], values=values,
+                                         partition_key=partition_sort_key(values, list(table.key_types or []))))
+        else:
+            delete = operation["DeleteObject"]
+            if not live:
+                raise EntityNotFoundException(f"Object {uri} does not exist in table {table.name}")
+            current_etag = mine.etag if mine else state.etag
+            if delete.get("ETag") and delete["ETag"] != current_etag:
+                raise InvalidInputException(f"Object {uri}: ETag {delete['ETag']} does not match {current_etag}")
+            if mine and mine.op == "add":
+                removed.append(mine)  # added and deleted in this transaction: nothing to do
+            else:
+                puts.append(PendingWriteItem(item.transaction_id, store.pending_key(table.uid, uri), op="delete",
+                                             uri=uri, values=list(state.values),
+                                             partition_key=partition_sort_key(list(state.values), list(table.key_types or []))))
+    if not store.save_pending(item, time.time(), table.uid, puts, removed):
+        fresh = load_transaction(ctx, item.transaction_id)
+        require_active(fresh, write=True)
+        raise TransactionCommitInProgressException("Transaction changed while writing; retry")
+    if own_transaction:
+        commit(store.get_transaction(item.catalog, item.transaction_id))
+    return {}
+
+
+@action("lakeformation", "DeleteObjectsOnCancel")
+def delete_objects_on_cancel(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Accepted and validated; this service never deletes S3 objects itself."""
+    _governed_table(ctx, params)
+    require_active(load_transaction(ctx, params["TransactionId"]), write=True)
+    return {}
+
+
+def _snapshot(ctx: RequestContext, params: dict[str, Any]) -> tuple[int, Optional[Any]]:
+    """The snapshot sequence number to read at, and the reading transaction (if any)."""
+    if params.get("TransactionId") and params.get("QueryAsOfTime") is not None:
+        raise InvalidInputException("TransactionId and QueryAsOfTime cannot both be specified")
+    if params.get("TransactionId"):
+        item = load_transaction(ctx, params["TransactionId"])
+        require_active(item)
+        store.touch(item, time.time())
+        return int(item.snapshot_seq), item
+    if params.get("QueryAsOfTime") is not None:
+        return round(params["QueryAsOfTime"] * 1_000_000), None
+    return LATEST, None
+
+
+def _overlay(table: TableItem, catalog_key: str, snapshot: int, reader: Optional[Any]) -> dict[str, tuple[str, Any, int]]:
+    """uri -> (op, pending write, seq) of writes the snapshot sees but the versions lack yet."""
+    changes: dict[str, tuple[str, Any, int]] = {}
+    lock = store.get_lock(table.uid)
+    if lock is not None and (reader is None or lock.transaction_id != reader.transaction_id):
+        holder = store.get_transaction(catalog_key, lock.transaction_id)
+        if holder is not None and holder.status == "COMMITTED" and holder.commit_seq <= snapshot:
+            for write in store.pending_of(holder.transaction_id, table.uid):
+                changes[write.uri] = (write.op, write, int(holder.commit_seq))
+    if reader is not None:
+        for write in store.pending_of(reader.transaction_id, table.uid):
+            changes[write.uri] = (write.op, write, _OWN)
+    return changes
+
+
+def _visible(table: TableItem, snapshot: int, bound, overlay, low, high, after) -> Iterator[tuple[str, list[str], dict]]:
+    """(version key, partition values, TableObject) visible in one key range, in key order."""
+    def committed() -> Iterator[tuple[str, list[str], dict]]:
+        for version in store.versions_in(table.uid, low, high, after):
+            if version.added_seq > snapshot or (version.removed_seq is not None and version.removed_seq <= snapshot):
+                continue
+            if version.uri in overlay or not expressions.evaluate(bound, version.values):
+                continue
+            yield version.key, list(version.values), {"Uri": version.uri, "ETag": version.etag, "Size": int(version.size)}
+
+    extra = []
+    for uri, (op, write, seq) in overlay.items():
+        if op == "delete":
+            continue
+        key = store.version_key(write.partition_key, seq, uri)
+        if (low is not None and key < low) or (high is not None and key > high) or (after is not None and key <= after):
+            continue
+        if expressions.evaluate(bound, write.values):
+            extra.append((key, list(write.values), {"Uri": uri, "ETag": write.etag, "Size": int(write.size)}))
+    extra.sort(key=lambda entry: entry[0])
+    return heapq.merge(committed(), extra, key=lambda entry: entry[0])
+
+
+@action("lakeformation", "GetTableObjects")
+def get_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Objects of a governed table at a transaction's snapshot, a time, or the latest commit,
+    optionally filtered by PartitionPredicate, grouped by partition, paged."""
+    table, doc = _governed_table(ctx, params)
+    snapshot, reader = _snapshot(ctx, params)
+    keys = partition_keys_of(doc)
+    bound = expressions.bind(expressions.parse_partition_predicate(params.get("PartitionPredicate")), keys)
+    plan = planner.choose_plan(bound, keys, list(table.key_types or []), [])
+    scope = (table.uid, snapshot if params.get("QueryAsOfTime") is not None else None,
+             params.get("TransactionId"), params.get("PartitionPredicate"))
+    position = read_token(ctx, params, *scope)
+    start_range, after = position if position else (0, None)
+    overlay = _overlay(table, ctx.catalog_key(params), snapshot, reader)
+    limit = params.get("MaxResults") or 1000
+    groups: list[dict[str, Any]] = []
+    count, last, more = 0, None, False
+    for number in range(start_range, len(plan.bounds)):
+        low, high = plan.bounds[number]
+        for key, values, obj in _visible(table, snapshot, bound, overlay, low, high,
+                                         after if number == start_range else None):
+            if count == limit:
+                more = True
+                break
+            if groups and groups[-1]["PartitionValues"] == values:
+                groups[-1]["Objects"].append(obj)
+            else:
+                groups.append({"PartitionValues": values, "Objects": [obj]})
+            count += 1
+            last = [number, key]
+        if more:
+            break
+    token = make_token(ctx, last if more else None, *scope)
+    return {"Objects": groups, **({"NextToken": token} if token else {})}

@@ -1,0 +1,282 @@
+"""Store operations for Lake Formation transactions and governed-table objects.
+
+The commit protocol that uses them is in ``chalicelib.actions.transactions``; docs/design.md
+("Transactions") explains why each step is safe.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Iterable, Iterator, Optional, Sequence
+
+from pynamodb.exceptions import PutError, TransactWriteError, UpdateError
+
+from chalicelib import metrics
+from chalicelib.store.catalog import delete_all, register_table_purger
+from chalicelib.store.config import connection
+from chalicelib.store.models import (SEP, CommitStateItem, ObjectItem, ObjectVersionItem,
+                                     PendingWriteItem, TableItem, TransactionItem)
+from pynamodb.transactions import TransactWrite
+
+SEQ_DIGITS = 20
+
+
+def now_micros() -> int:
+    """Commit sequence numbers are microseconds since the epoch (so a time is a snapshot)."""
+    return time.time_ns() // 1000
+
+
+def _conditional(call) -> bool:
+    try:
+        call()
+        return True
+    except (UpdateError, PutError, TransactWriteError) as error:
+        code = getattr(error, "cause_response_code", None)
+        if code in ("ConditionalCheckFailedException", "TransactionCanceledException"):
+            return False
+        raise
+
+
+# ------------------------------------------------------------------------------ transactions
+def seq_name(catalog: str) -> str:
+    """The commit-counter item of a catalog."""
+    return f"seq{SEP}{catalog}"
+
+
+def last_commit_seq(catalog: str) -> int:
+    """The catalog's latest commit sequence number (0 before the first commit)."""
+    metrics.count_read()
+    try:
+        return int(CommitStateItem.get(seq_name(catalog), consistent_read=True).seq or 0)
+    except CommitStateItem.DoesNotExist:
+        return 0
+
+
+def create_transaction(item: TransactionItem) -> None:
+    """Store a new transaction."""
+    item.save(condition=TransactionItem.transaction_id.does_not_exist())
+
+
+def get_transaction(catalog: str, transaction_id: str) -> Optional[TransactionItem]:
+    """A transaction, or None."""
+    metrics.count_read()
+    try:
+        return TransactionItem.get(catalog, transaction_id, consistent_read=True)
+    except TransactionItem.DoesNotExist:
+        return None
+
+
+def change_status(item: TransactionItem, expected: Sequence[str], status: str, **values) -> bool:
+    """Move a transaction to ``status`` if it is still in one of ``expected``."""
+    actions = [TransactionItem.status.set(status)]
+    actions += [getattr(TransactionItem, name).set(value) for name, value in values.items()]
+    condition = TransactionItem.status.is_in(*expected)
+    if _conditional(lambda: item.update(actions=actions, condition=condition)):
+        return True
+    return False
+
+
+def touch(item: TransactionItem, when: float, tables: Iterable[str] = ()) -> bool:
+    """Record activity (and tables written) on an ACTIVE transaction."""
+    actions = [TransactionItem.last_activity.set(when)]
+    new_tables = sorted(set(tables) - set(item.tables or []))
+    if new_tables:
+        actions.append(TransactionItem.tables.set(sorted(set(item.tables or []) | set(new_tables))))
+    return _conditional(lambda: item.update(actions=actions, condition=TransactionItem.status == "ACTIVE"))
+
+
+def list_transactions(catalog: str, after: Optional[str]) -> Iterator[TransactionItem]:
+    """The catalog's transactions in id (start) order."""
+    start = {"catalog": {"S": catalog}, "transaction_id": {"S": after}} if after else None
+    for item in TransactionItem.query(catalog, last_evaluated_key=start, consistent_read=True):
+        metrics.count_read()
+        yield item
+
+
+# ---------------------------------------------------------------------------- pending writes
+def pending_key(table_uid: str, uri: str) -> str:
+    """Range key of a pending write."""
+    return f"{table_uid}{SEP}{uri}"
+
+
+def get_pending(transaction_id: str, keys: Sequence[str]) -> dict[str, PendingWriteItem]:
+    """Pending writes by key."""
+    found = {}
+    for start in range(0, len(keys), 100):
+        chunk = [(transaction_id, k) for k in keys[start:start + 100]]
+        metrics.count_read(len(chunk))
+        for item in PendingWriteItem.batch_get(chunk, consistent_read=True):
+            found[item.key] = item
+    return found
+
+
+def save_pending(item: TransactionItem, when: float, table_uid: str,
+                 puts: Sequence[PendingWriteItem], removed: Sequence[PendingWriteItem]) -> bool:
+    """Record pending writes atomically with the transaction's activity, only while it is
+    ACTIVE (False otherwise: nothing written). 100 operations need two DynamoDB transactions;
+    both carry the ACTIVE condition, so only a commit racing the same transaction's own
+    UpdateTableObjects call could split them."""
+    tables = sorted(set(item.tables or []) | {table_uid})
+    actions = [("put", p) for p in puts] + [("delete", r) for r in removed]
+    for start in range(0, max(len(actions), 1), 99):
+        try:
+            with TransactWrite(connection=connection()) as tx:
+                tx.update(item, actions=[TransactionItem.last_activity.set(when), TransactionItem.tables.set(tables)],
+                          condition=TransactionItem.status == "ACTIVE")
+                for kind, pending in actions[start:start + 99]:
+                    if kind == "put":
+                        tx.save(pending)
+                    else:
+                        tx.delete(pending)
+        except TransactWriteError as error:
+            reasons = getattr(error, "cancellation_reasons", None) or []
+            if reasons and reasons[0] is not None and reasons[0].code == "ConditionalCheckFailed":
+                return False
+            raise
+    item.tables = tables
+    return True
+
+
+def pending_of(transaction_id: str, table_uid: Optional[str] = None) -> Iterator[PendingWriteItem]:
+    """A transaction's pending writes (of one table, or all)."""
+    condition = PendingWriteItem.key.startswith(table_uid + SEP) if table_uid else None
+    for item in PendingWriteItem.query(transaction_id, range_key_condition=condition, consistent_read=True):
+        metrics.count_read()
+        yield item
+
+
+def drop_pending(transaction_id: str) -> None:
+    """Forget a transaction's pending writes (after apply or abort)."""
+    delete_all(PendingWriteItem, transaction_id, "key")
+
+
+# ------------------------------------------------------------------------------------- locks
+def lock_name(table_uid: str) -> str:
+    """The commit-lock item of a table."""
+    return f"lock{SEP}{table_uid}"
+
+
+def get_lock(table_uid: str) -> Optional[CommitStateItem]:
+    """The table's commit lock if some transaction holds it."""
+    metrics.count_read()
+    try:
+        item = CommitStateItem.get(lock_name(table_uid), consistent_read=True)
+    except CommitStateItem.DoesNotExist:
+        return None
+    return item if item.transaction_id else None
+
+
+def acquire_lock(table_uid: str, transaction_id: str, when: float) -> bool:
+    """Take a table's commit lock (True), or find it held by another transaction (False)."""
+    item = CommitStateItem(lock_name(table_uid), transaction_id=transaction_id, since=when)
+    condition = CommitStateItem.transaction_id.does_not_exist() | (CommitStateItem.transaction_id == transaction_id)
+    return _conditional(lambda: item.save(condition=condition))
+
+
+def release_lock(table_uid: str, transaction_id: str) -> None:
+    """Release a lock this transaction holds (no-op otherwise)."""
+    item = CommitStateItem(lock_name(table_uid))
+    _conditional(lambda: item.delete(condition=CommitStateItem.transaction_id == transaction_id))
+
+
+# ---------------------------------------------------------------------------------- objects
+def get_objects(table_uid: str, uris: Sequence[str]) -> dict[str, ObjectItem]:
+    """Latest committed state of objects by uri (tombstones included)."""
+    found = {}
+    unique = list(dict.fromkeys(uris))
+    for start in range(0, len(unique), 100):
+        chunk = [(table_uid, u) for u in unique[start:start + 100]]
+        metrics.count_read(len(chunk))
+        for item in ObjectItem.batch_get(chunk, consistent_read=True):
+            found[item.uri] = item
+    return found
+
+
+def version_key(partition_key: str, added_seq: int, uri: str) -> str:
+    """Range key of an object version: partition, then when it was added, then uri."""
+    return f"{partition_key}{SEP}{added_seq:0{SEQ_DIGITS}d}{SEP}{uri}"
+
+
+def commit_point(catalog: str, item: TransactionItem, previous_seq: int, seq: int, end_time: float) -> bool:
+    """The single atomic step that makes a transaction committed: advance the catalog's commit
+    counter from ``previous_seq`` to ``seq`` and mark the transaction COMMITTED with it.
+    False when another commit moved the counter first (retry with a fresh counter)."""
+    counter = CommitStateItem(seq_name(catalog))
+    counter_condition = CommitStateItem.seq == previous_seq if previous_seq else CommitStateItem.seq.does_not_exist()
+    try:
+        with TransactWrite(connection=connection()) as tx:
+            tx.update(counter, actions=[CommitStateItem.seq.set(seq)], condition=counter_condition)
+            tx.update(item, actions=[TransactionItem.status.set("COMMITTED"), TransactionItem.commit_seq.set(seq),
+                                     TransactionItem.end_time.set(end_time)],
+                      condition=TransactionItem.status == "COMMIT_IN_PROGRESS")
+        return True
+    except TransactWriteError as error:
+        reasons = getattr(error, "cancellation_reasons", None) or []
+        codes = [r.code if r else None for r in reasons]
+        if len(codes) > 1 and codes[1] == "ConditionalCheckFailed":
+            raise TransactionStateChanged() from None
+        if "ConditionalCheckFailed" in codes or "TransactionConflict" in codes:
+            return False
+        raise
+
+
+class TransactionStateChanged(Exception):
+    """The transaction left COMMIT_IN_PROGRESS under us (aborted by recovery)."""
+
+
+def apply_writes(table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
+                 current: dict[str, ObjectItem]) -> None:
+    """Apply a committed transaction's writes (ops add | delete | replace) to the object tables.
+
+    Idempotent — plain puts, and an object already changed at ``seq`` is not removed again — so
+    anyone may roll a committed transaction forward, as often as a crash makes necessary.
+    """
+    with ObjectVersionItem.batch_write() as versions, ObjectItem.batch_write() as objects:
+        for write in writes:
+            old = current.get(write.uri)
+            already_applied = old is not None and old.changed_seq == seq
+            if write.op in ("delete", "replace") and old is not None and old.live and not already_applied:
+                added = int(old.version_key.rsplit(SEP, 2)[1])
+                versions.save(ObjectVersionItem(table_uid, old.version_key, uri=old.uri, etag=old.etag,
+                                                size=old.size, values=old.values, added_seq=added,
+                                                removed_seq=seq))
+            if write.op in ("add", "replace"):
+                key = version_key(write.partition_key, seq, write.uri)
+                versions.save(ObjectVersionItem(table_uid, key, uri=write.uri, etag=write.etag, size=write.size,
+                                                values=write.values, added_seq=seq))
+                objects.save(ObjectItem(table_uid, write.uri, live=1, changed_seq=seq, version_key=key,
+                                        etag=write.etag, size=write.size, values=write.values))
+            elif old is not None:
+                objects.save(ObjectItem(table_uid, write.uri, live=0, changed_seq=seq,
+                                        version_key=old.version_key, etag=old.etag, size=old.size,
+                                        values=old.values))
+
+
+def versions_in(table_uid: str, low: Optional[str], high: Optional[str],
+                after: Optional[str] = None) -> Iterator[ObjectVersionItem]:
+    """Object versions with range key in [low, high] (after ``after``), in key order."""
+    skip = None
+    if after is not None and (low is None or after >= low):
+        low = skip = after
+    key = ObjectVersionItem.key
+    if low is not None and high is not None:
+        condition = key.between(low, high)
+    elif low is not None:
+        condition = key >= low
+    elif high is not None:
+        condition = key <= high
+    else:
+        condition = None
+    for item in ObjectVersionItem.query(table_uid, range_key_condition=condition, consistent_read=True,
+                                        page_size=500):
+        metrics.count_read()
+        if item.key != skip:
+            yield item
+
+
+def _purge(table: TableItem) -> None:
+    delete_all(ObjectVersionItem, table.uid, "key")
+    delete_all(ObjectItem, table.uid, "uri")
+
+
+register_table_purger(_purge)

@@ -24,7 +24,11 @@ def action(service: str, operation: str) -> Callable[[Action], Action]:
     """Register the decorated function as the handler of ``service``'s ``operation``."""
 
     def register(fn: Action) -> Action:
-        _ROUTES[(service, operation)] = fn
+        handler = fn
+        if service == "glue":
+            from chalicelib.actions.glue_transactions import checking_transaction
+            handler = checking_transaction(operation, fn)
+        _ROUTES[(service, operation)] = handler
         return fn
 
     return register

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.actions import action, search_index
+from chalicelib.actions.glue_transactions import require_table_as_of, table_as_of
 from chalicelib.actions.partition_indexes import (check_partition_key_change, indexes_for_new_table,
                                                   partition_keys_of)
 from chalicelib.actions.common import (fold, make_token, now, page_size, parse_version, read_token,
@@ -142,10 +143,11 @@ def batch_delete_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str,
 
 @action("glue", "GetTable")
 def get_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """The current definition of one table."""
+    """The definition of one table: current, or as of QueryAsOfTime."""
     database = require_database(ctx, params, params["DatabaseName"])
     item = require_table(database, params["Name"])
-    return {"Table": render_table(ctx, params, catalog.load(item), item.version)}
+    doc, version = require_table_as_of(item, params.get("QueryAsOfTime"))
+    return {"Table": render_table(ctx, params, doc, version)}
 
 
 @action("glue", "GetTables")
@@ -157,13 +159,16 @@ def get_tables(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     attributes = params.get("AttributesToGet")
     if attributes is not None and set(attributes) not in _VALID_ATTRIBUTE_SETS:
         raise InvalidInputException("AttributesToGet must be [NAME] or [NAME, TABLE_TYPE]")
-    scope = (database.catalog, database.uid, expression, attributes)
+    scope = (database.catalog, database.uid, expression, attributes, params.get("QueryAsOfTime"))
     after = read_token(ctx, params, *scope)
 
     def render(item: TableItem) -> dict[str, Any] | None:
         if pattern is not None and not matches(pattern, item.name):
             return None
-        table = render_table(ctx, params, catalog.load(item), item.version)
+        found = table_as_of(item, params.get("QueryAsOfTime"))
+        if found is None:
+            return None
+        table = render_table(ctx, params, *found)
         if attributes is not None:
             return {"Name": table["Name"], **({"TableType": table["TableType"]}
                                               if "TABLE_TYPE" in attributes and "TableType" in table else {})}

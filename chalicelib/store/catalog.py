@@ -38,14 +38,29 @@ def _condition_failed(error: Exception) -> bool:
                for r in reasons) or cause == "TransactionCanceledException"
 
 
+def _get(model: Any, *key: Any) -> Any:
+    """One item by key (strongly consistent), or None; counted as one item read."""
+    metrics.count_read()
+    try:
+        return model.get(*key, consistent_read=True)
+    except model.DoesNotExist:
+        return None
+
+
+def _delete_if(item: Any, condition: Any) -> None:
+    """Delete an item under a condition; ConditionFailed when it does not hold."""
+    try:
+        item.delete(condition=condition)
+    except DeleteError as error:
+        if _condition_failed(error):
+            raise ConditionFailed() from None
+        raise
+
+
 # ---------------------------------------------------------------------------------- databases
 def get_database(catalog: str, name: str) -> DatabaseItem | None:
     """The database item, or None."""
-    metrics.count_read()
-    try:
-        return DatabaseItem.get(catalog, name, consistent_read=True)
-    except DatabaseItem.DoesNotExist:
-        return None
+    return _get(DatabaseItem, catalog, name)
 
 
 def create_database(catalog: str, name: str, doc: dict[str, Any], uid: str) -> None:
@@ -72,12 +87,7 @@ def replace_database(item: DatabaseItem, doc: dict[str, Any]) -> None:
 
 def delete_database_item(item: DatabaseItem) -> None:
     """Unlink a database; from here on nothing below it is reachable."""
-    try:
-        item.delete(condition=DatabaseItem.uid == item.uid)
-    except DeleteError as error:
-        if _condition_failed(error):
-            raise ConditionFailed() from None
-        raise
+    _delete_if(item, DatabaseItem.uid == item.uid)
 
 
 def query_databases(catalog: str, after: str | None, limit: int) -> Iterator[DatabaseItem]:
@@ -90,11 +100,7 @@ def query_databases(catalog: str, after: str | None, limit: int) -> Iterator[Dat
 # ------------------------------------------------------------------------------------- tables
 def get_table(db_uid: str, name: str) -> TableItem | None:
     """The current table item, or None."""
-    metrics.count_read()
-    try:
-        return TableItem.get(db_uid, name, consistent_read=True)
-    except TableItem.DoesNotExist:
-        return None
+    return _get(TableItem, db_uid, name)
 
 
 def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
@@ -183,12 +189,7 @@ def bump_column_epochs(item: TableItem, columns: list[str]) -> None:
 
 def delete_table_item(item: TableItem) -> None:
     """Unlink a table (only the incarnation we read)."""
-    try:
-        item.delete(condition=TableItem.uid == item.uid)
-    except DeleteError as error:
-        if _condition_failed(error):
-            raise ConditionFailed() from None
-        raise
+    _delete_if(item, TableItem.uid == item.uid)
 
 
 def query_tables(db_uid: str, after: str | None, page_size: int) -> Iterator[TableItem]:
@@ -201,11 +202,7 @@ def query_tables(db_uid: str, after: str | None, page_size: int) -> Iterator[Tab
 # ----------------------------------------------------------------------------- table versions
 def get_archived_version(table_uid: str, version: int) -> TableVersionItem | None:
     """An archived version, or None."""
-    metrics.count_read()
-    try:
-        return TableVersionItem.get(table_uid, version, consistent_read=True)
-    except TableVersionItem.DoesNotExist:
-        return None
+    return _get(TableVersionItem, table_uid, version)
 
 
 def query_archived_versions(table_uid: str, below: int | None, page_size: int) -> Iterator[TableVersionItem]:
@@ -218,12 +215,10 @@ def query_archived_versions(table_uid: str, below: int | None, page_size: int) -
 def delete_archived_version(table_uid: str, version: int) -> bool:
     """Delete one archived version; False if it did not exist."""
     try:
-        TableVersionItem(table_uid, version).delete(condition=TableVersionItem.version.exists())
+        _delete_if(TableVersionItem(table_uid, version), TableVersionItem.version.exists())
         return True
-    except DeleteError as error:
-        if _condition_failed(error):
-            return False
-        raise
+    except ConditionFailed:
+        return False
 
 
 # ------------------------------------------------------------------------------------ cascade

@@ -22,6 +22,7 @@ from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, register_table_purger
 from chalicelib.store.config import connection
 from chalicelib.store.models import IndexEntryItem, PartitionItem, TableItem
+from chalicelib.store.ranges import query_key_range
 
 MAX_ACTIONS = 100  # TransactWriteItems limit
 MAX_TRANSACTION_BYTES = 3_500_000  # of DynamoDB's 4 MB, leaving room for keys and overhead
@@ -189,34 +190,13 @@ def get_partitions(table_uid: str, keys: Sequence[str]) -> dict[str, PartitionIt
     return found
 
 
-def _query(model: Any, hash_key: str, low: str | None, high: str | None,
-           after: str | None) -> Iterator[Any]:
-    skip = None
-    if after is not None and (low is None or after >= low):
-        low = skip = after  # resume: DynamoDB has no exclusive BETWEEN, so skip the cursor item
-    key = model.key
-    if low is not None and high is not None:
-        condition = key.between(low, high)
-    elif low is not None:
-        condition = key >= low
-    elif high is not None:
-        condition = key <= high
-    else:
-        condition = None
-    for item in model.query(hash_key, range_key_condition=condition, consistent_read=True,
-                            page_size=500):
-        metrics.count_read()
-        if item.key != skip:
-            yield item
-
-
 def scan_range(table_uid: str, low: str | None, high: str | None, after: str | None = None,
                index_uid: str | None = None) -> Iterator[Any]:
     """Partitions (or, with ``index_uid``, index entries) with sort key in [low, high], in key
     order, starting after ``after``. Every item read is counted for the request."""
     if index_uid is None:
-        return _query(PartitionItem, table_uid, low, high, after)
-    return _query(IndexEntryItem, index_uid, low, high, after)
+        return query_key_range(PartitionItem, table_uid, low, high, after)
+    return query_key_range(IndexEntryItem, index_uid, low, high, after)
 
 
 def write_entries_checked(table_uid: str, entries: Sequence[tuple[PartitionItem, str, str]]) -> None:

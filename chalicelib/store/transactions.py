@@ -10,13 +10,14 @@ import time
 from typing import Iterable, Iterator, Optional, Sequence
 
 from pynamodb.exceptions import PutError, TransactWriteError, UpdateError
+from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, register_table_purger
 from chalicelib.store.config import connection
+from chalicelib.store.ranges import query_key_range
 from chalicelib.store.models import (SEP, CommitStateItem, ObjectItem, ObjectVersionItem,
                                      PendingWriteItem, TableItem, TransactionItem)
-from pynamodb.transactions import TransactWrite
 
 SEQ_DIGITS = 20
 
@@ -255,23 +256,7 @@ def apply_writes(table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
 def versions_in(table_uid: str, low: Optional[str], high: Optional[str],
                 after: Optional[str] = None) -> Iterator[ObjectVersionItem]:
     """Object versions with range key in [low, high] (after ``after``), in key order."""
-    skip = None
-    if after is not None and (low is None or after >= low):
-        low = skip = after
-    key = ObjectVersionItem.key
-    if low is not None and high is not None:
-        condition = key.between(low, high)
-    elif low is not None:
-        condition = key >= low
-    elif high is not None:
-        condition = key <= high
-    else:
-        condition = None
-    for item in ObjectVersionItem.query(table_uid, range_key_condition=condition, consistent_read=True,
-                                        page_size=500):
-        metrics.count_read()
-        if item.key != skip:
-            yield item
+    return query_key_range(ObjectVersionItem, table_uid, low, high, after)
 
 
 def _purge(table: TableItem) -> None:

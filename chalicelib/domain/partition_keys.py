@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import zlib
 from dataclasses import dataclass
 from typing import Sequence
@@ -93,7 +94,8 @@ class IndexValueError(Exception):
 
 
 def index_entry_key(values: Sequence[str], index: IndexSpec) -> str:
-    """The entry's sort key: the indexed values (typed, strictly) + the partition's identity.
+    """The entry's sort key: the indexed values (typed, strictly) + the partition's identity
+    (cut at ``KEY_BYTES`` before the identity when longer, like ``partition_sort_key``).
 
     IndexValueError when a value is missing, does not fit its type, or holds U+0000-U+0002.
     """
@@ -112,7 +114,11 @@ def index_entry_key(values: Sequence[str], index: IndexSpec) -> str:
             raise IndexValueError("INVALID_PARTITION_TYPE_DATA_ERROR",
                                   f"Value '{raw}' of indexed key '{name}' is not a valid {glue_type}") from None
     try:
-        key = keycodec.encode_key(typed, index.types, max_bytes=KEY_BYTES)
+        key = keycodec.encode_key(typed, index.types, max_bytes=sys.maxsize)
     except InvalidInputException as error:
         raise IndexValueError("INVALID_PARTITION_TYPE_DATA_ERROR", error.message) from None
+    # Values Glue accepts (up to 1,024 characters each) may need more than a sort key holds:
+    # cut like a partition sort key; the planner cuts range bounds at the same length.
+    if len(key.encode("utf-8")) > KEY_BYTES:
+        return _cut(key) + _identity_hash(values)
     return key + _identity_hash(values)

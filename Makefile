@@ -14,7 +14,7 @@ NPM_DIR := infra/local
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
 NPM := npm --no-audit --no-fund --loglevel=error
 
-.PHONY: install run test bench clean clean-data
+.PHONY: install run test bench package clean clean-data
 
 install: $(PY_STAMP) $(NPM_STAMP)
 
@@ -37,6 +37,10 @@ test: install
 
 bench: install
 	$(PY) bench/bench_local_server.py
+
+# The Lambda deployment package (out/deployment.zip + SAM template with the DynamoDB tables).
+package: install
+	$(PY) -m infra.package out
 
 clean:
 	rm -rf $(VENV) $(NPM_DIR)/node_modules .pytest_cache

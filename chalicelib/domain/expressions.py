@@ -50,7 +50,7 @@ __all__ = [
     "Literal", "KeyRef", "Compare", "Between", "In", "Like", "IsNull", "And", "Or", "Not",
     "TrueExpr", "TRUE", "Node", "Endpoint", "KeyRange",
     "parse_expression", "parse_partition_predicate", "bind", "parse_value", "evaluate",
-    "conjuncts", "plan_ranges", "MAX_EXPRESSION_LENGTH", "MAX_PREDICATE_BYTES", "MAX_RANGES",
+    "conjuncts", "plan_ranges", "int_bits", "MAX_EXPRESSION_LENGTH", "MAX_PREDICATE_BYTES", "MAX_RANGES",
 ]
 
 MAX_EXPRESSION_LENGTH = 2048  # characters, GetPartitions Expression
@@ -422,6 +422,11 @@ _TIMESTAMP_RE = re.compile(
 _INT_BITS = {"tinyint": 8, "smallint": 16, "int": 32, "integer": 32}  # others: 64
 
 
+def int_bits(glue_type: str) -> int:
+    """The width of an integer Glue type: tinyint 8, smallint 16, int 32, bigint/long 64."""
+    return _INT_BITS.get(base_type(glue_type), 64)
+
+
 def _convert(text: str, kind: str, glue_type: str) -> Any:
     """Raw text -> typed value; ValueError (with a reason) when it does not fit."""
     if kind == STRING:
@@ -449,10 +454,9 @@ def _to_int(text: str, glue_type: str) -> int:
     if not _INT_RE.fullmatch(text):
         raise ValueError("expected an integer")
     value = int(text)
-    base = base_type(glue_type)
-    bits = _INT_BITS.get(base, 64)
+    bits = int_bits(glue_type)
     if not -(1 << (bits - 1)) <= value < 1 << (bits - 1):
-        raise ValueError(f"out of range for {base}")
+        raise ValueError(f"out of range for {base_type(glue_type)}")
     return value
 
 

@@ -52,12 +52,23 @@ def _bounds(ranges: Sequence[expressions.KeyRange], types: Sequence[str]) -> Opt
         return None  # e.g. a literal the index cannot hold: not plannable on this index
 
 
+def _encoded_alike(glue_type: str, encoded_type: str) -> bool:
+    """Whether the key's current type compares like the type its sort-key components were
+    encoded with, and accepts no value that type refused: a refused value was stored as
+    invalid, below every valid one, so a range would miss it (e.g. 3000000000 written under
+    int, queried after a change to bigint)."""
+    kind = keycodec.kind_of(glue_type)
+    if kind != keycodec.kind_of(encoded_type):
+        return False
+    return kind != keycodec.INT or expressions.int_bits(glue_type) <= expressions.int_bits(encoded_type)
+
+
 def implicit_index_keys(partition_keys: Sequence[tuple[str, str]], key_types: Sequence[str]) -> list[str]:
-    """The leading partition keys whose current type still compares like the type the
-    partition sort keys were encoded with: the partitions table orders by those."""
+    """The leading partition keys whose current type still orders their stored values like
+    the type the partition sort keys were encoded with: the partitions table orders by those."""
     usable = []
     for (name, glue_type), encoded_type in zip(partition_keys, key_types):
-        if keycodec.kind_of(glue_type) != keycodec.kind_of(encoded_type):
+        if not _encoded_alike(glue_type, encoded_type):
             break
         usable.append(name)
     return usable

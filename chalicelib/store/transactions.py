@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Iterable, Iterator, Optional, Sequence
 
-from pynamodb.exceptions import PutError, TransactWriteError, UpdateError
+from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
@@ -31,7 +31,7 @@ def _conditional(call) -> bool:
     try:
         call()
         return True
-    except (UpdateError, PutError, TransactWriteError) as error:
+    except (UpdateError, PutError, DeleteError, TransactWriteError) as error:
         code = getattr(error, "cause_response_code", None)
         if code in ("ConditionalCheckFailedException", "TransactionCanceledException"):
             return False

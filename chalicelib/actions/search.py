@@ -8,7 +8,7 @@ table of the catalog is read (filters alone cannot use the index).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from chalicelib import metrics
 from chalicelib.actions import action
@@ -33,37 +33,52 @@ def _database(catalog_key: str, name: str,
     return databases[name]
 
 
+_CHUNK = 100  # postings read from each token's stream per round
+
+
+def _token_stream(catalog_key: str, token: str, databases: dict[str, Optional[DatabaseItem]]
+                  ) -> Iterator[tuple[Candidate, str, Optional[TableItem]]]:
+    """Every table a token reaches: posted directly, or through its database's text."""
+    for posting in postings_store.postings(catalog_key, postings_store.TABLE, token):
+        db_name, table_name = posting.target.split(SEP, 1)
+        yield (db_name, table_name), posting.uid, None
+    for posting in postings_store.postings(catalog_key, postings_store.DATABASE, token):
+        # Follow the database by name, not by the posting's uid: a CreateDatabase that lost
+        # to an existing database of that name has overwritten the posting with its own uid.
+        database = _database(catalog_key, posting.target, databases)
+        if database is not None:
+            for item in catalog.query_tables(database.uid, None, 100):
+                yield (posting.target, item.name), database.uid, item
+
+
 def _candidates_from_postings(catalog_key: str, tokens: set[str], loaded: dict[Candidate, TableItem],
                               databases: dict[str, Optional[DatabaseItem]]) -> dict[Candidate, str]:
-    """Tables that could hold every token: {(db, table): db uid}."""
-    result: Optional[dict[Candidate, str]] = None
-    for token in sorted(tokens):
-        hits: dict[Candidate, str] = {}
-        for posting in postings_store.postings(catalog_key, postings_store.TABLE, token):
-            db_name, table_name = posting.target.split(SEP, 1)
-            hits[(db_name, table_name)] = posting.uid
-        for posting in postings_store.postings(catalog_key, postings_store.DATABASE, token):
-            # Follow the database by name, not by the posting's uid: a CreateDatabase that lost
-            # to an existing database of that name has overwritten the posting with its own uid.
-            database = _database(catalog_key, posting.target, databases)
-            if database is None:
-                continue
-            for item in catalog.query_tables(database.uid, None, 100):
-                metrics.count_read()
-                hits[(posting.target, item.name)] = database.uid
-                loaded[(posting.target, item.name)] = item
-        result = hits if result is None else {k: v for k, v in result.items() if k in hits}
-        if not result:
-            return {}
-    return result or {}
+    """A superset of the tables holding every token: {(db, table): db uid}.
+
+    Every token's stream is read in rounds of _CHUNK; the first to run out is the rarest
+    token, and its tables are the candidates (the other tokens are checked on the documents).
+    A rare word next to a common one thus costs about the rare word's postings per token.
+    """
+    streams = {token: _token_stream(catalog_key, token, databases) for token in sorted(tokens)}
+    reached: dict[str, dict[Candidate, str]] = {token: {} for token in streams}
+    fetched: dict[str, dict[Candidate, TableItem]] = {token: {} for token in streams}
+    while True:
+        for token, stream in streams.items():
+            for _ in range(_CHUNK):
+                hit = next(stream, None)
+                if hit is None:
+                    loaded.update(fetched[token])
+                    return reached[token]
+                candidate, uid, item = hit
+                reached[token][candidate] = uid
+                if item is not None:
+                    fetched[token][candidate] = item
 
 
 def _all_tables(catalog_key: str, loaded: dict[Candidate, TableItem]) -> dict[Candidate, str]:
     found = {}
     for database in catalog.query_databases(catalog_key, None, 100):
-        metrics.count_read()
         for item in catalog.query_tables(database.uid, None, 100):
-            metrics.count_read()
             found[(database.name, item.name)] = database.uid
             loaded[(database.name, item.name)] = item
     return found
@@ -113,6 +128,8 @@ def search_tables(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]
     _load_tables(candidates, loaded)
     hits = []
     for (db_name, table_name), item in loaded.items():
+        if (db_name, table_name) not in candidates:
+            continue
         database = _database(catalog_key, db_name, databases)
         if database is None or database.uid != candidates.get((db_name, table_name)):
             continue  # a stale posting: the database was dropped or re-created

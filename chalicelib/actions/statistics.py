@@ -45,7 +45,7 @@ def _detail(error: ServiceError) -> dict[str, str]:
 
 
 def _get(table: TableItem, owner: str, declared: dict[str, str], names: list[str]) -> dict[str, Any]:
-    stored = store.load_statistics(table.uid, owner)
+    stored = store.load_statistics(table.uid, owner, names)
     epochs = _epochs(table)
     found, errors = [], []
     for name in names:

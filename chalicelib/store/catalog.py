@@ -47,6 +47,13 @@ def _get(model: Any, *key: Any) -> Any:
         return None
 
 
+def _counted(items: Iterator[Any]) -> Iterator[Any]:
+    """Count each item of a Query as it is read."""
+    for item in items:
+        metrics.count_read()
+        yield item
+
+
 def _delete_if(item: Any, condition: Any) -> None:
     """Delete an item under a condition; ConditionFailed when it does not hold."""
     try:
@@ -93,8 +100,8 @@ def delete_database_item(item: DatabaseItem) -> None:
 def query_databases(catalog: str, after: str | None, limit: int) -> Iterator[DatabaseItem]:
     """Databases of a catalog in name order, starting after ``after``."""
     start = {"catalog": {"S": catalog}, "name": {"S": after}} if after else None
-    return DatabaseItem.query(catalog, last_evaluated_key=start, consistent_read=True,
-                              page_size=limit)
+    return _counted(DatabaseItem.query(catalog, last_evaluated_key=start, consistent_read=True,
+                                       page_size=limit))
 
 
 # ------------------------------------------------------------------------------------- tables
@@ -195,8 +202,8 @@ def delete_table_item(item: TableItem) -> None:
 def query_tables(db_uid: str, after: str | None, page_size: int) -> Iterator[TableItem]:
     """Tables of a database in name order, starting after ``after``."""
     start = {"db_uid": {"S": db_uid}, "name": {"S": after}} if after else None
-    return TableItem.query(db_uid, last_evaluated_key=start, consistent_read=True,
-                           page_size=page_size)
+    return _counted(TableItem.query(db_uid, last_evaluated_key=start, consistent_read=True,
+                                    page_size=page_size))
 
 
 # ----------------------------------------------------------------------------- table versions
@@ -208,8 +215,8 @@ def get_archived_version(table_uid: str, version: int) -> TableVersionItem | Non
 def query_archived_versions(table_uid: str, below: int | None, page_size: int) -> Iterator[TableVersionItem]:
     """Archived versions, newest first, starting below version ``below``."""
     condition = TableVersionItem.version < below if below is not None else None
-    return TableVersionItem.query(table_uid, range_key_condition=condition, scan_index_forward=False,
-                                  consistent_read=True, page_size=page_size)
+    return _counted(TableVersionItem.query(table_uid, range_key_condition=condition, scan_index_forward=False,
+                                           consistent_read=True, page_size=page_size))
 
 
 def delete_archived_version(table_uid: str, version: int) -> bool:

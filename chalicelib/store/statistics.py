@@ -16,16 +16,28 @@ def _key(owner: str, column: str) -> str:
     return f"{owner}{SEP}{column.lower()}"
 
 
-def load_statistics(table_uid: str, owner: str) -> dict[str, tuple[dict[str, Any], int]]:
-    """Every column's statistics of a table (owner "") or partition (owner = its uid), in one
-    Query: {lowercase column: (ColumnStatistics document, column epoch)}."""
+_BATCH_GET_UP_TO = 10  # fewer names than this: fetch them by key rather than all columns
+
+
+def load_statistics(table_uid: str, owner: str, columns: Sequence[str]) -> dict[str, tuple[dict[str, Any], int]]:
+    """Statistics of the named columns of a table (owner "") or partition (owner = its uid),
+    in one round trip: {lowercase column: (ColumnStatistics document, column epoch)}.
+
+    A few names are fetched by key (BatchGetItem); more, with one Query over all the owner's
+    columns, which costs one request however many columns there are."""
     prefix = owner + SEP
-    found = {}
-    for item in ColumnStatisticsItem.query(table_uid, ColumnStatisticsItem.key.startswith(prefix),
-                                           consistent_read=True):
-        metrics.count_read()
-        found[item.key[len(prefix):]] = (decode_document(item.doc), item.column_epoch)
-    return found
+    wanted = {c.lower() for c in columns}
+    if len(wanted) < _BATCH_GET_UP_TO:
+        items = list(ColumnStatisticsItem.batch_get([(table_uid, _key(owner, c)) for c in wanted],
+                                                    consistent_read=True)) if wanted else []
+        metrics.count_read(len(wanted))
+    else:
+        items = []
+        for item in ColumnStatisticsItem.query(table_uid, ColumnStatisticsItem.key.startswith(prefix),
+                                               consistent_read=True):
+            metrics.count_read()
+            items.append(item)
+    return {item.key[len(prefix):]: (decode_document(item.doc), item.column_epoch) for item in items}
 
 
 def save_statistics(table_uid: str, owner: str, entries: Sequence[tuple[dict[str, Any], int]]) -> None:

@@ -23,7 +23,7 @@ from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundEx
                                InvalidInputException, TransactionCommitInProgressException)
 from chalicelib.store import catalog
 from chalicelib.store import transactions as store
-from chalicelib.store.models import PendingWriteItem, TableItem
+from chalicelib.store.models import ObjectItem, PendingWriteItem, TableItem
 
 LATEST = 10 ** 19  # a snapshot after every commit
 _OWN = 10 ** 20 - 1  # own pending writes sort after every committed version of a partition
@@ -71,10 +71,17 @@ def update_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[st
     if len(set(uris)) != len(uris):
         raise InvalidInputException("WriteOperations name the same object Uri more than once")
     committed = store.get_objects(table.uid, uris)
+    # A committed transaction whose writes are not applied yet (its committer is applying them,
+    # or crashed): its writes are the objects' latest committed state.
+    unapplied = _overlay(table, item.catalog, LATEST, None)
     pending = store.get_pending(item.transaction_id, [store.pending_key(table.uid, u) for u in uris])
     puts, removed = [], []
     for operation, uri in zip(operations, uris):
         state = committed.get(uri)
+        if uri in unapplied:
+            op, write, seq = unapplied[uri]
+            state = ObjectItem(table.uid, uri, live=int(op != "delete"), changed_seq=seq, etag=write.etag,
+                               values=list(write.values))
         if state is not None and state.changed_seq > item.snapshot_seq:
             raise ConcurrentModificationException(
                 f"Object {uri} was changed by a transaction committed after this one started")

@@ -10,6 +10,8 @@ Every fixture that starts a process is lazy: a run of tests/unit alone starts no
 - ``make_client``      ``make_client("glue", account="111122223333", region="eu-west-1")``:
                        the service takes a 12-digit access key id as the caller's account.
 - ``restart_server``   a function that restarts the session's API server on the same port.
+- ``start_server``     ``start_server(GLUE_LF_IDLE_SECONDS="2", port=None)``: one more API server on
+                       the session's DynamoDB with extra environment variables, stopped after the test.
 - ``persistent_stack`` a stack of its own with DynamoDB Local on a -dbPath under tmp_path;
                        ``.restart()``, ``.restart_server()``, ``.restart_dynamodb()``, ``.client()``.
 """
@@ -22,7 +24,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from infra.local.stack import CatalogStack, client, localstack_dynamodb_endpoint
+from infra.local.stack import CatalogStack, ServerProcess, client, localstack_dynamodb_endpoint
 
 
 @pytest.fixture(scope="session")
@@ -72,6 +74,23 @@ def lakeformation(endpoint: str) -> Any:
 def restart_server(stack: CatalogStack) -> Callable[[], None]:
     """Restart the session's API server (same port; in-memory data stays in DynamoDB Local)."""
     return stack.restart_server
+
+
+@pytest.fixture
+def start_server(stack: CatalogStack) -> Iterator[Callable[..., ServerProcess]]:
+    """``start_server(port=None, **env)``: start another API server on the session's DynamoDB
+    and tables whose environment adds ``env`` (e.g. GLUE_FAULT_CRASH_AT); ``.endpoint`` is its URL.
+    Every server it started is stopped after the test."""
+    started: list[ServerProcess] = []
+
+    def start(port: int | None = None, **env: str) -> ServerProcess:
+        server = stack.extra_server(env, port=port, name=f"extra{len(started)}")
+        started.append(server)
+        return server.start()
+
+    yield start
+    for server in started:
+        server.stop()
 
 
 @pytest.fixture

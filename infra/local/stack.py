@@ -171,11 +171,13 @@ class CatalogStack:
     """DynamoDB (Local, in memory or under ``db_path``; or an external one) + tables + API server.
 
     With ``external_ddb`` (e.g. a LocalStack endpoint) no DynamoDB process is started and
-    ``restart_dynamodb`` is unavailable.
+    ``restart_dynamodb`` is unavailable. ``server_env``: extra environment variables for the
+    API server only (test hooks such as GLUE_FAULT_CRASH_AT or GLUE_LF_IDLE_SECONDS).
     """
 
     def __init__(self, db_path: Union[str, Path, None] = None, log_dir: Optional[Path] = None,
-                 table_prefix: Optional[str] = None, external_ddb: Optional[str] = None):
+                 table_prefix: Optional[str] = None, external_ddb: Optional[str] = None,
+                 server_env: Optional[dict[str, str]] = None):
         self.table_prefix = table_prefix or random_prefix()
         self.log_dir = log_dir
         if log_dir is not None:
@@ -188,7 +190,8 @@ class CatalogStack:
             self.dynamodb = DynamoDBLocal(db_path=db_path, log=self._ddb_log)
         self.ddb_endpoint = external_ddb or self.dynamodb.endpoint  # type: ignore[union-attr]
         self.env = store_env(self.ddb_endpoint, self.table_prefix)
-        self.server = ServerProcess(self.env, log_path=log_dir / "server.log" if log_dir else None)
+        self.server = ServerProcess({**self.env, **(server_env or {})},
+                                    log_path=log_dir / "server.log" if log_dir else None)
 
     @property
     def endpoint(self) -> str:
@@ -211,9 +214,19 @@ class CatalogStack:
             raise
         return self
 
-    def restart_server(self) -> None:
-        """Restart only the API server process."""
+    def restart_server(self, server_env: Optional[dict[str, str]] = None) -> None:
+        """Restart only the API server process; with ``server_env``, under these extra
+        environment variables instead of the ones it had."""
+        if server_env is not None:
+            self.server.env = {**self.env, **server_env}
         self.server.restart()
+
+    def extra_server(self, server_env: dict[str, str], port: Optional[int] = None,
+                     name: str = "extra") -> ServerProcess:
+        """One more API server (not started) on this stack's DynamoDB and tables, with extra
+        environment variables; the caller starts and stops it."""
+        log_path = self.log_dir / f"server-{name}.log" if self.log_dir else None
+        return ServerProcess({**self.env, **server_env}, port=port, log_path=log_path)
 
     def restart_dynamodb(self) -> None:
         """Restart DynamoDB Local on the same port (data survives only with ``db_path``)."""

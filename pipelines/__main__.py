@@ -1,0 +1,7 @@
+"""``python -m pipelines <subcommand>``."""
+
+import sys
+
+from pipelines.cli import main
+
+sys.exit(main())

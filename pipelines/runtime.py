@@ -1,0 +1,119 @@
+"""Spark session, timing and progress for the pipelines."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator, Optional, TextIO
+
+from pyspark import SparkConf
+from pyspark.sql import SparkSession
+
+
+def spark_session(master: Optional[str] = None, app_name: str = "glue-catalog-pipelines",
+                  conf: Optional[dict[str, str]] = None) -> SparkSession:
+    """The active session, or a new one. ``master`` applies only when spark-submit did not set
+    one (so the same job runs unchanged on a cluster); local runs default to ``local[*]``."""
+    builder = SparkSession.builder.appName(app_name)
+    has_master = SparkConf().contains("spark.master")
+    if master or not has_master:
+        builder = builder.master(master or "local[*]")
+    chosen = dict(conf or {})
+    if (master or "local").startswith("local") and not has_master:
+        # One machine: no UI port to fight over, and a loopback driver address (hostname
+        # lookups stall on some sandboxes).
+        chosen.setdefault("spark.ui.enabled", "false")
+        chosen.setdefault("spark.driver.host", os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"))
+        chosen.setdefault("spark.sql.shuffle.partitions", "8")
+    for key, value in chosen.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(os.environ.get("PIPELINES_SPARK_LOG_LEVEL", "ERROR"))
+    return session
+
+
+class Timer:
+    """Named wall-clock phases: ``with timer.phase("listing"): ...``; ``timer.seconds``."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.started = time.perf_counter()
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+
+    def total(self) -> float:
+        """Seconds since the timer was made."""
+        return time.perf_counter() - self.started
+
+
+class Progress:
+    """Prints ``label: done/total`` to stderr every ``interval`` seconds while a long step runs;
+    ``current`` is polled (e.g. a Spark accumulator's value)."""
+
+    def __init__(self, label: str, total: int, current: Callable[[], int], enabled: bool = True,
+                 interval: float = 2.0, stream: TextIO = sys.stderr) -> None:
+        self.label, self.total, self.current = label, total, current
+        self.enabled, self.interval, self.stream = enabled, interval, stream
+        self._stop = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self._start = 0.0
+
+    def __enter__(self) -> "Progress":
+        self._start = time.perf_counter()
+        if self.enabled:
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.report()
+
+    def report(self) -> None:
+        done = self.current()
+        elapsed = time.perf_counter() - self._start
+        rate = done / elapsed if elapsed > 0 else 0.0
+        share = f" ({100 * done / self.total:.0f}%)" if self.total else ""
+        print(f"  {self.label}: {done:,}/{self.total:,}{share}, {rate:,.0f}/s", file=self.stream, flush=True)
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join()
+            self.report()
+
+
+def say(message: str, quiet: bool = False) -> None:
+    """A progress line on stderr (summaries go to stdout)."""
+    if not quiet:
+        print(message, file=sys.stderr, flush=True)
+
+
+_shipped: set[int] = set()
+
+
+def ship_package(spark: SparkSession) -> None:
+    """Send this package to the executors once per SparkContext (``addPyFile`` of a zip), so
+    tasks can import it on a cluster without --py-files."""
+    import tempfile
+    import zipfile
+    sc = spark.sparkContext
+    if id(sc) in _shipped:
+        return
+    package = os.path.dirname(os.path.abspath(__file__))
+    target = os.path.join(tempfile.mkdtemp(prefix="pipelines-"), "pipelines.zip")
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(os.listdir(package)):
+            if name.endswith(".py"):
+                archive.write(os.path.join(package, name), f"pipelines/{name}")
+    sc.addPyFile(target)
+    _shipped.add(id(sc))

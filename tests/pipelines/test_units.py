@@ -1,0 +1,91 @@
+"""Pure pieces of the pipelines: partition-key typing, Glue types, decimals, expressions,
+retries of throttled BatchCreatePartition entries (a fake client, no service)."""
+
+from __future__ import annotations
+
+import decimal
+
+import pytest
+
+from pipelines import catalog, schema, stats
+from pipelines.catalog import CatalogConfig
+
+pytestmark = pytest.mark.slow  # imports pyspark
+
+
+@pytest.mark.parametrize("values, expected", [
+    (["2023", "2024", "05"], "int"),
+    (["-3", "7"], "int"),
+    (["1", "9999999999"], "bigint"),
+    (["2024-05-01", "2024-12-31"], "date"),
+    (["2024-02-30"], "string"),
+    (["2024-05-01", "x"], "string"),
+    (["US", "FR"], "string"),
+    ([schema.HIVE_NULL, "4"], "int"),
+    ([], "string"),
+])
+def test_partition_key_typing(values, expected):
+    assert schema.infer_partition_type(values) == expected
+
+
+def test_decimal_numbers_are_twos_complement():
+    assert stats.decimal_number(decimal.Decimal("-1.00"), 2) == {"UnscaledValue": b"\x9c", "Scale": 2}
+    assert stats.decimal_number(decimal.Decimal("1.27"), 2) == {"UnscaledValue": b"\x7f", "Scale": 2}
+    assert stats.decimal_number(decimal.Decimal("1.28"), 2) == {"UnscaledValue": b"\x00\x80", "Scale": 2}
+    assert stats.decimal_number(decimal.Decimal("-1.29"), 2) == {"UnscaledValue": b"\xff\x7f", "Scale": 2}
+    assert stats.decimal_number(decimal.Decimal("0"), 2) == {"UnscaledValue": b"\x00", "Scale": 2}
+
+
+def test_partition_spec_to_expression():
+    keys = [{"Name": "country", "Type": "string"}, {"Name": "year", "Type": "int"}]
+    assert stats.partition_expression("country=US,year=2024", keys) == "country = 'US' AND year = '2024'"
+    assert stats.partition_expression("Year=2024", keys) == "year = '2024'"
+    with pytest.raises(ValueError):
+        stats.partition_expression("month=5", keys)
+
+
+class FakeGlue:
+    """Throttles the entries of each partition once, then accepts them."""
+
+    def __init__(self, fail_codes):
+        self.fail_codes, self.calls = dict(fail_codes), []
+
+    def batch_create_partition(self, DatabaseName, TableName, PartitionInputList):
+        self.calls.append([p["Values"][0] for p in PartitionInputList])
+        errors = []
+        for p in PartitionInputList:
+            value = p["Values"][0]
+            codes = self.fail_codes.get(value)
+            if codes:
+                errors.append({"PartitionValues": p["Values"], "ErrorDetail": {"ErrorCode": codes.pop(0),
+                                                                               "ErrorMessage": "no"}})
+        return {"Errors": errors}
+
+
+def test_batch_create_retries_throttled_entries_and_collects_errors(monkeypatch):
+    fake = FakeGlue({"b": ["ThrottlingException", "InternalServiceException"], "c": ["AlreadyExistsException"],
+                     "d": ["InvalidInputException"]})
+    monkeypatch.setattr(catalog, "client", lambda config, service="glue": fake)
+    inputs = [{"Values": [v]} for v in "abcde"]
+    outcome = catalog.batch_create_partitions(CatalogConfig(), "db", "t", inputs, sleep=lambda s: None)
+    assert fake.calls == [list("abcde"), ["b"], ["b"]]
+    assert (outcome.done, outcome.already, outcome.retries, outcome.calls) == (3, 1, 2, 3)
+    assert outcome.failed == [{"Values": ["d"], "ErrorCode": "InvalidInputException", "ErrorMessage": "no"}]
+
+
+def test_batch_create_gives_up_after_the_attempts(monkeypatch):
+    fake = FakeGlue({"a": ["ThrottlingException"] * 10})
+    monkeypatch.setattr(catalog, "client", lambda config, service="glue": fake)
+    outcome = catalog.batch_create_partitions(CatalogConfig(), "db", "t", [{"Values": ["a"]}], attempts=3,
+                                              sleep=lambda s: None)
+    assert outcome.done == 0 and [f["ErrorCode"] for f in outcome.failed] == ["ThrottlingException"]
+    assert len(fake.calls) == 3
+
+
+def test_glue_types_from_spark():
+    from pyspark.sql import types as T
+    struct = T.StructType([T.StructField("a", T.IntegerType()), T.StructField("b", T.ArrayType(T.StringType()))])
+    assert schema.glue_type(struct) == "struct<a:int,b:array<string>>"
+    assert schema.glue_type(T.MapType(T.StringType(), T.LongType())) == "map<string,bigint>"
+    assert schema.glue_type(T.DecimalType(12, 3)) == "decimal(12,3)"
+    assert schema.glue_type(T.TimestampNTZType()) == "timestamp"

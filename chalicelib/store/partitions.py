@@ -66,33 +66,44 @@ class PartitionWrite:
         return (len(self.doc or b"") + 600) * (1 + len(self.entries)) + 300 * len(self.old_entries)
 
 
-def _add_write(tx: TransactWrite, table_uid: str, write: PartitionWrite) -> list[str]:
-    """Add a write's actions; returns, per action, what its condition failing means."""
-    meanings: list[str] = []
+# PynamoDB's TransactWrite sends its condition checks, then its deletes, then its puts (then
+# updates), whatever order they were added in; DynamoDB's cancellation reasons follow the
+# order sent, so that is the order in which to pair them with the actions' owners.
+_SENT_ORDER = {"check": 0, "delete": 1, "put": 2}
+
+
+def _in_sent_order(actions: list[tuple[str, int, str]]) -> list[tuple[int, str]]:
+    """(kind, owner, meaning) in the order added -> (owner, meaning) in the order sent."""
+    return [(owner, meaning) for _, owner, meaning in sorted(actions, key=lambda a: _SENT_ORDER[a[0]])]
+
+
+def _add_write(tx: TransactWrite, table_uid: str, write: PartitionWrite) -> list[tuple[str, str]]:
+    """Add a write's actions; returns, per action, its kind and what its condition failing means."""
+    actions: list[tuple[str, str]] = []
     if write.kind in ("replace", "delete") and (write.kind == "delete" or write.old_key != write.key):
         tx.delete(PartitionItem(table_uid, write.old_key),
                   condition=PartitionItem.revision == write.old_revision)
-        meanings.append(CHANGED)
+        actions.append(("delete", CHANGED))
     if write.kind in ("create", "replace"):
         item = PartitionItem(table_uid, write.key, values=write.values, doc=write.doc,
                              segment=write.segment, uid=write.uid,
                              revision=(write.old_revision or 0) + 1 if write.kind == "replace" else 0)
         if write.kind == "replace" and write.old_key == write.key:
             tx.save(item, condition=PartitionItem.revision == write.old_revision)
-            meanings.append(CHANGED)
+            actions.append(("put", CHANGED))
         else:
             tx.save(item, condition=PartitionItem.key.does_not_exist())
-            meanings.append(EXISTS)
+            actions.append(("put", EXISTS))
     new_entries = set(write.entries)
     for index_uid, entry_key in write.old_entries:
         if (index_uid, entry_key) not in new_entries:
             tx.delete(IndexEntryItem(index_uid, entry_key))
-            meanings.append("")
+            actions.append(("delete", ""))
     for index_uid, entry_key in write.entries:
         tx.save(IndexEntryItem(index_uid, entry_key, partition_key=write.key, values=write.values,
                                doc=write.doc, segment=write.segment))
-        meanings.append("")
-    return meanings
+        actions.append(("put", ""))
+    return actions
 
 
 def _actions(write: PartitionWrite) -> int:
@@ -132,19 +143,19 @@ def apply_writes(table: TableItem, writes: Sequence[PartitionWrite]) -> dict[int
         for attempt in range(_CONFLICT_RETRIES):
             if not pending:
                 break
-            owners: list[tuple[int, str]] = []
+            actions: list[tuple[str, int, str]] = []
             try:
                 with TransactWrite(connection=connection()) as tx:
                     tx.condition_check(TableItem, table.db_uid, table.name,
                                        condition=(TableItem.uid == table.uid)
                                        & (TableItem.index_epoch == table.index_epoch))
-                    owners.append((-1, "table"))
+                    actions.append(("check", -1, "table"))
                     for i in pending:
-                        owners.extend((i, meaning) for meaning in _add_write(tx, table.uid, writes[i]))
+                        actions.extend((kind, i, meaning) for kind, meaning in _add_write(tx, table.uid, writes[i]))
                 pending = []
             except TransactWriteError as error:
                 reasons = getattr(error, "cancellation_reasons", None) or []
-                failed_here = _failed_writes(owners, reasons)
+                failed_here = _failed_writes(_in_sent_order(actions), reasons)
                 if failed_here.pop(-1, None) is not None:
                     raise TableChanged() from None
                 if failed_here:
@@ -218,8 +229,10 @@ def write_entries_checked(table_uid: str, entries: Sequence[tuple[PartitionItem,
                     tx.save(IndexEntryItem(index_uid, entry_key, partition_key=item.key, values=item.values,
                                            doc=item.doc, segment=item.segment))
         except TransactWriteError as error:
+            # Sent as every condition check (one per entry, in batch order), then every put.
             reasons = getattr(error, "cancellation_reasons", None) or []
-            stale = {i // 2 for i, r in enumerate(reasons) if r is not None and r.code == "ConditionalCheckFailed"}
+            stale = {i for i, r in enumerate(reasons[:len(batch)])
+                     if r is not None and r.code == "ConditionalCheckFailed"}
             if not stale and not any(r is not None and r.code == "TransactionConflict" for r in reasons):
                 raise
             pending = [entry for i, entry in enumerate(batch) if i not in stale] + pending

@@ -1,0 +1,93 @@
+"""How the partition store pairs DynamoDB's transaction cancellation reasons with its writes.
+
+DynamoDB answers a cancelled TransactWriteItems with one reason per action, in the order the
+actions were *sent*. The request here is built by the real PynamoDB (whose TransactWrite sends
+condition checks, then deletes, then puts, whatever order they were added in); only the
+network is replaced, by a fake client that fails the conditions a test names.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+from botocore.exceptions import ClientError
+from pynamodb.connection import Connection
+
+from chalicelib.store import partitions as store
+from chalicelib.store.models import PartitionItem, TableItem
+
+
+class FakeDynamoDB:
+    """Answers TransactWriteItems: cancels it when ``fails(kind, key)`` holds for an action."""
+
+    _request_signer = None  # PynamoDB keeps a client without a signer as it is
+
+    def __init__(self, fails: Callable[[str, str], bool]) -> None:
+        self.fails = fails
+        self.applied: list[list[tuple[str, str]]] = []
+
+    def _make_api_call(self, operation: str, kwargs: dict[str, Any]) -> dict:
+        assert operation == "TransactWriteItems"
+        actions = []
+        for item in kwargs["TransactItems"]:
+            (kind, body), = item.items()
+            key = body["Key"] if "Key" in body else body["Item"]
+            actions.append((kind, key["key"]["S"] if "key" in key else key["name"]["S"]))
+        reasons = [{"Code": "ConditionalCheckFailed", "Message": "failed"} if self.fails(kind, key)
+                   else {"Code": "None"} for kind, key in actions]
+        if any(r["Code"] != "None" for r in reasons):
+            raise ClientError({"Error": {"Code": "TransactionCanceledException", "Message": "cancelled"},
+                               "CancellationReasons": reasons}, operation)
+        self.applied.append(actions)
+        return {}
+
+
+@pytest.fixture
+def dynamodb(monkeypatch):
+    """``dynamodb(fails)`` makes the store's transactions go to a FakeDynamoDB."""
+    def install(fails: Callable[[str, str], bool]) -> FakeDynamoDB:
+        fake = FakeDynamoDB(fails)
+        connection = Connection(region="us-east-1")
+        connection._client = fake
+        monkeypatch.setattr(store, "connection", lambda: connection)
+        return fake
+    return install
+
+
+def _partition(key: str) -> PartitionItem:
+    return PartitionItem("table-uid", key, values=[key], doc=b"J{}", segment=0, revision=0)
+
+
+def test_backfill_skips_exactly_the_changed_partitions(dynamodb):
+    fake = dynamodb(lambda kind, key: kind == "ConditionCheck" and key in ("p3", "p5"))
+    entries = [(_partition(f"p{i}"), "index-uid", f"e{i}") for i in range(7)]
+    store.write_entries_checked("table-uid", entries)
+    written = sorted(key for actions in fake.applied for kind, key in actions if kind == "Put")
+    assert written == ["e0", "e1", "e2", "e4", "e6"]
+
+
+def test_a_failed_write_in_a_batch_is_reported_as_itself(dynamodb):
+    # Two moves, each with an index entry: the first lands on an existing partition.
+    fake = dynamodb(lambda kind, key: kind == "Put" and key == "b")
+    table = TableItem("db-uid", "t", uid="table-uid", index_epoch=0)
+    writes = [
+        store.PartitionWrite("replace", key=k_new, values=[k_new], doc=b"J{}", entries=[("i", "e" + k_new)],
+                             old_key=k_old, old_revision=0, old_entries=[("i", "e" + k_old)])
+        for k_old, k_new in (("a", "b"), ("c", "d"))
+    ]
+    assert store.apply_writes(table, writes) == {0: store.EXISTS}
+    [applied] = fake.applied
+    assert ("Put", "d") in applied and ("Delete", "c") in applied
+    assert not any(key in ("a", "b", "ea", "eb") for _, key in applied)
+
+
+def test_a_changed_partition_is_reported_as_changed(dynamodb):
+    dynamodb(lambda kind, key: kind == "Delete" and key == "c")
+    table = TableItem("db-uid", "t", uid="table-uid", index_epoch=0)
+    writes = [
+        store.PartitionWrite("create", key="x", values=["x"], doc=b"J{}", entries=[("i", "ex")]),
+        store.PartitionWrite("delete", old_key="c", old_revision=3, old_entries=[("i", "ec")]),
+        store.PartitionWrite("create", key="y", values=["y"], doc=b"J{}"),
+    ]
+    assert store.apply_writes(table, writes) == {1: store.CHANGED}

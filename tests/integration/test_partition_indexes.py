@@ -366,3 +366,22 @@ def test_missing_partition_value_backfill_error(glue, db):
     assert value_tuples(all_partitions(glue, db, "t", Expression="c IS NOT NULL")) == [("z", "3", "new")]
     assert value_tuples(all_partitions(glue, db, "t", Expression="NOT c = 'x'")) == [("z", "3", "new")]
     assert value_tuples(all_partitions(glue, db, "t", Expression="a = 'y'")) == [("y", "2")]
+
+
+def test_moving_onto_an_existing_partition_is_refused_with_an_index(glue, db, indexed):
+    books, toys = row("US", "Books", 2020), row("UK", "Toys", 2021)
+    with pytest.raises(glue.exceptions.AlreadyExistsException):
+        glue.update_partition(DatabaseName=db, TableName=indexed, PartitionValueList=books,
+                              PartitionInput=partition_input(toys))
+    food, games = row("FR", "Food", 2022), row("JP", "Games", 2023)
+    create_partitions(glue, db, indexed, [food])
+    errors = glue.batch_update_partition(DatabaseName=db, TableName=indexed, Entries=[
+        {"PartitionValueList": books, "PartitionInput": partition_input(toys)},
+        {"PartitionValueList": food, "PartitionInput": partition_input(games)},
+    ])["Errors"]
+    assert [(e["PartitionValueList"], e["ErrorDetail"]["ErrorCode"]) for e in errors] == [
+        (books, "AlreadyExistsException")]
+    assert sorted(value_tuples(all_partitions(glue, db, indexed))) == sorted(map(tuple, [books, toys, games]))
+    assert value_tuples(all_partitions(glue, db, indexed, Expression="category = 'Games'")) == [tuple(games)]
+    assert all_partitions(glue, db, indexed, Expression="category = 'Food'") == []
+    assert value_tuples(all_partitions(glue, db, indexed, Expression="category = 'Books'")) == [tuple(books)]

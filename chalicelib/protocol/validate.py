@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Any
+from typing import Any, Callable
 
 from botocore.model import Shape
 
@@ -159,11 +159,92 @@ class _Walker:
         return f"{path}.{_camel(name)}" if path else _camel(name)
 
 
+Check = Callable[[Any], bool]
+_compiled: dict[tuple[int, str], Check] = {}
+
+
+def _bounds_ok(metadata: dict, size: float) -> bool:
+    low, high = metadata.get("min"), metadata.get("max")
+    return (low is None or size >= low) and (high is None or size <= high)
+
+
+def _compile(shape: Shape) -> Check:
+    """A fast yes/no check of a value against a shape, built once per shape.
+
+    Valid requests (nearly all) pay only for this; the walker above runs just to word the
+    errors of an invalid one. A BatchCreatePartition of 100 partitions has ~100k nodes.
+    """
+    cache_key = (id(shape._shape_resolver), shape.name)
+    found = _compiled.get(cache_key)
+    if found is not None:
+        return found
+    slot: list[Check] = []
+    _compiled[cache_key] = lambda value: slot[0](value)  # recursive shapes refer to themselves
+    check = _build(shape)
+    slot.append(check)
+    _compiled[cache_key] = check
+    return check
+
+
+def _build(shape: Shape) -> Check:
+    kind, meta = shape.type_name, shape.metadata
+    if kind == "structure":
+        required = tuple(shape.required_members)
+        members = tuple((name, _compile(member)) for name, member in shape.members.items())
+
+        def structure(value: Any) -> bool:
+            if not isinstance(value, dict):
+                return False
+            for name in required:
+                if value.get(name) is None:
+                    return False
+            for name, check in members:
+                item = value.get(name)
+                if item is not None and not check(item):
+                    return False
+            return True
+        return structure
+    if kind == "list":
+        item_check = _compile(shape.member)
+        return lambda value: (isinstance(value, list) and _bounds_ok(meta, len(value))
+                              and all(item is not None and item_check(item) for item in value))
+    if kind == "map":
+        key_check, value_check = _compile(shape.key), _compile(shape.value)
+        return lambda value: (isinstance(value, dict) and _bounds_ok(meta, len(value))
+                              and all(key_check(k) and v is not None and value_check(v) for k, v in value.items()))
+    if kind == "string":
+        enum = frozenset(shape.enum or ())
+        pattern = _compiled_pattern(meta["pattern"]) if meta.get("pattern") else None
+        plain = "min" not in meta and "max" not in meta and not enum and pattern is None
+
+        def string(value: Any) -> bool:
+            if type(value) is not str:
+                return False
+            if plain:
+                return True
+            return (_bounds_ok(meta, len(value)) and (not enum or value in enum)
+                    and (pattern is None or pattern.fullmatch(value) is not None))
+        return string
+    if kind in ("integer", "long"):
+        return lambda value: type(value) is int and _bounds_ok(meta, value)
+    if kind in ("double", "float"):
+        return lambda value: (type(value) in (int, float) and math.isfinite(value) and _bounds_ok(meta, value))
+    if kind == "boolean":
+        return lambda value: type(value) is bool
+    if kind == "timestamp":
+        return lambda value: type(value) in (int, float) and math.isfinite(value)
+    if kind == "blob":
+        return lambda value: type(value) is str
+    return lambda value: True
+
+
 def validate_input(shape: Shape | None, params: Any) -> None:
     """Raise InvalidInputException listing every constraint ``params`` violates."""
     if shape is None:
         if params not in ({}, None):
             raise InvalidInputException("This operation takes no input members")
+        return
+    if _compile(shape)(params):
         return
     walker = _Walker()
     walker.check(shape, params, "")

@@ -158,10 +158,14 @@ def _overlay(table: TableItem, catalog_key: str, snapshot: int, reader: Optional
     return changes
 
 
-def _visible(table: TableItem, snapshot: int, bound, overlay, low, high, after) -> Iterator[tuple[str, list[str], dict]]:
-    """(version key, partition values, TableObject) visible in one key range, in key order."""
+def _visible(table: TableItem, snapshot: int, bound, overlay, low, high, after,
+             seek: bool = False) -> Iterator[tuple[str, list[str], dict]]:
+    """(version key, partition values, TableObject) visible in one key range, in key order;
+    ``seek``: skip each partition's versions added after the snapshot instead of reading them."""
     def committed() -> Iterator[tuple[str, list[str], dict]]:
-        for version in store.versions_in(table.uid, low, high, after):
+        versions = (store.versions_as_of(table.uid, snapshot, low, high, after) if seek
+                    else store.versions_in(table.uid, low, high, after))
+        for version in versions:
             if version.added_seq > snapshot or (version.removed_seq is not None and version.removed_seq <= snapshot):
                 continue
             if version.uri in overlay or not expressions.evaluate(bound, version.values):
@@ -198,13 +202,18 @@ def get_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[str, 
     if position and reader is None:
         snapshot = position[2]  # later pages of a read without a transaction: the first page's snapshot
     overlay = _overlay(table, ctx.catalog_key(params), snapshot, reader)
+    # Reading the past (as of a time, or a transaction's snapshot) from a few whole partitions:
+    # seek past their later history rather than read it.
+    ranges = expressions.plan_ranges(bound, [name for name, _ in keys]) if keys else None
+    seek = (reader is not None or as_of is not None) and bool(ranges) and \
+        all(len(r.equals) == len(keys) for r in ranges)
     limit = params.get("MaxResults") or 1000
     groups: list[dict[str, Any]] = []
     count, last, more = 0, None, False
     for number in range(start_range, len(plan.bounds)):
         low, high = plan.bounds[number]
         for key, values, obj in _visible(table, snapshot, bound, overlay, low, high,
-                                         after if number == start_range else None):
+                                         after if number == start_range else None, seek):
             if count == limit:
                 more = True
                 break

@@ -262,6 +262,36 @@ def versions_in(table_uid: str, low: Optional[str], high: Optional[str],
     return query_key_range(ObjectVersionItem, table_uid, low, high, after)
 
 
+def versions_as_of(table_uid: str, snapshot: int, low: Optional[str], high: Optional[str],
+                   after: Optional[str] = None) -> Iterator[ObjectVersionItem]:
+    """Like :func:`versions_in`, but skipping every version added after ``snapshot``: a version
+    key is ``partition SEP added_seq SEP uri``, so each partition's versions up to the snapshot
+    are one key range. Finding each partition costs a one-item probe; worth it for a few
+    partitions with history after the snapshot, not for a scan of many."""
+    while True:
+        probe = None
+        key = ObjectVersionItem.key
+        start = after if after is not None and (low is None or after >= low) else low
+        condition = (key.between(start, high) if start is not None and high is not None else
+                     key >= start if start is not None else key <= high if high is not None else None)
+        for item in ObjectVersionItem.query(table_uid, range_key_condition=condition, consistent_read=True,
+                                            limit=2, attributes_to_get=["key"]):
+            metrics.count_read()
+            if item.key != after:
+                probe = item.key
+                break
+        if probe is None:
+            return
+        partition = probe.rsplit(SEP, 2)[0]
+        top = f"{partition}{SEP}{snapshot:0{SEQ_DIGITS}d}\x02"  # every uri at seq <= snapshot
+        if top >= probe:
+            yield from query_key_range(ObjectVersionItem, table_uid, start, top if high is None or top < high else high,
+                                       after)
+        low, after = f"{partition}{SEP}:", None  # ':' sorts after every digit: the next partition
+        if high is not None and low > high:
+            return
+
+
 def _purge(table: TableItem) -> None:
     delete_all(ObjectVersionItem, table.uid, "key")
     delete_all(ObjectItem, table.uid, "uri")

@@ -138,6 +138,8 @@ def test_reader_snapshot_never_changes(gov):
         assert gov.objects(TransactionId=reader) == seen
         assert gov.objects(TransactionId=reader, PartitionPredicate="year = 2021") == \
             {k: v for k, v in seen.items() if v[0][0] == "2021"}
+        assert gov.objects(TransactionId=reader, PartitionPredicate="year = 2021 AND region = 'us'",
+                           page_size=2) == {k: v for k, v in seen.items() if v[0] == ("2021", "us")}
         assert gov.objects(TransactionId=reader, page_size=3) == seen
     assert len(gov.objects()) == 20 + 50 - 20
 
@@ -170,7 +172,7 @@ def test_time_travel_at_every_commit(gov):
         [add(uri(f"a{i}"), [str(2019 + i % 3), ("us", "eu")[i % 2]], etag=f"a{i}", size=i) for i in range(12)],
         [delete(uri("a0")), delete(uri("a5")), add(uri("b0"), ["2022", "us"], etag="b0")],
         [delete(uri("a1")), add(uri("a1"), ["2030", "ap"], etag="a1-v2", size=99)],
-        [add(uri(f"c{i}"), US21, etag=f"c{i}") for i in range(30)],
+        [add(uri(f"c{i}"), US21, etag=f"c{i}") for i in range(30)] + [add(uri("lead0"), ["02021", "us"])],
         [delete(uri(f"c{i}")) for i in range(0, 30, 2)],
         [add(uri("a0"), ["2019", "us"], etag="a0-back")],
         [delete(uri(f"a{i}")) for i in (1, 2, 3, 4, 6, 7, 8, 9, 10, 11)],
@@ -196,8 +198,12 @@ def test_time_travel_at_every_commit(gov):
         assert gov.objects(QueryAsOfTime=end) == states[number + 1], f"right after commit {number}"
         assert gov.objects(QueryAsOfTime=end - ONE_MICROSECOND) == states[number], f"right before commit {number}"
         assert gov.objects(QueryAsOfTime=end, page_size=4) == states[number + 1]
-        expected = {k: v for k, v in states[number + 1].items() if v[0] == ("2021", "us")}
-        assert gov.objects(QueryAsOfTime=end, PartitionPredicate="year = 2021 AND region = 'us'") == expected
+        # Both partitions ("2021" and "02021" are distinct partitions with equal years), every page.
+        pinned = "year = 2021 AND region = 'us'"
+        for state, when in ((states[number + 1], end), (states[number], end - ONE_MICROSECOND)):
+            expected = {k: v for k, v in state.items() if int(v[0][0]) == 2021 and v[0][1] == "us"}
+            assert gov.objects(QueryAsOfTime=when, PartitionPredicate=pinned) == expected
+            assert gov.objects(QueryAsOfTime=when, PartitionPredicate=pinned, page_size=3) == expected
     assert gov.objects() == states[-1]
     assert gov.objects(QueryAsOfTime=datetime.now(timezone.utc) + timedelta(days=1)) == states[-1]
 

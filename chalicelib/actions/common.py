@@ -64,10 +64,11 @@ def make_token(ctx: RequestContext, position: Any, *scope: Any) -> str | None:
     return tokens.encode_token(tokens.request_scope(ctx.operation, ctx.region, *scope), position)
 
 
-def take_page(items: Iterable[T], limit: int, render: Callable[[T], dict | None],
-              position: Callable[[T], Any]) -> tuple[list[dict], Any]:
+def take_page(items: Iterable[T], limit: int, render: Callable[[T], Any],
+              position: Callable[[T], Any], sized: bool = False) -> tuple[list[dict], Any]:
     """Render up to ``limit`` items (``render`` returns None to skip one) within the byte budget.
 
+    With ``sized``, ``render`` returns (object, its JSON size) so nothing is serialized twice.
     Returns the page and the position to resume after, or None when the items ran out.
     """
     page: list[dict] = []
@@ -77,7 +78,11 @@ def take_page(items: Iterable[T], limit: int, render: Callable[[T], dict | None]
     for item in iterator:
         rendered = render(item)
         if rendered is not None:
-            size += len(json.dumps(rendered, separators=(",", ":"), default=str))
+            if sized:
+                rendered, item_size = rendered
+                size += item_size
+            else:
+                size += len(json.dumps(rendered, separators=(",", ":"), default=str))
             if page and size > MAX_PAGE_BYTES:
                 return page, last
             page.append(rendered)

@@ -19,7 +19,7 @@ from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationExc
                                EntityNotFoundException, InvalidInputException, ServiceError)
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
-from chalicelib.store.documents import decode_document, encode_document
+from chalicelib.store.documents import decode_document, decode_document_sized, encode_document
 from chalicelib.store.models import DatabaseItem, TableItem
 
 _PARTITION_INPUT_MEMBERS = ("StorageDescriptor", "Parameters", "LastAccessTime", "LastAnalyzedTime")
@@ -85,11 +85,18 @@ def _partition_document(partition_input: dict[str, Any], creation_time: float) -
 
 def _render(ctx: RequestContext, params: dict[str, Any], view: TableView, doc_bytes: bytes,
             exclude_columns: bool = False) -> dict[str, Any]:
-    doc = decode_document(doc_bytes)
+    return _render_sized(ctx, params, view, doc_bytes, exclude_columns)[0]
+
+
+def _render_sized(ctx: RequestContext, params: dict[str, Any], view: TableView, doc_bytes: bytes,
+                  exclude_columns: bool = False) -> tuple[dict[str, Any], int]:
+    """A stored partition as the API returns it, and (an upper bound of) its JSON size."""
+    doc, size = decode_document_sized(doc_bytes)
     if exclude_columns and "StorageDescriptor" in doc:
         doc["StorageDescriptor"] = {k: v for k, v in doc["StorageDescriptor"].items() if k != "Columns"}
-    return {**doc, "DatabaseName": view.database.name, "TableName": view.item.name,
-            "CatalogId": ctx.catalog_id(params)}
+    rendered = {**doc, "DatabaseName": view.database.name, "TableName": view.item.name,
+                "CatalogId": ctx.catalog_id(params)}
+    return rendered, size + len(view.database.name) + len(view.item.name) + 80
 
 
 def _error_detail(error: ServiceError) -> dict[str, str]:
@@ -349,10 +356,10 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any
         item = pair[1]
         if item.segment % total != number or not expressions.evaluate(bound, item.values):
             return None
-        return _render(ctx, params, view, item.doc, exclude)
+        return _render_sized(ctx, params, view, item.doc, exclude)
 
     limit = params.get("MaxResults") or 1000
-    page, last = take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key])
+    page, last = take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key], sized=True)
     token = make_token(ctx, last, *scope)
     return {"Partitions": page, **({"NextToken": token} if token else {})}
 

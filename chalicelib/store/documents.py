@@ -36,7 +36,12 @@ def encode_document(obj: Any, what: str = "object") -> bytes:
 
 def decode_document(data: bytes) -> Any:
     """Inverse of encode_document."""
+    return decode_document_sized(data)[0]
+
+
+def decode_document_sized(data: bytes) -> tuple[Any, int]:
+    """The object and the length of its JSON text (what it adds to a response, roughly)."""
     kind, body = data[:1], data[1:]
     if kind == b"Z":
         body = zlib.decompress(body)
-    return json.loads(body.decode("utf-8"))
+    return json.loads(body), len(body)

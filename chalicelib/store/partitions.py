@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
@@ -134,40 +135,59 @@ def apply_writes(table: TableItem, writes: Sequence[PartitionWrite]) -> dict[int
     """Apply writes, each atomically with its entries; returns {position: EXISTS|MISSING|CHANGED}
     for the writes whose conditions failed (the others are applied).
 
-    Raises TableChanged (nothing of the failing transaction applied) when the table or its
-    index definitions changed since ``table`` was read.
+    The DynamoDB transactions of one call run in parallel (100 partitions plus the table check
+    are 101 actions: two transactions). Raises TableChanged (nothing of the failing transaction
+    applied) when the table or its index definitions changed since ``table`` was read.
     """
+    groups = _pack(writes)
     failures: dict[int, str] = {}
-    for group in _pack(writes):
-        pending = list(group)
-        for attempt in range(_CONFLICT_RETRIES):
-            if not pending:
-                break
-            actions: list[tuple[str, int, str]] = []
-            try:
-                with TransactWrite(connection=connection()) as tx:
-                    tx.condition_check(TableItem, table.db_uid, table.name,
-                                       condition=(TableItem.uid == table.uid)
-                                       & (TableItem.index_epoch == table.index_epoch))
-                    actions.append(("check", -1, "table"))
-                    for i in pending:
-                        actions.extend((kind, i, meaning) for kind, meaning in _add_write(tx, table.uid, writes[i]))
-                pending = []
-            except TransactWriteError as error:
-                reasons = getattr(error, "cancellation_reasons", None) or []
-                failed_here = _failed_writes(_in_sent_order(actions), reasons)
-                if failed_here.pop(-1, None) is not None:
-                    raise TableChanged() from None
-                if failed_here:
-                    failures.update(failed_here)
-                    pending = [i for i in pending if i not in failed_here]
-                elif any(r is not None and r.code == "TransactionConflict" for r in reasons):
-                    time.sleep(random.uniform(0.005, 0.05) * (attempt + 1))
-                else:
-                    raise
-        else:
-            if pending:
-                raise TableChanged()
+    if len(groups) == 1:
+        return _apply_group(table, writes, groups[0])
+    for found in _executor().map(lambda group: _apply_group(table, writes, group), groups):
+        failures.update(found)
+    return failures
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="partition-writes")
+    return _pool
+
+
+def _apply_group(table: TableItem, writes: Sequence[PartitionWrite], group: list[int]) -> dict[int, str]:
+    failures: dict[int, str] = {}
+    pending = list(group)
+    for attempt in range(_CONFLICT_RETRIES):
+        if not pending:
+            return failures
+        actions: list[tuple[str, int, str]] = []
+        try:
+            with TransactWrite(connection=connection()) as tx:
+                tx.condition_check(TableItem, table.db_uid, table.name,
+                                   condition=(TableItem.uid == table.uid)
+                                   & (TableItem.index_epoch == table.index_epoch))
+                actions.append(("check", -1, "table"))
+                for i in pending:
+                    actions.extend((kind, i, meaning) for kind, meaning in _add_write(tx, table.uid, writes[i]))
+            pending = []
+        except TransactWriteError as error:
+            reasons = getattr(error, "cancellation_reasons", None) or []
+            failed_here = _failed_writes(_in_sent_order(actions), reasons)
+            if failed_here.pop(-1, None) is not None:
+                raise TableChanged() from None
+            if failed_here:
+                failures.update(failed_here)
+                pending = [i for i in pending if i not in failed_here]
+            elif any(r is not None and r.code == "TransactionConflict" for r in reasons):
+                time.sleep(random.uniform(0.005, 0.05) * (attempt + 1))
+            else:
+                raise
+    if pending:
+        raise TableChanged()
     return failures
 
 

@@ -22,6 +22,7 @@ shared with the expression language in ``chalicelib.domain.expressions``.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import struct
 from dataclasses import dataclass
 from decimal import Decimal
@@ -55,6 +56,7 @@ _KINDS = {
 }
 
 
+@functools.lru_cache(maxsize=1024)
 def base_type(glue_type: str) -> str:
     """The lowercase type name without parameters: ``'DECIMAL(10,2)'`` -> ``'decimal'``."""
     text = glue_type.strip().lower()
@@ -63,6 +65,7 @@ def base_type(glue_type: str) -> str:
     return text.strip()
 
 
+@functools.lru_cache(maxsize=1024)
 def kind_of(glue_type: str) -> str:
     """How values of a Glue column type compare: one of STRING, INT, DECIMAL, FLOAT, DATE,
     TIMESTAMP, BOOLEAN. Unknown and complex types (array<...>, struct<...>) compare as strings."""

@@ -50,7 +50,7 @@ class RegisterOptions:
     partitions_per_task: int = 2000
     schema_sample: int = 16
     schema_change: str = "merge"  # merge | replace | fail
-    parallel_listing_threshold: int = 1024
+    parallel_listing_threshold: int = 256
     quiet: bool = False
 
 

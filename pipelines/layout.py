@@ -132,11 +132,15 @@ def list_local(spark: Optional[SparkSession], root: str, parallel_threshold: int
 def list_spark(spark: SparkSession, root: str) -> list[Record]:
     """List any Hadoop filesystem with Spark's own (parallel) file listing; sizes unknown (0)."""
     files = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root).inputFiles()
-    prefix = root.rstrip("/") + "/"
+    # Spark spells URIs its own way (file:/x vs file:///x): compare host and path only.
+    base = urlparse(root)
+    prefix = base.path.rstrip("/") + "/"
     grouped: dict[tuple[str, ...], list[str]] = {}
     for path in files:
-        rel = path[len(prefix):] if path.startswith(prefix) else path.split("://", 1)[-1]
-        *parts, name = rel.split("/")
+        parsed = urlparse(path)
+        if parsed.netloc != base.netloc or not parsed.path.startswith(prefix):
+            continue
+        *parts, name = parsed.path[len(prefix):].split("/")
         grouped.setdefault(tuple(parts), []).append(name)
     return [(rel, len(names), 0, sorted(names)[0]) for rel, names in sorted(grouped.items())]
 

@@ -143,3 +143,14 @@ def test_partition_key_types_and_per_partition_errors(spark, config, glue, datab
     assert summary.errors[0]["Values"] == ["12", "1", "b\x01c"] and summary.errors[0]["ErrorCode"]
     assert any(path.endswith("/stray/") for path in summary.ignored)
     assert set(partitions_of(glue, database, "typed")) == {("7", "9999999999", "a"), ("3", "5", "d")}
+
+
+def test_spark_listing_finds_the_same_layout(spark, sales):
+    """The listing used for s3a:// and other Hadoop filesystems (Spark's file index), run on a
+    file: URI, finds the same partitions as the local walk."""
+    from pipelines import layout
+    root = "file://" + sales.roots["parquet"]
+    by_spark = sorted((rel, files) for rel, files, _, _ in layout.list_spark(spark, root))
+    local, _ = layout.list_local(None, sales.roots["parquet"])
+    assert by_spark == sorted((rel, files) for rel, files, _, _ in local)
+    assert len(by_spark) == 12

@@ -89,3 +89,15 @@ def test_glue_types_from_spark():
     assert schema.glue_type(T.MapType(T.StringType(), T.LongType())) == "map<string,bigint>"
     assert schema.glue_type(T.DecimalType(12, 3)) == "decimal(12,3)"
     assert schema.glue_type(T.TimestampNTZType()) == "timestamp"
+
+
+@pytest.mark.parametrize("command", ["sample", "register", "stats", "read"])
+def test_every_subcommand_has_help(command, capsys):
+    from pipelines import cli
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([command, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert f"python -m pipelines {command}" in out
+    if command != "sample":
+        assert "--endpoint-url" in out and "--master" in out

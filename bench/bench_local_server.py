@@ -67,7 +67,7 @@ def measure(endpoint: str, seconds: float, max_requests: int) -> tuple[int, floa
         region_name="us-east-1",
         aws_access_key_id="bench",
         aws_secret_access_key="bench",
-        config=Config(retries={"max_attempts": 1}),
+        config=Config(retries={"total_max_attempts": 1}),
     )
     for _ in range(3):  # warm-up: connection, signer, model loading
         glue.get_databases()

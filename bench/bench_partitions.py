@@ -140,7 +140,7 @@ def make_client(service: str, endpoint: str, threads: int = 4) -> Any:
     return boto3.client(
         service, endpoint_url=endpoint, region_name=REGION,
         aws_access_key_id="testing", aws_secret_access_key="testing",
-        config=Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=5,
+        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=5,
                       read_timeout=900, max_pool_connections=max(10, threads + 2)),
     )
 

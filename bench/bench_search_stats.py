@@ -135,7 +135,7 @@ def make_client(endpoint: str, pool: int = 10) -> Any:
     """A boto3 Glue client; one attempt, so a failure shows instead of being retried."""
     return boto3.client("glue", endpoint_url=endpoint, region_name=REGION,
                         aws_access_key_id="testing", aws_secret_access_key="testing",
-                        config=Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=5,
+                        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=5,
                                       read_timeout=900, max_pool_connections=pool))
 
 

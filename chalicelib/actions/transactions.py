@@ -130,10 +130,16 @@ def clear_lock(table_uid: str, catalog: str) -> bool:
     if holder is None or holder.status in ("ACTIVE", "ABORTED"):
         store.release_lock(table_uid, lock.transaction_id)
         return True
+    stale = time.time() - (lock.since or 0) > COMMIT_LEASE_SECONDS
     if holder.status == "COMMITTED":
+        # Its committer may still be applying: rolling forward alongside it could let its late
+        # writes land after ours. Only a committer gone past its lease is finished for it
+        # (meanwhile readers already see the commit, by overlaying its pending writes).
+        if not stale:
+            return False
         roll_forward(holder)
         return True
-    if time.time() - (lock.since or 0) > COMMIT_LEASE_SECONDS:
+    if stale:
         abort(holder, ("COMMIT_IN_PROGRESS",))
         store.release_lock(table_uid, lock.transaction_id)
         return True

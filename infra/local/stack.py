@@ -25,7 +25,7 @@ REGION = "us-east-1"
 # A non-numeric access key id: the service maps it to its default account 123456789012.
 DEFAULT_ACCESS_KEY = "testing"
 # One attempt: a test must see the service's first answer, not a retried one.
-CLIENT_CONFIG = Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=5, read_timeout=60)
+CLIENT_CONFIG = Config(retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=5, read_timeout=60)
 
 
 def client(endpoint: str, service: str = "glue", *, account: Optional[str] = None,

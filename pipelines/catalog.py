@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TypeVa
 
 import boto3
 from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
 T = TypeVar("T")
 
@@ -108,8 +108,8 @@ def call_with_retry(fn: Callable[[], T], attempts: int = 8, sleep: Callable[[flo
         except ClientError as error:
             if error_code(error) not in RETRYABLE_CALL_ERRORS or attempt == attempts - 1:
                 raise
-        except BotoCoreError:
-            if attempt == attempts - 1:
+        except BotoCoreError as error:
+            if isinstance(error, ParamValidationError) or attempt == attempts - 1:
                 raise
         sleep(backoff(attempt))
     raise AssertionError("unreachable")
@@ -144,7 +144,8 @@ def batch_create_partitions(config: CatalogConfig, database: str, table: str,
                             inputs: Sequence[dict[str, Any]], attempts: int = 8,
                             sleep: Callable[[float], None] = time.sleep) -> BatchOutcome:
     """BatchCreatePartition of up to 100 inputs; entries that fail with a retryable code are
-    re-sent (alone) with backoff, AlreadyExists counts as already there, the rest are failures."""
+    re-sent (alone) with backoff, AlreadyExists counts as already there, the rest are failures.
+    A call refused as a whole is split in halves until the offending entries are isolated."""
     glue = client(config)
     outcome = BatchOutcome()
     pending = list(inputs)
@@ -155,7 +156,16 @@ def batch_create_partitions(config: CatalogConfig, database: str, table: str,
                                                  PartitionInputList=pending, **config.ids())
         except (ClientError, BotoCoreError) as error:
             code = error_code(error)
-            if (isinstance(error, ClientError) and code not in RETRYABLE_CALL_ERRORS) or attempt == attempts - 1:
+            refused = isinstance(error, ParamValidationError) or (
+                isinstance(error, ClientError) and code not in RETRYABLE_CALL_ERRORS)
+            if refused and len(pending) > 1:
+                # The request as a whole was refused (one malformed entry fails the call):
+                # halve it until the bad entries stand alone, so the good ones still land.
+                half = len(pending) // 2
+                for part in (pending[:half], pending[half:]):
+                    outcome.merge(batch_create_partitions(config, database, table, part, attempts, sleep))
+                return outcome
+            if refused or attempt == attempts - 1:
                 outcome.failed.extend({"Values": p["Values"], "ErrorCode": code, "ErrorMessage": str(error)}
                                       for p in pending)
                 return outcome

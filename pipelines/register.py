@@ -143,8 +143,10 @@ def _signature(columns: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
 
 def infer_columns(spark: SparkSession, fmt: str, files: list[str], base: str, keys: Sequence[str],
                   csv_options: dict[str, str]) -> list[dict[str, str]]:
-    """Glue columns of the data files (partition keys left out), inferred by Spark."""
-    reader = spark.read.format(fmt).option("basePath", base)
+    """Glue columns of the data files (partition keys left out), inferred by Spark. The files
+    are named one by one and without basePath, so Spark does no partition discovery of its
+    own (which would reject folder names Glue can still hold, such as an empty value)."""
+    reader = spark.read.format(fmt)
     if fmt == "parquet":
         reader = reader.option("mergeSchema", "true")
     elif fmt == "csv":

@@ -101,3 +101,29 @@ def test_every_subcommand_has_help(command, capsys):
     assert f"python -m pipelines {command}" in out
     if command != "sample":
         assert "--endpoint-url" in out and "--master" in out
+
+
+class RefusingGlue:
+    """Refuses a whole call (as request validation does) when it holds the value "bad"."""
+
+    def __init__(self):
+        self.calls = []
+
+    def batch_create_partition(self, DatabaseName, TableName, PartitionInputList):
+        from botocore.exceptions import ClientError
+        values = [p["Values"][0] for p in PartitionInputList]
+        self.calls.append(values)
+        if "bad" in values:
+            raise ClientError({"Error": {"Code": "InvalidInputException", "Message": "bad value"}},
+                              "BatchCreatePartition")
+        return {"Errors": []}
+
+
+def test_a_refused_call_is_halved_until_the_bad_entry_stands_alone(monkeypatch):
+    fake = RefusingGlue()
+    monkeypatch.setattr(catalog, "client", lambda config, service="glue": fake)
+    inputs = [{"Values": [v]} for v in ["a", "b", "c", "bad", "e", "f", "g", "h"]]
+    outcome = catalog.batch_create_partitions(CatalogConfig(), "db", "t", inputs, sleep=lambda s: None)
+    assert outcome.done == 7 and [f["Values"] for f in outcome.failed] == [["bad"]]
+    assert outcome.failed[0]["ErrorCode"] == "InvalidInputException"
+    assert len(fake.calls) == 7  # 8 -> 4+4 -> 2+2 -> 1+1

@@ -26,14 +26,12 @@ import json
 import math
 import os
 import platform
-import queue
 import random
 import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -41,12 +39,12 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 import boto3
-from botocore.config import Config
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from infra.local.dynamodb_local import PREEXEC, free_port  # noqa: E402
+from bench.common import make_client, run_parallel  # noqa: E402
 from infra.local.stack import REGION, CatalogStack, stop_process, wait_for_port  # noqa: E402
 
 DATABASE = "bench"
@@ -135,46 +133,6 @@ def table_input(name: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- clients
-def make_client(service: str, endpoint: str, threads: int = 4) -> Any:
-    """A boto3 client on 127.0.0.1; one attempt, so a failure shows instead of being retried."""
-    return boto3.client(
-        service, endpoint_url=endpoint, region_name=REGION,
-        aws_access_key_id="testing", aws_secret_access_key="testing",
-        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=5,
-                      read_timeout=900, max_pool_connections=max(10, threads + 2)),
-    )
-
-
-def run_parallel(clients: Sequence[Any], chunks: Sequence[Any], work: Callable[[Any, Any], None]) -> float:
-    """Run ``work(client, chunk)`` for every chunk on one thread per client; returns seconds."""
-    pending: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
-    for chunk in chunks:
-        pending.put(chunk)
-    errors: list[BaseException] = []
-
-    def lane(client: Any) -> None:
-        while not errors:
-            try:
-                chunk = pending.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                work(client, chunk)
-            except BaseException as error:  # reported by the caller's thread
-                errors.append(error)
-
-    threads = [threading.Thread(target=lane, args=(client,), daemon=True) for client in clients]
-    start = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - start
-    if errors:
-        raise errors[0]
-    return elapsed
-
-
 def create_partitions(client: Any, table: str, chunk: list[dict[str, Any]]) -> None:
     """One BatchCreatePartition call; any per-partition error fails the benchmark."""
     response = client.batch_create_partition(DatabaseName=DATABASE, TableName=table, PartitionInputList=chunk)

@@ -1,0 +1,53 @@
+"""Pieces the benchmarks share: boto3 clients and a fixed pool of worker threads."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Any, Callable, Sequence
+
+import boto3
+from botocore.config import Config
+
+from infra.local.stack import REGION
+
+
+def make_client(service: str, endpoint: str, threads: int = 4) -> Any:
+    """A boto3 client on 127.0.0.1; one attempt, so a failure shows instead of being retried."""
+    return boto3.client(
+        service, endpoint_url=endpoint, region_name=REGION,
+        aws_access_key_id="testing", aws_secret_access_key="testing",
+        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=5,
+                      read_timeout=900, max_pool_connections=max(10, threads + 2)),
+    )
+
+
+def run_parallel(clients: Sequence[Any], chunks: Sequence[Any], work: Callable[[Any, Any], None]) -> float:
+    """Run ``work(client, chunk)`` for every chunk on one thread per client; returns seconds."""
+    pending: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+    for chunk in chunks:
+        pending.put(chunk)
+    errors: list[BaseException] = []
+
+    def lane(client: Any) -> None:
+        while not errors:
+            try:
+                chunk = pending.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                work(client, chunk)
+            except BaseException as error:  # reported by the caller's thread
+                errors.append(error)
+
+    threads = [threading.Thread(target=lane, args=(client,), daemon=True) for client in clients]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - start
+    if errors:
+        raise errors[0]
+    return elapsed

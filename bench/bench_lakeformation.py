@@ -44,7 +44,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from infra.local.stack import REGION, CatalogStack  # noqa: E402
-from bench.common import make_client, run_parallel  # noqa: E402
+from bench.common import make_client, print_table, run_parallel  # noqa: E402
 
 DATABASE = "lake"
 TABLE = "events"
@@ -204,15 +204,9 @@ class Report:
         print(f"Command: `{command}`  ")
         print(f"Machine: {env}")
         print()
-        print("| Measure | Result | Target | Met |")
-        print("|---|---|---|---|")
-        for row in self.summary:
-            print("| " + " | ".join(row) + " |")
+        print_table(['Measure', 'Result', 'Target', 'Met'], self.summary)
         print()
-        print("| History | Query | Median | Min (ms) | Runs | Objects | DynamoDB items read | Items per object |")
-        print("|---|---|---|---|---|---|---|---|")
-        for row in self.details:
-            print("| " + " | ".join(row) + " |")
+        print_table(['History', 'Query', 'Median', 'Min (ms)', 'Runs', 'Objects', 'DynamoDB items read', 'Items per object'], self.details)
         print()
         for note in self.notes:
             print(f"- {note}")

@@ -44,7 +44,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from infra.local.dynamodb_local import PREEXEC, free_port  # noqa: E402
-from bench.common import make_client, run_parallel  # noqa: E402
+from bench.common import make_client, print_table, run_parallel  # noqa: E402
 from infra.local.stack import REGION, CatalogStack, stop_process, wait_for_port  # noqa: E402
 
 DATABASE = "bench"
@@ -412,15 +412,9 @@ class Report:
         print(f"Command: `{command}`  ")
         print(f"Machine: {env}")
         print()
-        print("| Measure | Result | Target | Met |")
-        print("|---|---|---|---|")
-        for row in self.summary:
-            print("| " + " | ".join(row) + " |")
+        print_table(['Measure', 'Result', 'Target', 'Met'], self.summary)
         print()
-        print("| Size | Case | Expression | Median | Min (ms) | Runs | Returned | DynamoDB items read |")
-        print("|---|---|---|---|---|---|---|---|")
-        for row in self.details:
-            print("| " + " | ".join(row) + " |")
+        print_table(['Size', 'Case', 'Expression', 'Median', 'Min (ms)', 'Runs', 'Returned', 'DynamoDB items read'], self.details)
         print()
         for note in self.notes:
             print(f"- {note}")

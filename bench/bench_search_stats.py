@@ -49,6 +49,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from infra.local.stack import REGION, CatalogStack  # noqa: E402
+from bench.common import print_table  # noqa: E402
 
 RARE = "platypus"
 RARE_TABLES = 5
@@ -266,20 +267,11 @@ class Report:
         print(f"Command: `{command}`  ")
         print(f"Machine: {env}")
         print()
-        print("| Measure | Result | Target | Met |")
-        print("|---|---|---|---|")
-        for row in self.summary:
-            print("| " + " | ".join(row) + " |")
+        print_table(['Measure', 'Result', 'Target', 'Met'], self.summary)
         print()
-        print("| Tables | Case | Median | Min (ms) | Runs | Results | Items read | Items / result |")
-        print("|---|---|---|---|---|---|---|---|")
-        for row in self.rows:
-            print("| " + " | ".join(row) + " |")
+        print_table(['Tables', 'Case', 'Median', 'Min (ms)', 'Runs', 'Results', 'Items read', 'Items / result'], self.rows)
         print()
-        print("| Column statistics call | Columns | Median | Items read | DynamoDB calls per request |")
-        print("|---|---|---|---|---|")
-        for row in self.stats_rows:
-            print("| " + " | ".join(row) + " |")
+        print_table(['Column statistics call', 'Columns', 'Median', 'Items read', 'DynamoDB calls per request'], self.stats_rows)
         print()
         for note in self.notes:
             print(f"- {note}")

@@ -51,3 +51,11 @@ def run_parallel(clients: Sequence[Any], chunks: Sequence[Any], work: Callable[[
     if errors:
         raise errors[0]
     return elapsed
+
+
+def print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """Print a Markdown table (ready to paste into the README or a closing note)."""
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")

@@ -398,8 +398,8 @@ def run(args: argparse.Namespace, stack: CatalogStack, report: Report) -> None:
     report.notes.append(
         f"Informational: a rare token together with a common one (`{RARE} team`; 'team' is in every "
         f"table's and every database's description) reads {mixed.items:,} items at {large:,} tables: "
-        f"every SearchText token's postings are read in full, and a database posting brings in all of "
-        f"that database's tables, so the cost follows the most common token, not the answer.")
+        f"each token's postings are read in rounds and the first token to run out (the rarest) picks the "
+        f"candidates, so the common word costs about as much as the rare one.")
     column_statistics(args, stack, glue, report)
 
 

@@ -44,7 +44,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from infra.local.stack import REGION, CatalogStack  # noqa: E402
-from bench.common import make_client, print_table, run_parallel  # noqa: E402
+from bench.common import log, make_client, print_table, run_parallel  # noqa: E402
 
 DATABASE = "lake"
 TABLE = "events"
@@ -212,8 +212,6 @@ class Report:
             print(f"- {note}")
 
 
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 # -------------------------------------------------------------------------------------- main

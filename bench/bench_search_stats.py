@@ -49,7 +49,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from infra.local.stack import REGION, CatalogStack  # noqa: E402
-from bench.common import print_table  # noqa: E402
+from bench.common import log, print_table  # noqa: E402
 
 RARE = "platypus"
 RARE_TABLES = 5
@@ -80,8 +80,6 @@ COLUMN_POOL = [
 _SPLIT = re.compile(r"[\W_]+", re.UNICODE)
 
 
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 # ------------------------------------------------------------------------------ catalog layout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 import time
 from typing import Any, Callable, Sequence
@@ -59,3 +60,8 @@ def print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     print("|" + "---|" * len(header))
     for row in rows:
         print("| " + " | ".join(row) + " |")
+
+
+def log(message: str) -> None:
+    """A timestamped progress line on stderr (stdout carries the report)."""
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO, Optional, Union
+from typing import IO, Any, Optional, Union
 
 LOCAL_DIR = Path(__file__).resolve().parent
 NODE_MODULES = LOCAL_DIR / "node_modules"
@@ -157,17 +157,22 @@ class DynamoDBLocal:
     def stop(self, grace: float = 10.0) -> None:
         """Terminate the process (SIGTERM), then kill it if it has not exited after ``grace`` s."""
         proc, self.process = self.process, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc, grace)
 
     def __enter__(self) -> "DynamoDBLocal":
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def stop_process(proc: Optional[subprocess.Popen[Any]], grace: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL after ``grace`` seconds; a no-op for None or an exited process."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

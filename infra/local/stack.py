@@ -18,7 +18,7 @@ from typing import Any, Optional, Union
 import boto3
 from botocore.config import Config
 
-from infra.local.dynamodb_local import PREEXEC, DynamoDBLocal, free_port
+from infra.local.dynamodb_local import PREEXEC, DynamoDBLocal, free_port, stop_process
 
 REPO = Path(__file__).resolve().parents[2]
 REGION = "us-east-1"
@@ -86,18 +86,6 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.
         except OSError:
             time.sleep(0.05)
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout:.0f}s")
-
-
-def stop_process(proc: Optional[subprocess.Popen[Any]], grace: float = 10.0) -> None:
-    """SIGTERM, then SIGKILL after ``grace`` seconds; a no-op for None or an exited process."""
-    if proc is None or proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(grace)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 class ServerProcess:

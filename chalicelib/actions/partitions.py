@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
+from chalicelib import json_text
 from chalicelib.actions import action
 from chalicelib.actions.common import (MAX_PAGE_BYTES, make_token, now, read_token,
                                        require_database, require_table, take_page)
@@ -19,7 +20,8 @@ from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationExc
                                EntityNotFoundException, InvalidInputException, ServiceError)
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
-from chalicelib.store.documents import decode_document, decode_document_sized, encode_document
+from chalicelib.json_text import JsonFragments, with_members
+from chalicelib.store.documents import decode_document, decode_document_sized, document_text, encode_document
 from chalicelib.store.models import DatabaseItem, TableItem
 
 _PARTITION_INPUT_MEMBERS = ("StorageDescriptor", "Parameters", "LastAccessTime", "LastAnalyzedTime")
@@ -94,9 +96,19 @@ def _render_sized(ctx: RequestContext, params: dict[str, Any], view: TableView, 
     doc, size = decode_document_sized(doc_bytes)
     if exclude_columns and "StorageDescriptor" in doc:
         doc["StorageDescriptor"] = {k: v for k, v in doc["StorageDescriptor"].items() if k != "Columns"}
-    rendered = {**doc, "DatabaseName": view.database.name, "TableName": view.item.name,
-                "CatalogId": ctx.catalog_id(params)}
+    rendered = {**doc, **_names(ctx, params, view)}
     return rendered, size + len(view.database.name) + len(view.item.name) + 80
+
+
+def _names(ctx: RequestContext, params: dict[str, Any], view: TableView) -> dict[str, str]:
+    """The members a response adds to a stored partition document."""
+    return {"DatabaseName": view.database.name, "TableName": view.item.name, "CatalogId": ctx.catalog_id(params)}
+
+
+def _render_text(names: dict[str, str], doc_bytes: bytes) -> tuple[str, int]:
+    """A stored partition as response JSON text, spliced from the stored text (never decoded)."""
+    text = with_members(document_text(doc_bytes), names)
+    return text, len(text)
 
 
 def _error_detail(error: ServiceError) -> dict[str, str]:
@@ -352,16 +364,21 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any
             for item in store.scan_range(view.item.uid, low, high, resume, index_uid):
                 yield number_of_range, item
 
-    def render(pair: tuple[int, Any]) -> dict[str, Any] | None:
+    names = _names(ctx, params, view)
+
+    def render(pair: tuple[int, Any]) -> tuple[Any, int] | None:
         item = pair[1]
         if item.segment % total != number or not expressions.evaluate(bound, item.values):
             return None
-        return _render_sized(ctx, params, view, item.doc, exclude)
+        if exclude:  # rare: the document must be edited, so decode it
+            rendered, size = _render_sized(ctx, params, view, item.doc, exclude)
+            return json_text.dumps(rendered), size
+        return _render_text(names, item.doc)
 
     limit = params.get("MaxResults") or 1000
     page, last = take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key], sized=True)
     token = make_token(ctx, last, *scope)
-    return {"Partitions": page, **({"NextToken": token} if token else {})}
+    return {"Partitions": JsonFragments(page), **({"NextToken": token} if token else {})}
 
 
 # ------------------------------------------------------------- used by column statistics

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
-from chalicelib import actions, metrics
+from chalicelib import actions, json_text, metrics
 from chalicelib.context import RequestContext, context_from_request
 from chalicelib.errors import (InternalServiceException, RequestEntityTooLargeException,
                                SerializationException, ServiceError, UnknownOperationException)
@@ -38,14 +37,8 @@ class WireResponse:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-def _json_default(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    raise TypeError(f"not JSON serializable: {type(value).__name__}")
-
-
 def _dump(payload: Any) -> str:
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+    return json_text.dumps(payload)
 
 
 def _decode_body(raw_body: bytes | None) -> dict[str, Any]:

@@ -6,6 +6,8 @@ import os
 
 from pynamodb.connection import Connection
 
+from chalicelib.store import fast_parse
+
 TABLE_PREFIX = os.environ.get("GLUE_TABLE_PREFIX", "glue_catalog_")
 ENDPOINT = os.environ.get("GLUE_DDB_ENDPOINT") or None
 REGION = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
@@ -36,4 +38,5 @@ def connection() -> Connection:
     if _connection is None:
         _connection = Connection(host=ENDPOINT, region=REGION, connect_timeout_seconds=5,
                                  read_timeout_seconds=15, max_retry_attempts=3)
+    fast_parse.install(_connection.client)
     return _connection

@@ -39,6 +39,14 @@ def decode_document(data: bytes) -> Any:
     return decode_document_sized(data)[0]
 
 
+def document_text(data: bytes) -> str:
+    """The stored object as its compact JSON text, without decoding it."""
+    kind, body = data[:1], data[1:]
+    if kind == b"Z":
+        body = zlib.decompress(body)
+    return body.decode("utf-8")
+
+
 def decode_document_sized(data: bytes) -> tuple[Any, int]:
     """The object and the length of its JSON text (what it adds to a response, roughly)."""
     kind, body = data[:1], data[1:]

@@ -11,6 +11,7 @@ from pynamodb.attributes import (BinaryAttribute, ListAttribute, NumberAttribute
                                  UnicodeAttribute)
 from pynamodb.models import Model
 
+from chalicelib.store import fast_parse
 from chalicelib.store.config import BaseMeta, table_name
 
 # Joins key components. Glue names match the "single-line string" pattern, which excludes
@@ -18,7 +19,17 @@ from chalicelib.store.config import BaseMeta, table_name
 SEP = "\x01"
 
 
-class DatabaseItem(Model):
+class StoreModel(Model):
+    """Every model of the store: its DynamoDB client reads responses with ``fast_parse``."""
+
+    @classmethod
+    def _get_connection(cls):  # type: ignore[no-untyped-def]
+        table_connection = super()._get_connection()
+        fast_parse.install(table_connection.connection.client)
+        return table_connection
+
+
+class DatabaseItem(StoreModel):
     """A database. Hash: ``region SEP catalog id``; range: database name (lowercase)."""
 
     class Meta(BaseMeta):
@@ -30,7 +41,7 @@ class DatabaseItem(Model):
     doc = BinaryAttribute(legacy_encoding=False)
 
 
-class TableItem(Model):
+class TableItem(StoreModel):
     """The current version of a table. Hash: the database uid; range: table name (lowercase)."""
 
     class Meta(BaseMeta):
@@ -52,7 +63,7 @@ class TableItem(Model):
     column_epochs = UnicodeAttribute(null=True)
 
 
-class TableVersionItem(Model):
+class TableVersionItem(StoreModel):
     """An archived (non-current) table version. Hash: the table uid; range: the version number."""
 
     class Meta(BaseMeta):
@@ -63,7 +74,7 @@ class TableVersionItem(Model):
     doc = BinaryAttribute(legacy_encoding=False)
 
 
-class PartitionItem(Model):
+class PartitionItem(StoreModel):
     """A partition. Hash: the table uid; range: ``partition_keys.partition_sort_key``."""
 
     class Meta(BaseMeta):
@@ -80,7 +91,7 @@ class PartitionItem(Model):
     uid = UnicodeAttribute(null=True)
 
 
-class IndexEntryItem(Model):
+class IndexEntryItem(StoreModel):
     """A partition-index entry, a full copy of its partition so an indexed read is one item.
 
     Hash: the index uid; range: ``partition_keys.index_entry_key`` (typed indexed values, then
@@ -98,7 +109,7 @@ class IndexEntryItem(Model):
     segment = NumberAttribute()
 
 
-class ColumnStatisticsItem(Model):
+class ColumnStatisticsItem(StoreModel):
     """Statistics of one column. Hash: the table uid; range: ``owner SEP column`` where owner
     is empty for the table's own statistics and the partition uid for a partition's. One Query
     (``begins_with owner SEP``) returns every column of a table or a partition."""
@@ -112,7 +123,7 @@ class ColumnStatisticsItem(Model):
     column_epoch = NumberAttribute(default=0)
 
 
-class SearchPostingItem(Model):
+class SearchPostingItem(StoreModel):
     """SearchTables' inverted index: one item per (token, table) or (token, database).
 
     Hash: ``region SEP catalog SEP kind SEP token`` (kind ``t`` = a table's own text, ``d`` = its
@@ -128,7 +139,7 @@ class SearchPostingItem(Model):
     uid = UnicodeAttribute()  # the database's uid (to fetch the table item without a lookup)
 
 
-class TransactionItem(Model):
+class TransactionItem(StoreModel):
     """A Lake Formation transaction. Hash: ``region SEP account``; range: transaction id
     (time-ordered, so ListTransactions pages in start order)."""
 
@@ -147,7 +158,7 @@ class TransactionItem(Model):
     tables = ListAttribute(of=UnicodeAttribute, null=True)  # uids of tables it wrote
 
 
-class PendingWriteItem(Model):
+class PendingWriteItem(StoreModel):
     """A transaction's uncommitted write (its intent log). Hash: transaction id; range:
     ``table uid SEP object uri``. Applied to the object tables after the commit point."""
 
@@ -164,7 +175,7 @@ class PendingWriteItem(Model):
     partition_key = UnicodeAttribute()
 
 
-class ObjectItem(Model):
+class ObjectItem(StoreModel):
     """The latest committed state of one object of a governed table (tombstones included).
     Hash: table uid; range: object uri. Used for existence checks and commit conflicts."""
 
@@ -181,7 +192,7 @@ class ObjectItem(Model):
     values = ListAttribute(of=UnicodeAttribute)
 
 
-class ObjectVersionItem(Model):
+class ObjectVersionItem(StoreModel):
     """One life of an object: visible to snapshots ``added_seq <= S < removed_seq``.
     Hash: table uid; range: ``partition sort key SEP added_seq (20 digits) SEP uri``, so a
     partition predicate plus a snapshot is one key range per partition range."""
@@ -199,7 +210,7 @@ class ObjectVersionItem(Model):
     removed_seq = NumberAttribute(null=True)
 
 
-class CommitStateItem(Model):
+class CommitStateItem(StoreModel):
     """Commit bookkeeping. ``lock SEP table uid``: which transaction is committing to a table;
     ``seq SEP region SEP account``: the catalog's last commit sequence number (microseconds)."""
 
@@ -212,7 +223,7 @@ class CommitStateItem(Model):
     seq = NumberAttribute(null=True)
 
 
-class SettingItem(Model):
+class SettingItem(StoreModel):
     """Service-wide settings shared by every server instance (e.g. the NextToken signing key)."""
 
     class Meta(BaseMeta):

@@ -16,12 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
-from pynamodb.exceptions import TransactWriteError
-from pynamodb.transactions import TransactWrite
-
 from chalicelib import metrics
+from chalicelib.store import dynamo_json as dj
 from chalicelib.store.catalog import delete_all, register_table_purger
-from chalicelib.store.config import connection
 from chalicelib.store.models import IndexEntryItem, PartitionItem, TableItem
 from chalicelib.store.ranges import query_key_range
 
@@ -67,44 +64,63 @@ class PartitionWrite:
         return (len(self.doc or b"") + 600) * (1 + len(self.entries)) + 300 * len(self.old_entries)
 
 
-# PynamoDB's TransactWrite sends its condition checks, then its deletes, then its puts (then
-# updates), whatever order they were added in; DynamoDB's cancellation reasons follow the
-# order sent, so that is the order in which to pair them with the actions' owners.
-_SENT_ORDER = {"check": 0, "delete": 1, "put": 2}
+_PARTITIONS = PartitionItem.Meta.table_name
+_ENTRIES = IndexEntryItem.Meta.table_name
+_TABLES = TableItem.Meta.table_name
+_REVISION_IS = "#r = :r"
 
 
-def _in_sent_order(actions: list[tuple[str, int, str]]) -> list[tuple[int, str]]:
-    """(kind, owner, meaning) in the order added -> (owner, meaning) in the order sent."""
-    return [(owner, meaning) for _, owner, meaning in sorted(actions, key=lambda a: _SENT_ORDER[a[0]])]
+def _revision_is(revision: int | None) -> dict[str, Any]:
+    return {"condition": _REVISION_IS, "names": {"#r": "revision"}, "values": {":r": dj.n(revision or 0)}}
 
 
-def _add_write(tx: TransactWrite, table_uid: str, write: PartitionWrite) -> list[tuple[str, str]]:
-    """Add a write's actions; returns, per action, its kind and what its condition failing means."""
-    actions: list[tuple[str, str]] = []
+def _partition_item(table_uid: str, write: PartitionWrite, revision: int) -> dict[str, Any]:
+    item = {"table_uid": dj.s(table_uid), "key": dj.s(write.key), "values": dj.string_list(write.values),
+            "doc": dj.b(write.doc), "segment": dj.n(write.segment), "revision": dj.n(revision)}
+    if write.uid is not None:
+        item["uid"] = dj.s(write.uid)
+    return item
+
+
+def _entry_item(index_uid: str, entry_key: str, partition_key: str, values: Sequence[str], doc: bytes,
+                segment: int) -> dict[str, Any]:
+    return {"index_uid": dj.s(index_uid), "key": dj.s(entry_key), "partition_key": dj.s(partition_key),
+            "values": dj.string_list(values), "doc": dj.b(doc), "segment": dj.n(segment)}
+
+
+def _table_check(table: TableItem) -> dict[str, Any]:
+    """The table is still the incarnation read, with the index definitions read."""
+    return dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)},
+                    "#u = :u AND #e = :e", {"#u": "uid", "#e": "index_epoch"},
+                    {":u": dj.s(table.uid), ":e": dj.n(table.index_epoch or 0)})
+
+
+def _add_write(actions: list[dict[str, Any]], table_uid: str, write: PartitionWrite) -> list[str]:
+    """Append a write's actions; returns, per action, what its condition failing means."""
+    meanings: list[str] = []
     if write.kind in ("replace", "delete") and (write.kind == "delete" or write.old_key != write.key):
-        tx.delete(PartitionItem(table_uid, write.old_key),
-                  condition=PartitionItem.revision == write.old_revision)
-        actions.append(("delete", CHANGED))
+        actions.append(dj.delete(_PARTITIONS, {"table_uid": dj.s(table_uid), "key": dj.s(write.old_key)},
+                                 **_revision_is(write.old_revision)))
+        meanings.append(CHANGED)
     if write.kind in ("create", "replace"):
-        item = PartitionItem(table_uid, write.key, values=write.values, doc=write.doc,
-                             segment=write.segment, uid=write.uid,
-                             revision=(write.old_revision or 0) + 1 if write.kind == "replace" else 0)
+        revision = (write.old_revision or 0) + 1 if write.kind == "replace" else 0
+        item = _partition_item(table_uid, write, revision)
         if write.kind == "replace" and write.old_key == write.key:
-            tx.save(item, condition=PartitionItem.revision == write.old_revision)
-            actions.append(("put", CHANGED))
+            actions.append(dj.put(_PARTITIONS, item, **_revision_is(write.old_revision)))
+            meanings.append(CHANGED)
         else:
-            tx.save(item, condition=PartitionItem.key.does_not_exist())
-            actions.append(("put", EXISTS))
+            actions.append(dj.put(_PARTITIONS, item, "attribute_not_exists(#k)", {"#k": "key"}))
+            meanings.append(EXISTS)
     new_entries = set(write.entries)
     for index_uid, entry_key in write.old_entries:
         if (index_uid, entry_key) not in new_entries:
-            tx.delete(IndexEntryItem(index_uid, entry_key))
-            actions.append(("delete", ""))
+            actions.append(dj.delete(_ENTRIES, {"index_uid": dj.s(index_uid), "key": dj.s(entry_key)}))
+            meanings.append("")
     for index_uid, entry_key in write.entries:
-        tx.save(IndexEntryItem(index_uid, entry_key, partition_key=write.key, values=write.values,
-                               doc=write.doc, segment=write.segment))
-        actions.append(("put", ""))
-    return actions
+        actions.append(dj.put(_ENTRIES, _entry_item(index_uid, entry_key, write.key, write.values,
+                                                    write.doc, write.segment)))
+        meanings.append("")
+    return meanings
 
 
 def _actions(write: PartitionWrite) -> int:
@@ -115,13 +131,25 @@ def _actions(write: PartitionWrite) -> int:
 
 
 def _pack(writes: Sequence[PartitionWrite]) -> list[list[int]]:
-    """Group writes (by position) into transactions within DynamoDB's limits."""
+    """Group writes (by position) into transactions within DynamoDB's limits, as evenly as
+    the fewest transactions allow: 100 partitions plus the table check are 101 actions, and
+    two transactions of 51 and 50 (run in parallel) finish sooner than one of 100 and one of 1."""
+    groups = _pack_within(writes, MAX_ACTIONS)
+    if len(groups) > 1:
+        total = sum(_actions(w) for w in writes) + len(groups)  # one table check per transaction
+        even = _pack_within(writes, -(-total // len(groups)))
+        if len(even) == len(groups):
+            return even
+    return groups
+
+
+def _pack_within(writes: Sequence[PartitionWrite], max_actions: int) -> list[list[int]]:
     groups: list[list[int]] = []
     current: list[int] = []
     actions, size, touched = 1, 0, set()  # 1: the table condition check
     for i, write in enumerate(writes):
         n, b, t = _actions(write), write.size(), write.touched()
-        if current and (actions + n > MAX_ACTIONS or size + b > MAX_TRANSACTION_BYTES or touched & t):
+        if current and (actions + n > max_actions or size + b > MAX_TRANSACTION_BYTES or touched & t):
             groups.append(current)
             current, actions, size, touched = [], 1, 0, set()
         current.append(i)
@@ -164,25 +192,21 @@ def _apply_group(table: TableItem, writes: Sequence[PartitionWrite], group: list
     for attempt in range(_CONFLICT_RETRIES):
         if not pending:
             return failures
-        actions: list[tuple[str, int, str]] = []
+        actions = [_table_check(table)]
+        owners: list[tuple[int, str]] = [(-1, "table")]  # per action: (write position, meaning)
+        for i in pending:
+            owners.extend((i, meaning) for meaning in _add_write(actions, table.uid, writes[i]))
         try:
-            with TransactWrite(connection=connection()) as tx:
-                tx.condition_check(TableItem, table.db_uid, table.name,
-                                   condition=(TableItem.uid == table.uid)
-                                   & (TableItem.index_epoch == table.index_epoch))
-                actions.append(("check", -1, "table"))
-                for i in pending:
-                    actions.extend((kind, i, meaning) for kind, meaning in _add_write(tx, table.uid, writes[i]))
+            dj.transact_write(actions)
             pending = []
-        except TransactWriteError as error:
-            reasons = getattr(error, "cancellation_reasons", None) or []
-            failed_here = _failed_writes(_in_sent_order(actions), reasons)
+        except dj.TransactionCancelled as cancelled:
+            failed_here = _failed_writes(owners, cancelled.codes)
             if failed_here.pop(-1, None) is not None:
                 raise TableChanged() from None
             if failed_here:
                 failures.update(failed_here)
                 pending = [i for i in pending if i not in failed_here]
-            elif any(r is not None and r.code == "TransactionConflict" for r in reasons):
+            elif "TransactionConflict" in cancelled.codes:
                 time.sleep(random.uniform(0.005, 0.05) * (attempt + 1))
             else:
                 raise
@@ -191,10 +215,10 @@ def _apply_group(table: TableItem, writes: Sequence[PartitionWrite], group: list
     return failures
 
 
-def _failed_writes(owners: list[tuple[int, str]], reasons: list[Any]) -> dict[int, str]:
+def _failed_writes(owners: list[tuple[int, str]], codes: Sequence[str | None]) -> dict[int, str]:
     failed: dict[int, str] = {}
-    for (position, meaning), reason in zip(owners, reasons):
-        if reason is not None and reason.code == "ConditionalCheckFailed":
+    for (position, meaning), code in zip(owners, codes):
+        if code == "ConditionalCheckFailed":
             failed.setdefault(position, meaning or CHANGED)
     return failed
 
@@ -241,19 +265,17 @@ def write_entries_checked(table_uid: str, entries: Sequence[tuple[PartitionItem,
         if not pending:
             return
         batch, pending = pending[:MAX_ACTIONS // 2], pending[MAX_ACTIONS // 2:]
+        actions = []
+        for item, index_uid, entry_key in batch:  # a check and a put per entry
+            actions.append(dj.check(_PARTITIONS, {"table_uid": dj.s(table_uid), "key": dj.s(item.key)},
+                                    **_revision_is(item.revision)))
+            actions.append(dj.put(_ENTRIES, _entry_item(index_uid, entry_key, item.key, item.values,
+                                                        item.doc, item.segment)))
         try:
-            with TransactWrite(connection=connection()) as tx:
-                for item, index_uid, entry_key in batch:
-                    tx.condition_check(PartitionItem, table_uid, item.key,
-                                       condition=PartitionItem.revision == item.revision)
-                    tx.save(IndexEntryItem(index_uid, entry_key, partition_key=item.key, values=item.values,
-                                           doc=item.doc, segment=item.segment))
-        except TransactWriteError as error:
-            # Sent as every condition check (one per entry, in batch order), then every put.
-            reasons = getattr(error, "cancellation_reasons", None) or []
-            stale = {i for i, r in enumerate(reasons[:len(batch)])
-                     if r is not None and r.code == "ConditionalCheckFailed"}
-            if not stale and not any(r is not None and r.code == "TransactionConflict" for r in reasons):
+            dj.transact_write(actions)
+        except dj.TransactionCancelled as cancelled:
+            stale = {i // 2 for i, code in enumerate(cancelled.codes) if code == "ConditionalCheckFailed"}
+            if not stale and "TransactionConflict" not in cancelled.codes:
                 raise
             pending = [entry for i, entry in enumerate(batch) if i not in stale] + pending
     if pending:

@@ -1,9 +1,8 @@
 """How the partition store pairs DynamoDB's transaction cancellation reasons with its writes.
 
 DynamoDB answers a cancelled TransactWriteItems with one reason per action, in the order the
-actions were *sent*. The request here is built by the real PynamoDB (whose TransactWrite sends
-condition checks, then deletes, then puts, whatever order they were added in); only the
-network is replaced, by a fake client that fails the conditions a test names.
+actions were sent. The request here is the real one the store builds (store/dynamo_json.py);
+only the network is replaced, by a fake that fails the conditions a test names.
 """
 
 from __future__ import annotations
@@ -12,8 +11,7 @@ from typing import Any, Callable
 
 import pytest
 from botocore.exceptions import ClientError
-from pynamodb.connection import Connection
-
+from chalicelib.store import dynamo_json
 from chalicelib.store import partitions as store
 from chalicelib.store.models import PartitionItem, TableItem
 
@@ -21,16 +19,13 @@ from chalicelib.store.models import PartitionItem, TableItem
 class FakeDynamoDB:
     """Answers TransactWriteItems: cancels it when ``fails(kind, key)`` holds for an action."""
 
-    _request_signer = None  # PynamoDB keeps a client without a signer as it is
-
     def __init__(self, fails: Callable[[str, str], bool]) -> None:
         self.fails = fails
         self.applied: list[list[tuple[str, str]]] = []
 
-    def _make_api_call(self, operation: str, kwargs: dict[str, Any]) -> dict:
-        assert operation == "TransactWriteItems"
+    def send(self, transact_items: list[dict[str, Any]]) -> None:
         actions = []
-        for item in kwargs["TransactItems"]:
+        for item in transact_items:
             (kind, body), = item.items()
             key = body["Key"] if "Key" in body else body["Item"]
             actions.append((kind, key["key"]["S"] if "key" in key else key["name"]["S"]))
@@ -38,9 +33,8 @@ class FakeDynamoDB:
                    else {"Code": "None"} for kind, key in actions]
         if any(r["Code"] != "None" for r in reasons):
             raise ClientError({"Error": {"Code": "TransactionCanceledException", "Message": "cancelled"},
-                               "CancellationReasons": reasons}, operation)
+                               "CancellationReasons": reasons}, "TransactWriteItems")
         self.applied.append(actions)
-        return {}
 
 
 @pytest.fixture
@@ -48,9 +42,7 @@ def dynamodb(monkeypatch):
     """``dynamodb(fails)`` makes the store's transactions go to a FakeDynamoDB."""
     def install(fails: Callable[[str, str], bool]) -> FakeDynamoDB:
         fake = FakeDynamoDB(fails)
-        connection = Connection(region="us-east-1")
-        connection._client = fake
-        monkeypatch.setattr(store, "connection", lambda: connection)
+        monkeypatch.setattr(dynamo_json, "_send", fake.send)
         return fake
     return install
 

@@ -15,7 +15,7 @@ from chalicelib.actions.partition_indexes import LIVE, index_specs, partition_ke
 from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_entry_key,
-                                              partition_sort_key, segment_of)
+                                              partition_sort_key, segment_buckets, segment_of)
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException,
                                EntityNotFoundException, InvalidInputException, ServiceError)
 from chalicelib.store import catalog
@@ -351,6 +351,9 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any
     if number >= total:
         raise InvalidInputException(
             f"Segment.SegmentNumber ({number}) must be less than Segment.TotalSegments ({total})")
+    # A segment is a contiguous run of buckets, filtered by DynamoDB (see segment_buckets).
+    buckets = segment_buckets(total, number)
+    segments_filter = buckets if segment else None
     exclude = bool(params.get("ExcludeColumnSchema"))
     scope = (view.item.uid, expression, total, number, exclude, plan.source)
     position = read_token(ctx, params, *scope)
@@ -361,14 +364,14 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any
         for number_of_range in range(start_range, len(plan.bounds)):
             low, high = plan.bounds[number_of_range]
             resume = after if number_of_range == start_range else None
-            for item in store.scan_range(view.item.uid, low, high, resume, index_uid):
+            for item in store.scan_range(view.item.uid, low, high, resume, index_uid, segments_filter):
                 yield number_of_range, item
 
     names = _names(ctx, params, view)
 
     def render(pair: tuple[int, Any]) -> tuple[Any, int] | None:
         item = pair[1]
-        if item.segment % total != number or not expressions.evaluate(bound, item.values):
+        if not buckets[0] <= item.segment <= buckets[1] or not expressions.evaluate(bound, item.values):
             return None
         if exclude:  # rare: the document must be edited, so decode it
             rendered, size = _render_sized(ctx, params, view, item.doc, exclude)

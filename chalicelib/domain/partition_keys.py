@@ -29,7 +29,8 @@ from chalicelib.errors import InvalidInputException
 from chalicelib.store import keycodec
 
 KEY_BYTES = 990  # components part of a key; + 16 hash characters stays under 1,024 bytes
-SEGMENT_MODULUS = 2520  # lcm(1..10): segment = key_segment % TotalSegments is always balanced-ish
+# lcm(1..10): for every TotalSegments <= 10, each segment is an equal run of whole buckets.
+SEGMENT_MODULUS = 2520
 _ESCAPES = {"\x00": "\x02\x03", "\x01": "\x02\x04", "\x02": "\x02\x05"}
 _INVALID_MARK = "\x02"
 
@@ -80,8 +81,14 @@ def partition_sort_key(values: Sequence[str], key_types: Sequence[str]) -> str:
 
 
 def segment_of(sort_key: str) -> int:
-    """A stable pseudo-random bucket for GetPartitions Segment (``% TotalSegments``)."""
+    """A stable pseudo-random bucket in [0, SEGMENT_MODULUS) for GetPartitions Segment."""
     return zlib.crc32(sort_key.encode("utf-8", errors="surrogatepass")) % SEGMENT_MODULUS
+
+
+def segment_buckets(total: int, number: int) -> tuple[int, int]:
+    """The buckets (inclusive range) of segment ``number`` of ``total``: a contiguous run, so
+    DynamoDB can filter a segment with one BETWEEN; disjoint and covering for total <= 10."""
+    return number * SEGMENT_MODULUS // total, (number + 1) * SEGMENT_MODULUS // total - 1
 
 
 class IndexValueError(Exception):

@@ -47,9 +47,11 @@ def _plain(value: dict[str, Any]) -> Any:
 
 
 def query_key_range(model: Any, hash_key: str, low: Optional[str], high: Optional[str],
-                    after: Optional[str] = None) -> Iterator[Record]:
+                    after: Optional[str] = None, segments: Optional[tuple[int, int]] = None) -> Iterator[Record]:
     """Items under ``hash_key`` with ``low <= key <= high`` (None: unbounded), in key order,
-    resuming after ``after``; every item read is counted for the request."""
+    resuming after ``after``; with ``segments``, only items whose ``segment`` attribute is in
+    that inclusive range (filtered by DynamoDB, so the others never reach us, though DynamoDB
+    still reads them). Every item DynamoDB read is counted for the request."""
     skip = None
     if after is not None and (low is None or after >= low):
         low = skip = after  # resume: DynamoDB has no exclusive BETWEEN, so skip the cursor item
@@ -62,13 +64,15 @@ def query_key_range(model: Any, hash_key: str, low: Optional[str], high: Optiona
         condition = key <= high
     else:
         condition = None
+    in_segments = model.segment.between(*segments) if segments else None
     start = None
     while True:
         # The model's own connection knows the table's key schema (no DescribeTable call).
         page = model._get_connection().connection.query(model.Meta.table_name, hash_key, range_key_condition=condition,
-                                  consistent_read=True, exclusive_start_key=start)
+                                                        filter_condition=in_segments, consistent_read=True,
+                                                        exclusive_start_key=start)
+        metrics.count_read(page.get("ScannedCount", 0))
         for raw in page.get("Items", []):
-            metrics.count_read()
             record = Record({name: _plain(value) for name, value in raw.items()})
             if record.key != skip:
                 yield record

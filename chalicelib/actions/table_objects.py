@@ -13,7 +13,8 @@ import time
 from typing import Any, Iterator, Optional
 
 from chalicelib.actions import action
-from chalicelib.actions.common import make_token, read_token, require_database, require_table
+from chalicelib.actions.common import fold, make_token, read_token, require_database
+from chalicelib.actions.glue_transactions import table_view
 from chalicelib.actions.partition_indexes import partition_keys_of
 from chalicelib.actions.transactions import commit, load_transaction, require_active, start
 from chalicelib.context import RequestContext
@@ -21,7 +22,6 @@ from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import partition_sort_key
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException, TransactionCommitInProgressException)
-from chalicelib.store import catalog
 from chalicelib.store import transactions as store
 from chalicelib.store.models import ObjectItem, PendingWriteItem, TableItem
 
@@ -30,8 +30,13 @@ _OWN = 10 ** 20 - 1  # own pending writes sort after every committed version of 
 
 
 def _governed_table(ctx: RequestContext, params: dict[str, Any]) -> tuple[TableItem, dict[str, Any]]:
-    table = require_table(require_database(ctx, params, params["DatabaseName"]), params["TableName"])
-    doc = catalog.load(table)
+    # As the request sees it: a table the transaction created (not committed yet) is there.
+    database = require_database(ctx, params, params["DatabaseName"])
+    name = fold(params["TableName"])
+    found = table_view(ctx, params, database, name).get(name)
+    if found is None:
+        raise EntityNotFoundException(f"Table {name} not found.")
+    table, doc, _ = found
     if (doc.get("TableType") or "").upper() != "GOVERNED":
         raise InvalidInputException(f"Table {table.name} is not a governed table (TableType GOVERNED)")
     return table, doc

@@ -1,11 +1,16 @@
-"""Table API: CreateTable, UpdateTable, DeleteTable, BatchDeleteTable, GetTable, GetTables."""
+"""Table API: CreateTable, UpdateTable, DeleteTable, BatchDeleteTable, GetTable, GetTables.
+
+With a TransactionId, writes are recorded in the transaction and reads see its snapshot plus
+its own changes; without, every write is a commit of its own (see ``glue_transactions``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from chalicelib.actions import action, search_index
-from chalicelib.actions.glue_transactions import require_table_as_of, table_as_of
+from chalicelib.actions.glue_transactions import (TableWriter, autocommit, require_table_as_of, table_as_of,
+                                                  table_view)
 from chalicelib.actions.partition_indexes import (check_partition_key_change, indexes_for_new_table,
                                                   partition_keys_of)
 from chalicelib.actions.common import (fold, make_token, now, page_size, parse_version, read_token,
@@ -16,7 +21,6 @@ from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationExc
                                EntityNotFoundException, InvalidInputException)
 from chalicelib.store import catalog
 from chalicelib.store import statistics as statistics_store
-from chalicelib.store.models import TableItem
 
 # TableInput members copied into the stored Table as given (Name is folded separately).
 _TABLE_INPUT_MEMBERS = ("Description", "Owner", "LastAccessTime", "LastAnalyzedTime", "Retention",
@@ -62,9 +66,17 @@ def create_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     created = now()
     doc = table_document(params["TableInput"], database.name, created, created)
     indexes = indexes_for_new_table(params.get("PartitionIndexes"), partition_keys_of(doc))
+    if params.get("TransactionId"):
+        writer = TableWriter(ctx, params, database, name)
+        if writer.seen is not None:
+            raise AlreadyExistsException(f"Table already exists: {name}")
+        writer.require_fresh()
+        search_index.before_table_write(database.catalog, database.name, database.uid, doc)
+        writer.create(doc, indexes)
+        return {}
     search_index.before_table_write(database.catalog, database.name, database.uid, doc)
     try:
-        catalog.create_table(database, name, doc, indexes)
+        autocommit(database, lambda stamp: catalog.create_table(database, name, doc, indexes, stamp))
     except catalog.ConditionFailed:
         if catalog.get_table(database.uid, name) is not None:
             raise AlreadyExistsException(f"Table already exists: {name}") from None
@@ -81,16 +93,28 @@ def update_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """
     name = _table_name(params)
     database = require_database(ctx, params, params["DatabaseName"])
-    current = require_table(database, name)
+    writer = TableWriter(ctx, params, database, name) if params.get("TransactionId") else None
+    if writer is not None:
+        if writer.seen is None:
+            raise EntityNotFoundException(f"Table {name} not found.")
+        current, old, version = writer.seen
+    else:
+        current = require_table(database, name)
+        old, version = catalog.load(current), current.version
     expected = params.get("VersionId")
-    if expected is not None and parse_version(expected) != current.version:
+    if expected is not None and parse_version(expected) != version:
         raise _concurrent_update()
-    old = catalog.load(current)
     doc = table_document(params["TableInput"], database.name, old["CreateTime"], now())
     check_partition_key_change(current, partition_keys_of(old), partition_keys_of(doc))
+    archive = not params.get("SkipArchive", False)
+    if writer is not None:
+        writer.require_fresh()
+        search_index.before_table_write(database.catalog, database.name, database.uid, doc, old)
+        writer.update(doc, archive, _column_names(old) - _column_names(doc))
+        return {}
     search_index.before_table_write(database.catalog, database.name, database.uid, doc, old)
     try:
-        catalog.update_table(current, doc, archive=not params.get("SkipArchive", False))
+        autocommit(database, lambda stamp: catalog.update_table(current, doc, archive, stamp))
     except catalog.ConditionFailed:
         raise _concurrent_update() from None
     search_index.after_table_write(database.catalog, database.name, doc, old)
@@ -110,10 +134,17 @@ def _concurrent_update() -> ConcurrentModificationException:
     return ConcurrentModificationException("Update table failed due to concurrent modifications.")
 
 
-def _delete(database, name: str) -> None:
+def _delete(ctx: RequestContext, params: dict[str, Any], database, name: str) -> None:
+    if params.get("TransactionId"):
+        writer = TableWriter(ctx, params, database, fold(name))
+        if writer.seen is None:
+            raise EntityNotFoundException(f"Table {fold(name)} not found.")
+        writer.require_fresh()
+        writer.delete()
+        return
     item = require_table(database, name)
     try:
-        catalog.delete_table_item(item)
+        autocommit(database, lambda stamp: catalog.delete_table_item(item, stamp))
     except catalog.ConditionFailed:
         raise EntityNotFoundException(f"Table {name} not found.") from None
     catalog.purge_table(item)
@@ -123,7 +154,7 @@ def _delete(database, name: str) -> None:
 @action("glue", "DeleteTable")
 def delete_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete a table with its versions and everything below it."""
-    _delete(require_database(ctx, params, params["DatabaseName"]), params["Name"])
+    _delete(ctx, params, require_database(ctx, params, params["DatabaseName"]), params["Name"])
     return {}
 
 
@@ -134,8 +165,8 @@ def batch_delete_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str,
     errors = []
     for name in params["TablesToDelete"]:
         try:
-            _delete(database, name)
-        except EntityNotFoundException as error:
+            _delete(ctx, params, database, name)
+        except (EntityNotFoundException, ConcurrentModificationException) as error:
             errors.append({"TableName": name, "ErrorDetail": {"ErrorCode": error.code,
                                                               "ErrorMessage": error.message}})
     return {"Errors": errors}
@@ -143,11 +174,17 @@ def batch_delete_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str,
 
 @action("glue", "GetTable")
 def get_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """The definition of one table: current, or as of QueryAsOfTime."""
+    """The definition of one table: latest, as a transaction sees it, or as of QueryAsOfTime."""
     database = require_database(ctx, params, params["DatabaseName"])
-    item = require_table(database, params["Name"])
-    doc, version = require_table_as_of(item, params.get("QueryAsOfTime"))
-    return {"Table": render_table(ctx, params, doc, version)}
+    if params.get("QueryAsOfTime") is not None:
+        item = require_table(database, params["Name"])
+        doc, version = require_table_as_of(item, params.get("QueryAsOfTime"))
+        return {"Table": render_table(ctx, params, doc, version)}
+    name = fold(params["Name"])
+    found = table_view(ctx, params, database, name).get(name)
+    if found is None:
+        raise EntityNotFoundException(f"Table {name} not found.")
+    return {"Table": render_table(ctx, params, found[1], found[2])}
 
 
 @action("glue", "GetTables")
@@ -159,15 +196,20 @@ def get_tables(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     attributes = params.get("AttributesToGet")
     if attributes is not None and set(attributes) not in _VALID_ATTRIBUTE_SETS:
         raise InvalidInputException("AttributesToGet must be [NAME] or [NAME, TABLE_TYPE]")
-    scope = (database.catalog, database.uid, expression, attributes, params.get("QueryAsOfTime"))
+    as_of = params.get("QueryAsOfTime")
+    scope = (database.catalog, database.uid, expression, attributes, as_of, params.get("TransactionId"))
     after = read_token(ctx, params, *scope)
 
-    def render(item: TableItem) -> dict[str, Any] | None:
-        if pattern is not None and not matches(pattern, item.name):
+    def render(entry: tuple[str, Any]) -> dict[str, Any] | None:
+        name, found = entry
+        if pattern is not None and not matches(pattern, name):
             return None
-        found = table_as_of(item, params.get("QueryAsOfTime"))
-        if found is None:
-            return None
+        if as_of is not None:
+            found = table_as_of(found, as_of)
+            if found is None:
+                return None
+        else:
+            found = found[1:]
         table = render_table(ctx, params, *found)
         if attributes is not None:
             return {"Name": table["Name"], **({"TableType": table["TableType"]}
@@ -175,7 +217,10 @@ def get_tables(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return table
 
     limit = page_size(params, 100)
-    items = catalog.query_tables(database.uid, after, min(limit + 1, 100))
-    page, last = take_page(items, limit, render, lambda item: item.name)
+    if as_of is not None:
+        entries = ((item.name, item) for item in catalog.query_tables(database.uid, after, min(limit + 1, 100)))
+    else:
+        entries = table_view(ctx, params, database).listing(after, min(limit + 1, 100))
+    page, last = take_page(entries, limit, render, lambda entry: entry[0])
     token = make_token(ctx, last, *scope)
     return {"TableList": page, **({"NextToken": token} if token else {})}

@@ -7,12 +7,16 @@ when it started, plus its own pending writes. Commit, for any number of writes:
 1. ACTIVE -> COMMIT_IN_PROGRESS (conditional; fails if cancelled or expired meanwhile);
 2. take each written table's commit lock (sorted order), clearing locks left by crashed
    committers on the way (roll a COMMITTED holder forward, abort a stale COMMIT_IN_PROGRESS);
-3. conflict check: any object it writes that another transaction changed after its snapshot
-   aborts it with ConcurrentModificationException (nothing applied);
+3. conflict check: any object or table definition it writes that another writer changed after
+   its snapshot aborts it with ConcurrentModificationException (nothing applied);
 4. the commit point — one DynamoDB transaction advances the catalog's commit counter and marks
    the transaction COMMITTED with that sequence number; before it nothing is visible, after it
    everything is (readers overlay a committed-but-unapplied transaction's pending writes);
-5. apply the pending writes to the object tables (idempotent), release the locks.
+5. apply the pending writes (idempotent), release the locks.
+
+A transaction's ``tables`` are its commit scopes: a governed table's uid for object writes, and
+``meta SEP database uid`` for table definitions (``chalicelib.actions.table_commit``); both kinds
+go through every step above alike.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import secrets
 import time
 from typing import Any, Optional
 
-from chalicelib.actions import action
+from chalicelib.actions import action, table_commit
 from chalicelib.actions.common import make_token, read_token
 from chalicelib.context import RequestContext
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
@@ -30,6 +34,7 @@ from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundEx
                                TransactionCommitInProgressException, TransactionCommittedException)
 from chalicelib.store import transactions as store
 from chalicelib.store.models import TransactionItem
+from chalicelib.store.pending_tables import is_meta_scope
 
 IDLE_SECONDS = float(os.environ.get("GLUE_LF_IDLE_SECONDS", "900"))
 COMMIT_LEASE_SECONDS = float(os.environ.get("GLUE_LF_COMMIT_LEASE_SECONDS", "60"))
@@ -100,13 +105,25 @@ def start(ctx: RequestContext, kind: str = "READ_AND_WRITE") -> TransactionItem:
 
 
 # ---------------------------------------------------------------------------------- commit
+def _apply_order(scopes: list[str]) -> list[str]:
+    # Table definitions first: a table created with objects exists before its objects land.
+    return sorted(scopes, key=lambda scope: (not is_meta_scope(scope), scope))
+
+
+def _apply(item: TransactionItem, scope: str, writes: list, current: Optional[dict], seq: int) -> None:
+    if is_meta_scope(scope):
+        table_commit.apply(item, scope, writes, seq)
+    else:
+        store.apply_writes(scope, writes, seq, current)
+
+
 def roll_forward(item: TransactionItem) -> None:
     """Finish applying a COMMITTED transaction's writes and release its locks (idempotent)."""
-    for table_uid in item.tables or []:
-        writes = list(store.pending_of(item.transaction_id, table_uid))
-        current = store.get_objects(table_uid, [w.uri for w in writes])
-        store.apply_writes(table_uid, writes, int(item.commit_seq), current)
-        store.release_lock(table_uid, item.transaction_id)
+    for scope in _apply_order(list(item.tables or [])):
+        writes = list(store.pending_of(item.transaction_id, scope))
+        current = None if is_meta_scope(scope) else store.get_objects(scope, [w.uri for w in writes])
+        _apply(item, scope, writes, current, int(item.commit_seq))
+        store.release_lock(scope, item.transaction_id)
     store.drop_pending(item.transaction_id)
 
 
@@ -159,12 +176,16 @@ def _lock_tables(item: TransactionItem) -> None:
                 delay = min(delay * 2, 0.2)
 
 
-def _check_conflicts(item: TransactionItem) -> dict[str, tuple[list, dict]]:
-    """Pending writes and current objects per table; ConcurrentModificationException if any
-    object was changed by a transaction that committed after this one's snapshot."""
-    work = {}
+def _check_conflicts(item: TransactionItem) -> dict[str, tuple[list, Optional[dict]]]:
+    """Pending writes and current objects per scope; ConcurrentModificationException if any
+    object or table definition was changed by another writer after this one's snapshot."""
+    work: dict[str, tuple[list, Optional[dict]]] = {}
     for table_uid in item.tables or []:
         writes = list(store.pending_of(item.transaction_id, table_uid))
+        if is_meta_scope(table_uid):
+            table_commit.check(item, table_uid, writes)
+            work[table_uid] = (writes, None)
+            continue
         current = store.get_objects(table_uid, [w.uri for w in writes])
         for write in writes:
             state = current.get(write.uri)
@@ -206,10 +227,11 @@ def commit(item: TransactionItem) -> str:
         abort(item, ("COMMIT_IN_PROGRESS",))
         raise
     _crash_point("after-commit-point")
-    for table_uid, (writes, current) in work.items():
-        store.apply_writes(table_uid, writes, seq, current)
+    for scope in _apply_order(list(work)):
+        writes, current = work[scope]
+        _apply(item, scope, writes, current, seq)
         _crash_point("mid-apply")
-        store.release_lock(table_uid, item.transaction_id)
+        store.release_lock(scope, item.transaction_id)
     store.drop_pending(item.transaction_id)
     return "COMMITTED"
 

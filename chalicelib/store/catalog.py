@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Optional
 
 from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
@@ -17,11 +18,54 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import metrics
 from chalicelib.store.config import connection
 from chalicelib.store.documents import decode_document, encode_document
-from chalicelib.store.models import DatabaseItem, TableItem, TableVersionItem
+from chalicelib.store.models import CommitStateItem, DatabaseItem, TableItem, TableVersionItem
 
 
 class ConditionFailed(Exception):
     """A conditional write lost: the item existed, vanished or changed under us."""
+
+
+class StampConflict(Exception):
+    """A stamped write lost only its stamp (the commit counter moved, or a transaction holds
+    the table-metadata lock): retry with a fresh stamp, the write itself may still succeed."""
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What makes a table write outside any transaction a commit of its own: it advances the
+    catalog's commit counter (item ``counter``) from ``previous`` to ``seq``, in the same DynamoDB
+    transaction, and requires the database's table-metadata commit lock (item ``lock``) to be
+    free, so it can never land between a transaction's commit point and its apply."""
+
+    counter: str
+    previous: int
+    seq: int
+    lock: str
+
+
+def _add_stamp(tx: TransactWrite, stamp: Optional[Stamp]) -> None:
+    if stamp is None:
+        return
+    counter_condition = (CommitStateItem.seq == stamp.previous if stamp.previous
+                         else CommitStateItem.seq.does_not_exist())
+    tx.update(CommitStateItem(stamp.counter), actions=[CommitStateItem.seq.set(stamp.seq)],
+              condition=counter_condition)
+    tx.condition_check(CommitStateItem, stamp.lock, condition=CommitStateItem.transaction_id.does_not_exist())
+
+
+def _stamped_write_failed(error: Exception, stamp: Optional[Stamp]) -> Exception:
+    """The exception a failed (possibly stamped) write stands for."""
+    if stamp is not None:
+        reasons = getattr(error, "cancellation_reasons", None) or []
+        if any(r is not None and r.code == "TransactionConflict" for r in reasons):
+            return StampConflict()
+        counter = _get(CommitStateItem, stamp.counter)
+        lock = _get(CommitStateItem, stamp.lock)
+        if int((counter.seq if counter else 0) or 0) != stamp.previous or (lock is not None and lock.transaction_id):
+            return StampConflict()
+    if _condition_failed(error):
+        return ConditionFailed()
+    return error
 
 
 def new_uid() -> str:
@@ -110,47 +154,73 @@ def get_table(db_uid: str, name: str) -> TableItem | None:
     return _get(TableItem, db_uid, name)
 
 
+def key_types_of(doc: dict[str, Any]) -> list[str]:
+    """Partition-key types a new table's partition sort keys are encoded with."""
+    return [key.get("Type", "string") for key in doc.get("PartitionKeys", [])]
+
+
+def new_table_item(db_uid: str, name: str, doc: dict[str, Any], indexes_json: str | None,
+                   uid: str | None = None, changed_seq: int | None = None) -> TableItem:
+    """A table item at version 0 (not stored)."""
+    return TableItem(db_uid, name, uid=uid or new_uid(), version=0, doc=encode_document(doc, "table"),
+                     key_types=key_types_of(doc), indexes=indexes_json, index_epoch=0,
+                     changed_seq=changed_seq)
+
+
 def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
-                 indexes_json: str | None = None) -> TableItem:
+                 indexes_json: str | None = None, stamp: Optional[Stamp] = None) -> TableItem:
     """Insert a table at version 0 (with its partition index definitions), atomically with a
-    check that its database still exists."""
-    item = TableItem(database.uid, name, uid=new_uid(), version=0,
-                     doc=encode_document(doc, "table"),
-                     key_types=[key.get("Type", "string") for key in doc.get("PartitionKeys", [])],
-                     indexes=indexes_json, index_epoch=0)
+    check that its database still exists (and with ``stamp``, see Stamp)."""
+    item = new_table_item(database.uid, name, doc, indexes_json, changed_seq=stamp.seq if stamp else None)
     try:
         with TransactWrite(connection=connection()) as tx:
             tx.condition_check(DatabaseItem, database.catalog, database.name,
                                condition=DatabaseItem.uid == database.uid)
             tx.save(item, condition=TableItem.name.does_not_exist())
+            _add_stamp(tx, stamp)
     except TransactWriteError as error:
-        if _condition_failed(error):
-            raise ConditionFailed() from None
-        raise
+        raise _stamped_write_failed(error, stamp) from None
     return item
 
 
-def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool) -> TableItem:
+def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool,
+                 stamp: Optional[Stamp] = None, seq: Optional[int] = None) -> TableItem:
     """Replace a table with version ``current.version + 1``, archiving the old one if asked.
 
     The write is conditional on the stored version still being ``current.version``: of two
     racing updates from the same version exactly one wins, the other gets ConditionFailed.
     Only the definition and version change: partition indexes and key types stay as stored.
+    The new version is stamped with ``stamp.seq`` (or ``seq``, a transaction's commit).
     """
     old_version = current.version
     encoded = encode_document(new_doc, "table")
+    changed = stamp.seq if stamp else seq
     try:
         with TransactWrite(connection=connection()) as tx:
-            tx.update(current, actions=[TableItem.doc.set(encoded), TableItem.version.set(old_version + 1)],
+            tx.update(current, actions=[TableItem.doc.set(encoded), TableItem.version.set(old_version + 1),
+                                        TableItem.changed_seq.set(changed) if changed is not None
+                                        else TableItem.changed_seq.remove()],
                       condition=(TableItem.version == old_version) & (TableItem.uid == current.uid))
             if archive:
-                tx.save(TableVersionItem(current.uid, old_version, doc=current.doc))
+                tx.save(TableVersionItem(current.uid, old_version, doc=current.doc,
+                                         changed_seq=current.changed_seq))
+            _add_stamp(tx, stamp)
     except TransactWriteError as error:
-        if _condition_failed(error):
-            raise ConditionFailed() from None
-        raise
-    current.doc, current.version = encoded, old_version + 1
+        raise _stamped_write_failed(error, stamp) from None
+    current.doc, current.version, current.changed_seq = encoded, old_version + 1, changed
     return current
+
+
+def put_committed_table(item: TableItem) -> bool:
+    """Store a table a transaction created (idempotent: True if it is there now, also when
+    an earlier roll-forward stored it; False if another incarnation holds the name)."""
+    try:
+        item.save(condition=TableItem.name.does_not_exist() | (TableItem.uid == item.uid))
+        return True
+    except PutError as error:
+        if _condition_failed(error):
+            return False
+        raise
 
 
 def set_last_analyzed(item: TableItem, when: float, attempts: int = 5) -> None:
@@ -194,9 +264,17 @@ def bump_column_epochs(item: TableItem, columns: list[str]) -> None:
         item = fresh
 
 
-def delete_table_item(item: TableItem) -> None:
-    """Unlink a table (only the incarnation we read)."""
-    _delete_if(item, TableItem.uid == item.uid)
+def delete_table_item(item: TableItem, stamp: Optional[Stamp] = None) -> None:
+    """Unlink a table (only the incarnation we read; with ``stamp``, see Stamp)."""
+    if stamp is None:
+        _delete_if(item, TableItem.uid == item.uid)
+        return
+    try:
+        with TransactWrite(connection=connection()) as tx:
+            tx.delete(item, condition=TableItem.uid == item.uid)
+            _add_stamp(tx, stamp)
+    except TransactWriteError as error:
+        raise _stamped_write_failed(error, stamp) from None
 
 
 def query_tables(db_uid: str, after: str | None, page_size: int) -> Iterator[TableItem]:

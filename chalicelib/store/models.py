@@ -61,6 +61,10 @@ class TableItem(StoreModel):
     # Per column (lowercase name): bumped when UpdateTable drops the column, so statistics
     # written before the drop are never shown for a column re-added later (JSON map).
     column_epochs = UnicodeAttribute(null=True)
+    # Commit sequence number at which this version became current (every table write is a
+    # commit: transactional, or one of its own). None: written before writes were stamped,
+    # visible to every snapshot.
+    changed_seq = NumberAttribute(null=True)
 
 
 class TableVersionItem(StoreModel):
@@ -72,6 +76,7 @@ class TableVersionItem(StoreModel):
     table_uid = UnicodeAttribute(hash_key=True)
     version = NumberAttribute(range_key=True)
     doc = BinaryAttribute(legacy_encoding=False)
+    changed_seq = NumberAttribute(null=True)  # when this version became current (TableItem)
 
 
 class PartitionItem(StoreModel):
@@ -160,19 +165,24 @@ class TransactionItem(StoreModel):
 
 class PendingWriteItem(StoreModel):
     """A transaction's uncommitted write (its intent log). Hash: transaction id; range:
-    ``table uid SEP object uri``. Applied to the object tables after the commit point."""
+    ``table uid SEP object uri`` for an object (ops add | delete | replace), applied to the
+    object tables after the commit point; ``meta SEP database uid SEP table name`` for a table
+    definition (op ``table``: ``table`` holds what the transaction saw and what it makes,
+    ``doc`` the new Table document, absent when the table is deleted), applied to ``tables``."""
 
     class Meta(BaseMeta):
         table_name = table_name("lf_pending_writes")
 
     transaction_id = UnicodeAttribute(hash_key=True)
     key = UnicodeAttribute(range_key=True)
-    op = UnicodeAttribute()  # add | delete
-    uri = UnicodeAttribute()
+    op = UnicodeAttribute()  # add | delete | replace | table
+    uri = UnicodeAttribute()  # the object uri, or the table name
     etag = UnicodeAttribute(null=True)
     size = NumberAttribute(null=True)
-    values = ListAttribute(of=UnicodeAttribute)
-    partition_key = UnicodeAttribute()
+    values = ListAttribute(of=UnicodeAttribute, null=True)
+    partition_key = UnicodeAttribute(null=True)
+    table = UnicodeAttribute(null=True)  # JSON, see chalicelib.store.pending_tables
+    doc = BinaryAttribute(legacy_encoding=False, null=True)
 
 
 class ObjectItem(StoreModel):

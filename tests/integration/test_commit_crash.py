@@ -5,6 +5,8 @@ server started afterwards on the same DynamoDB, without the hook, must show each
 as before the commit (crash before the commit point) or exactly as after it (after the commit
 point, or halfway through applying it): at once, and after the next commit clears the lock
 (GLUE_LF_COMMIT_LEASE_SECONDS=1, so a stale COMMIT_IN_PROGRESS lock is aborted quickly).
+The commit also creates a table and updates another: table definitions follow the same rule
+(they are applied first, so "mid-apply" crashes with them applied and the objects not).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import pytest
 from botocore.exceptions import ConnectionError as BotoConnectionError
 from botocore.exceptions import HTTPClientError
 
-from tests.integration.lf_helpers import Governed, State, add, apply, delete
+from tests.integration.conftest import table_input
+from tests.integration.lf_helpers import Governed, State, add, apply, delete, governed_input
 
 TABLES = ("alpha", "beta")  # two tables: "mid-apply" crashes after applying the first one
 
@@ -42,6 +45,10 @@ def test_commit_interrupted_by_a_crash_is_all_or_nothing(endpoint, start_server,
         writes[table] = [add(uri(table, f"new{i}"), ["2021", ("us", "eu")[i % 2]], etag=f"n{i}") for i in range(150)]
         writes[table] += [delete(uri(table, f"base{i}")) for i in range(0, 60, 3)]
         gov.write(tx, writes[table], table=table, lf=lf)  # two calls per table
+    glue = gov.client("glue", endpoint=crashing.endpoint)
+    glue.create_table(DatabaseName=gov.db, TableInput=table_input("gamma"), TransactionId=tx)
+    glue.update_table(DatabaseName=gov.db, TableInput=governed_input("alpha", Description="changed"),
+                      TransactionId=tx)
     after = {table: apply(before[table], writes[table]) for table in TABLES}
     with pytest.raises((BotoConnectionError, HTTPClientError)):
         lf.commit_transaction(TransactionId=tx)
@@ -50,7 +57,18 @@ def test_commit_interrupted_by_a_crash_is_all_or_nothing(endpoint, start_server,
 
     recovered = start_server(GLUE_LF_COMMIT_LEASE_SECONDS="1")
     lf = gov.client(endpoint=recovered.endpoint)
+    glue = gov.client("glue", endpoint=recovered.endpoint)
     expected = before if crash_at == "before-commit-point" else after
+    committed = crash_at != "before-commit-point"
+
+    def check_tables(**reads) -> None:
+        listed = [t["Name"] for t in glue.get_tables(DatabaseName=gov.db, **reads)["TableList"]]
+        assert listed == (["alpha", "beta", "gamma"] if committed else ["alpha", "beta"])
+        alpha = glue.get_table(DatabaseName=gov.db, Name="alpha", **reads)["Table"]
+        assert (alpha.get("Description"), alpha["VersionId"]) == (("changed", "1") if committed else (None, "0"))
+        if not committed:
+            with pytest.raises(glue.exceptions.EntityNotFoundException):
+                glue.get_table(DatabaseName=gov.db, Name="gamma", **reads)
     status = lf.describe_transaction(TransactionId=tx)["TransactionDescription"]
     if crash_at == "before-commit-point":
         assert status["TransactionStatus"] in ("COMMIT_IN_PROGRESS", "ABORTED")
@@ -59,6 +77,8 @@ def test_commit_interrupted_by_a_crash_is_all_or_nothing(endpoint, start_server,
         end = status["TransactionEndTime"]
     # Right away: the overlay of committed-but-unapplied writes (or nothing of an unfinished commit).
     reader = lf.start_transaction(TransactionType="READ_ONLY")["TransactionId"]
+    check_tables()
+    check_tables(TransactionId=reader)
     for table in TABLES:
         assert gov.objects(table, lf=lf) == expected[table], table
         assert gov.objects(table, lf=lf, page_size=40) == expected[table], table
@@ -75,6 +95,12 @@ def test_commit_interrupted_by_a_crash_is_all_or_nothing(endpoint, start_server,
     follow = [add(uri("alpha", "follow"), ["2022", "ap"], etag="f"), delete(uri("alpha", victim))]
     gov.commit_ops(follow, table="alpha", lf=lf)
     expected = {"alpha": apply(expected["alpha"], follow), "beta": expected["beta"]}
+    check_tables()
+    check_tables(TransactionId=reader)
+    # A table write outside any transaction clears the metadata lock the crash left.
+    glue.update_table(DatabaseName=gov.db, TableInput=governed_input("beta", Description="later"))
+    assert glue.get_table(DatabaseName=gov.db, Name="beta")["Table"]["VersionId"] == "1"
+    check_tables(TransactionId=reader)
     for table in TABLES:
         assert gov.objects(table, lf=lf) == expected[table], table
         assert gov.objects(table, lf=lf, TransactionId=reader) == (before if crash_at == "before-commit-point"

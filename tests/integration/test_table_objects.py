@@ -68,9 +68,10 @@ def test_update_table_objects_validation(gov):
     with pytest.raises(lf.exceptions.EntityNotFoundException):
         update([delete(uri("once"))])
     lf.cancel_transaction(TransactionId=tx)
-    # Only governed tables hold objects; unknown tables and databases are not found.
-    tx = lf.start_transaction()["TransactionId"]
+    # Only governed tables hold objects; unknown tables and databases are not found. (The
+    # table exists before the transaction starts: one created later is not in its snapshot.)
     gov.glue.create_table(DatabaseName=gov.db, TableInput=table_input("plain"))
+    tx = lf.start_transaction()["TransactionId"]
     with pytest.raises(invalid, match="GOVERNED"):
         update([add(uri("p"), ["2021"])], table="plain")
     with pytest.raises(invalid, match="GOVERNED"):

@@ -1,0 +1,91 @@
+"""Committing a transaction's table definitions (its metadata scopes, see store.pending_tables).
+
+Called by the commit protocol in ``chalicelib.actions.transactions``, with the scope's commit
+lock held: ``check`` before the commit point (step 3), ``apply`` after it (step 5, and again by
+whoever rolls a crashed commit forward, so it must be idempotent).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from chalicelib.actions import search_index
+from chalicelib.errors import ConcurrentModificationException
+from chalicelib.store import catalog
+from chalicelib.store import statistics as statistics_store
+from chalicelib.store.documents import decode_document, encode_document
+from chalicelib.store.models import PendingWriteItem, TransactionItem
+from chalicelib.store.pending_tables import TableChange, as_table_item, change_of, db_uid_of
+
+
+def check(item: TransactionItem, scope: str, writes: Sequence[PendingWriteItem]) -> None:
+    """ConcurrentModificationException unless every table the transaction writes is still the
+    incarnation and version it saw (so nobody created, changed or deleted it since its snapshot:
+    what it saw *was* its snapshot, or the write would have failed at call time)."""
+    db_uid = db_uid_of(scope)
+    for write in writes:
+        change = change_of(write)
+        current = catalog.get_table(db_uid, write.uri)
+        if change.base_uid is None:
+            if current is not None:
+                raise ConcurrentModificationException(
+                    f"Table {write.uri} was created by another writer after this transaction started")
+        elif current is None or current.uid != change.base_uid or current.version != change.base_version:
+            raise ConcurrentModificationException(
+                f"Table {write.uri} was changed by another writer after this transaction started")
+    if writes:
+        database = catalog.get_database(item.catalog, change_of(writes[0]).database)
+        if database is None or database.uid != db_uid:
+            raise ConcurrentModificationException(
+                f"Database {change_of(writes[0]).database} was deleted after this transaction started")
+
+
+def apply(item: TransactionItem, scope: str, writes: Sequence[PendingWriteItem], seq: int) -> None:
+    """Make the committed table changes current, each stamped with the commit's ``seq`` and
+    with its UpdateTime (CreateTime for a new table) set to the commit time."""
+    db_uid = db_uid_of(scope)
+    for write in writes:
+        change = change_of(write)
+        if change.removes_base:
+            _remove(item.catalog, db_uid, write.uri, change)
+        if change.uid is None:
+            continue
+        new = as_table_item(db_uid, write)
+        doc = decode_document(write.doc)
+        doc["UpdateTime"] = seq / 1_000_000
+        if change.creates:
+            doc["CreateTime"] = doc["UpdateTime"]
+            new.doc, new.changed_seq = encode_document(doc, "table"), seq
+            catalog.put_committed_table(new)
+        else:
+            _update(item.catalog, db_uid, write.uri, change, doc, seq)
+
+
+def _remove(catalog_key: str, db_uid: str, name: str, change: TableChange) -> None:
+    current = catalog.get_table(db_uid, name)
+    if current is None or current.uid != change.base_uid:
+        return  # already removed by an earlier roll-forward
+    try:
+        catalog.delete_table_item(current)
+    except catalog.ConditionFailed:
+        return
+    catalog.purge_table(current)
+    search_index.after_table_write(catalog_key, change.database, None, catalog.load(current))
+
+
+def _update(catalog_key: str, db_uid: str, name: str, change: TableChange, doc: dict, seq: int) -> None:
+    current = catalog.get_table(db_uid, name)
+    if current is None or current.uid != change.uid or current.version != change.base_version:
+        return  # applied already (or changed, which check() and the lock rule out)
+    if change.dropped:
+        # Before the new version shows: statistics of a dropped column must never show with
+        # it. Bumping twice (a roll-forward after a crash here) only hides them once more.
+        catalog.bump_column_epochs(current, change.dropped)
+        statistics_store.delete_columns(current.uid, "", change.dropped)
+    old = catalog.load(current)
+    try:
+        catalog.update_table(current, doc, archive=change.archive, seq=seq)
+    except catalog.ConditionFailed:
+        return
+    search_index.after_table_write(catalog_key, change.database, doc, old)
+

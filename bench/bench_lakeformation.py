@@ -36,14 +36,14 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import boto3
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-from infra.local.stack import REGION, CatalogStack  # noqa: E402
+from infra.local.stack import CatalogStack  # noqa: E402
 from bench.common import log, make_client, print_table, run_parallel  # noqa: E402
 
 DATABASE = "lake"

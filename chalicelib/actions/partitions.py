@@ -9,8 +9,9 @@ from typing import Any, Callable, Iterator, Sequence
 
 from chalicelib import json_text
 from chalicelib.actions import action
-from chalicelib.actions.common import (MAX_PAGE_BYTES, make_token, now, read_token,
+from chalicelib.actions.common import (MAX_PAGE_BYTES, fold, make_token, now, read_token,
                                        require_database, require_table, take_page)
+from chalicelib.actions.glue_transactions import require_table_as_of, table_view
 from chalicelib.actions.partition_indexes import LIVE, index_specs, partition_keys_of
 from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
@@ -339,10 +340,30 @@ def _plan(view: TableView, expression: str) -> tuple[expressions.Node, planner.P
     return bound, planner.choose_plan(bound, view.keys, view.key_types, active)
 
 
+def _table_in_snapshot(ctx: RequestContext, params: dict[str, Any]) -> bool:
+    """With a TransactionId or QueryAsOfTime, the table must exist as that reader sees it
+    (EntityNotFoundException otherwise). False when it exists only there — created by the
+    reading transaction, not committed yet — so it has no partitions. Partitions themselves
+    are not versioned: a table that exists is listed in its latest state (docs/design.md)."""
+    database = require_database(ctx, params, params["DatabaseName"])
+    name = fold(params["TableName"])
+    if params.get("QueryAsOfTime") is not None:
+        require_table_as_of(require_table(database, name), params["QueryAsOfTime"])
+        return True
+    seen = table_view(ctx, params, database, name).get(name)
+    if seen is None:
+        raise EntityNotFoundException(f"Table {name} not found.")
+    stored = catalog.get_table(database.uid, name)
+    return stored is not None and stored.uid == seen[0].uid
+
+
 @action("glue", "GetPartitions")
 def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Partitions matching an expression, in key order of the plan's source, paged; with
     Segment, only the partitions of that segment (segments are disjoint and cover all)."""
+    if params.get("TransactionId") or params.get("QueryAsOfTime") is not None:
+        if not _table_in_snapshot(ctx, params):
+            return {"Partitions": []}
     view = _table_view(ctx, params)
     expression = (params.get("Expression") or "").strip()
     bound, plan = _plan(view, expression)

@@ -239,3 +239,25 @@ def test_bad_input_in_a_transaction(gov):
         glue.create_table(DatabaseName=gov.db, TableInput=table_input("t"), TransactionId=tx)
     assert raised.value.response["Error"]["Code"] == "TransactionCommittedException"
     assert raised.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+
+
+def test_get_partitions_sees_the_table_as_its_reader_does(gov):
+    glue, lf = gov.glue, gov.lf
+    glue.create_table(DatabaseName=gov.db, TableInput=table_input("sales"))
+    glue.create_partition(DatabaseName=gov.db, TableName="sales", PartitionInput={"Values": ["2024"]})
+    tx = lf.start_transaction()["TransactionId"]
+    glue.create_table(DatabaseName=gov.db, TableInput=table_input("fresh"), TransactionId=tx)
+    glue.delete_table(DatabaseName=gov.db, Name="sales", TransactionId=tx)
+
+    def values(table: str, **reads) -> list[list[str]]:
+        return [p["Values"] for p in glue.get_partitions(DatabaseName=gov.db, TableName=table, **reads)["Partitions"]]
+
+    assert values("fresh", TransactionId=tx) == []  # exists for its creator only, with no partitions yet
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        values("fresh")
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        values("sales", TransactionId=tx)  # deleted in the transaction
+    assert values("sales") == [["2024"]]  # others still see it
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        values("sales", QueryAsOfTime=0)  # before the table existed
+    lf.cancel_transaction(TransactionId=tx)

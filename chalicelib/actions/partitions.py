@@ -4,6 +4,7 @@ Partition(s), and GetPartitions with the expression planner."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
@@ -116,18 +117,56 @@ def _error_detail(error: ServiceError) -> dict[str, str]:
     return {"ErrorCode": error.code, "ErrorMessage": error.message}
 
 
+# Partition *writes* reuse a table read for a moment: safe because every write transaction
+# checks that the table item still has the uid, version and index epoch of the view it was
+# built from (store.partitions), and a failed check means a fresh read and a rebuild. Saves
+# the two GetItems (database, table) of back-to-back BatchCreatePartition calls. Reads never
+# use it: a read must see a deleted or changed table at once.
+_VIEW_SECONDS = 2.0
+_MAX_VIEWS = 1024
+_views: dict[tuple, tuple[float, TableView]] = {}
+
+
+def _view_key(ctx: RequestContext, params: dict[str, Any]) -> tuple:
+    return (ctx.account_id, ctx.region, ctx.catalog_id(params), fold(params["DatabaseName"]),
+            fold(params["TableName"]))
+
+
+def _remember(key: tuple, view: TableView) -> TableView:
+    if len(_views) >= _MAX_VIEWS:
+        _views.clear()
+    _views[key] = (time.monotonic() + _VIEW_SECONDS, view)
+    return view
+
+
+def _write_view(ctx: RequestContext, params: dict[str, Any], key: tuple) -> tuple[TableView, bool]:
+    """(view, whether it came from the cache)."""
+    hit = _views.get(key)
+    if hit is not None and hit[0] > time.monotonic():
+        return hit[1], True
+    return _remember(key, _table_view(ctx, params)), False
+
+
 def _apply(ctx: RequestContext, params: dict[str, Any],
            build: Callable[[TableView], tuple[list[store.PartitionWrite], list[int], dict[int, ServiceError]]],
            failure: Callable[[int, str], ServiceError]) -> dict[int, ServiceError]:
     """Build writes against the current table and apply them, re-reading the table and
     rebuilding when its indexes changed underneath. Returns errors by request position."""
-    view = _table_view(ctx, params)
+    key = _view_key(ctx, params)
+    view, cached = _write_view(ctx, params, key)
     for _ in range(_TABLE_RETRIES):
         writes, positions, errors = build(view)
+        if cached and not writes:
+            # Nothing to write means no transaction to check the cached table: confirm it.
+            view, cached = _remember(key, _table_view(ctx, params)), False
+            continue
         try:
             failed = store.apply_writes(view.item, writes)
         except store.TableChanged:
-            view = _reread(view)
+            _views.pop(key, None)
+            # A cached view may predate a re-creation of the table: read it afresh by name.
+            view = _table_view(ctx, params) if cached else _reread(view)
+            view, cached = _remember(key, view), False
             continue
         for write_index, reason in failed.items():
             errors[positions[write_index]] = failure(positions[write_index], reason)

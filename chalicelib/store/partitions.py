@@ -89,10 +89,11 @@ def _entry_item(index_uid: str, entry_key: str, partition_key: str, values: Sequ
 
 
 def _table_check(table: TableItem) -> dict[str, Any]:
-    """The table is still the incarnation read, with the index definitions read."""
+    """The table is still the incarnation read, at the version read (its partition keys), with
+    the index definitions read."""
     return dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)},
-                    "#u = :u AND #e = :e", {"#u": "uid", "#e": "index_epoch"},
-                    {":u": dj.s(table.uid), ":e": dj.n(table.index_epoch or 0)})
+                    "#u = :u AND #v = :v AND #e = :e", {"#u": "uid", "#v": "version", "#e": "index_epoch"},
+                    {":u": dj.s(table.uid), ":v": dj.n(table.version), ":e": dj.n(table.index_epoch or 0)})
 
 
 def _add_write(actions: list[dict[str, Any]], table_uid: str, write: PartitionWrite) -> list[str]:

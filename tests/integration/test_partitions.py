@@ -533,3 +533,19 @@ def test_batch_update_failure_is_reported_for_the_right_entry(glue, db, table):
         (["1", "a"], "AlreadyExistsException")]
     assert sorted(value_tuples(all_partitions(glue, db, table))) == [
         ("1", "a"), ("2", "a"), ("30", "a"), ("40", "a")]
+
+
+def test_writes_right_after_a_table_change_see_the_change(glue, db):
+    """Partition writes may reuse a table read for a moment; a change of the table (here its
+    partition keys, then the table itself) must still be seen by the very next write."""
+    glue.create_table(DatabaseName=db, TableInput=partitioned_table("moving", [("year", "int")]))
+    create_partitions(glue, db, "moving", [["2023"]])
+    glue.update_table(DatabaseName=db, TableInput=partitioned_table("moving", [("year", "int"), ("month", "int")]))
+    answer = glue.batch_create_partition(DatabaseName=db, TableName="moving", PartitionInputList=[
+        {"Values": ["2024", "1"]}, {"Values": ["2025"]}])
+    assert [e["PartitionValues"] for e in answer["Errors"]] == [["2025"]]
+    assert answer["Errors"][0]["ErrorDetail"]["ErrorCode"] == "InvalidInputException"
+    glue.delete_table(DatabaseName=db, Name="moving")
+    glue.create_table(DatabaseName=db, TableInput=partitioned_table("moving", [("day", "string")]))
+    create_partitions(glue, db, "moving", [["mon"]])
+    assert value_tuples(all_partitions(glue, db, "moving")) == [("mon",)]

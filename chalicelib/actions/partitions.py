@@ -415,6 +415,7 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any
     buckets = segment_buckets(total, number)
     segments_filter = buckets if segment else None
     exclude = bool(params.get("ExcludeColumnSchema"))
+    limit = params.get("MaxResults") or 1000
     scope = (view.item.uid, expression, total, number, exclude, plan.source)
     position = read_token(ctx, params, *scope)
     start_range, after = position if position else (0, None)
@@ -424,7 +425,8 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any
         for number_of_range in range(start_range, len(plan.bounds)):
             low, high = plan.bounds[number_of_range]
             resume = after if number_of_range == start_range else None
-            for item in store.scan_range(view.item.uid, low, high, resume, index_uid, segments_filter):
+            # A page needs at most limit + 1 items (the one after says whether a token is due).
+            for item in store.scan_range(view.item.uid, low, high, resume, index_uid, segments_filter, limit + 1):
                 yield number_of_range, item
 
     names = _names(ctx, params, view)
@@ -438,7 +440,6 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any
             return json_text.dumps(rendered), size
         return _render_text(names, item.doc)
 
-    limit = params.get("MaxResults") or 1000
     page, last = take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key], sized=True)
     token = make_token(ctx, last, *scope)
     return {"Partitions": JsonFragments(page), **({"NextToken": token} if token else {})}

@@ -247,13 +247,14 @@ def get_partitions(table_uid: str, keys: Sequence[str]) -> dict[str, PartitionIt
 
 
 def scan_range(table_uid: str, low: str | None, high: str | None, after: str | None = None,
-               index_uid: str | None = None, segments: tuple[int, int] | None = None) -> Iterator[Any]:
+               index_uid: str | None = None, segments: tuple[int, int] | None = None,
+               page_size: int | None = None) -> Iterator[Any]:
     """Partitions (or, with ``index_uid``, index entries) with sort key in [low, high], in key
     order, starting after ``after``; with ``segments``, only those whose segment bucket is in
-    that range. Every item read is counted for the request."""
+    that range; DynamoDB pages of at most ``page_size`` items. Every item read is counted."""
     if index_uid is None:
-        return query_key_range(PartitionItem, table_uid, low, high, after, segments)
-    return query_key_range(IndexEntryItem, index_uid, low, high, after, segments)
+        return query_key_range(PartitionItem, table_uid, low, high, after, segments, page_size)
+    return query_key_range(IndexEntryItem, index_uid, low, high, after, segments, page_size)
 
 
 def write_entries_checked(table_uid: str, entries: Sequence[tuple[PartitionItem, str, str]]) -> None:

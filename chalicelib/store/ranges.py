@@ -46,12 +46,26 @@ def _plain(value: dict[str, Any]) -> Any:
     return data
 
 
+# Once a caller has had the items it announced (page_size) but keeps reading (some items did
+# not match its filter), further DynamoDB pages are this small: a bounded over-read.
+_MIN_PAGE_AFTER_BUDGET = 100
+
+
+def _next_page_limit(page_size: Optional[int], yielded: int) -> Optional[int]:
+    if page_size is None:
+        return None
+    return max(page_size - yielded, _MIN_PAGE_AFTER_BUDGET)
+
+
 def query_key_range(model: Any, hash_key: str, low: Optional[str], high: Optional[str],
-                    after: Optional[str] = None, segments: Optional[tuple[int, int]] = None) -> Iterator[Record]:
+                    after: Optional[str] = None, segments: Optional[tuple[int, int]] = None,
+                    page_size: Optional[int] = None) -> Iterator[Record]:
     """Items under ``hash_key`` with ``low <= key <= high`` (None: unbounded), in key order,
     resuming after ``after``; with ``segments``, only items whose ``segment`` attribute is in
     that inclusive range (filtered by DynamoDB, so the others never reach us, though DynamoDB
-    still reads them). Every item DynamoDB read is counted for the request."""
+    still reads them). ``page_size``: at most that many items per DynamoDB page, for callers
+    that will stop early (DynamoDB reads, and charges, a whole page even if we stop half-way).
+    Every item DynamoDB read is counted for the request."""
     skip = None
     if after is not None and (low is None or after >= low):
         low = skip = after  # resume: DynamoDB has no exclusive BETWEEN, so skip the cursor item
@@ -65,16 +79,21 @@ def query_key_range(model: Any, hash_key: str, low: Optional[str], high: Optiona
     else:
         condition = None
     in_segments = model.segment.between(*segments) if segments else None
+    if page_size is not None and skip is not None:
+        page_size += 1  # the cursor item comes back first and is dropped
     start = None
+    yielded = 0
     while True:
         # The model's own connection knows the table's key schema (no DescribeTable call).
         page = model._get_connection().connection.query(model.Meta.table_name, hash_key, range_key_condition=condition,
                                                         filter_condition=in_segments, consistent_read=True,
-                                                        exclusive_start_key=start)
+                                                        exclusive_start_key=start,
+                                                        limit=_next_page_limit(page_size, yielded))
         metrics.count_read(page.get("ScannedCount", 0))
         for raw in page.get("Items", []):
             record = Record({name: _plain(value) for name, value in raw.items()})
             if record.key != skip:
+                yielded += 1
                 yield record
         start = page.get("LastEvaluatedKey")
         if not start:

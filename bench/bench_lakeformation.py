@@ -44,7 +44,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from infra.local.stack import CatalogStack  # noqa: E402
-from bench.common import log, make_client, print_table, run_parallel  # noqa: E402
+from bench import common  # noqa: E402
+from bench.common import log, make_client, run_parallel  # noqa: E402
 
 DATABASE = "lake"
 TABLE = "events"
@@ -183,35 +184,17 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
 
 
-class Report:
-    """Markdown tables, printed at the end so they can be pasted as they are."""
+class Report(common.Report):
+    """The checks, then one row per measured query."""
 
     def __init__(self) -> None:
-        self.summary: list[tuple[str, str, str, str]] = []
-        self.details: list[tuple[str, ...]] = []
-        self.notes: list[str] = []
-
-    def check(self, measure: str, result: str, target: str, ok: Optional[bool]) -> None:
-        self.summary.append((measure, result, target, "-" if ok is None else ("yes" if ok else "**NO**")))
+        super().__init__(["History", "Query", "Median", "Min (ms)", "Runs", "Objects", "DynamoDB items read",
+                          "Items per object"])
 
     def case(self, history: str, case: Case) -> None:
-        self.details.append((history, case.label, ms(case.median), f"{min(case.samples) * 1000:,.1f}",
-                             str(len(case.samples)), f"{len(case.result):,}", f"{case.items_read:,}",
-                             f"{case.per_object:.2f}"))
-
-    def print(self, command: str, env: str) -> None:
-        print()
-        print(f"Command: `{command}`  ")
-        print(f"Machine: {env}")
-        print()
-        print_table(['Measure', 'Result', 'Target', 'Met'], self.summary)
-        print()
-        print_table(['History', 'Query', 'Median', 'Min (ms)', 'Runs', 'Objects', 'DynamoDB items read', 'Items per object'], self.details)
-        print()
-        for note in self.notes:
-            print(f"- {note}")
-
-
+        self.tables[0][1].append((history, case.label, ms(case.median), f"{min(case.samples) * 1000:,.1f}",
+                                 str(len(case.samples)), f"{len(case.result):,}", f"{case.items_read:,}",
+                                 f"{case.per_object:.2f}"))
 
 
 # -------------------------------------------------------------------------------------- main

@@ -44,7 +44,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from infra.local.dynamodb_local import PREEXEC, free_port  # noqa: E402
-from bench.common import log, make_client, print_table, run_parallel  # noqa: E402
+from bench import common  # noqa: E402
+from bench.common import log, make_client, run_parallel  # noqa: E402
 from infra.local.stack import CatalogStack, stop_process, wait_for_port  # noqa: E402
 
 DATABASE = "bench"
@@ -386,40 +387,18 @@ def size_label(size: int) -> str:
     return f"{size // 1000}k" if size >= 1000 and size % 1000 == 0 else str(size)
 
 
-def verdict(ok: Optional[bool]) -> str:
-    return "-" if ok is None else ("yes" if ok else "**NO**")
-
-
-class Report:
-    """Markdown tables, printed at the end so they can be pasted as they are."""
+class Report(common.Report):
+    """The checks, then one row per measured case."""
 
     def __init__(self) -> None:
-        self.summary: list[tuple[str, str, str, str]] = []
-        self.details: list[tuple[str, ...]] = []
-        self.notes: list[str] = []
-
-    def check(self, measure: str, result: str, target: str, ok: Optional[bool]) -> None:
-        self.summary.append((measure, result, target, verdict(ok)))
+        super().__init__(["Size", "Case", "Expression", "Median", "Min (ms)", "Runs", "Returned",
+                          "DynamoDB items read"])
 
     def case(self, size: int, case: Case, runs: Optional[int] = None) -> None:
         items = "-" if case.items_read is None else f"{case.items_read:,}"
-        self.details.append((size_label(size), case.label, f"`{case.expression}`", ms(case.median),
-                             f"{min(case.samples) * 1000:,.1f}", str(len(case.samples)),
-                             f"{case.returned:,}", items))
-
-    def print(self, command: str, env: str) -> None:
-        print()
-        print(f"Command: `{command}`  ")
-        print(f"Machine: {env}")
-        print()
-        print_table(['Measure', 'Result', 'Target', 'Met'], self.summary)
-        print()
-        print_table(['Size', 'Case', 'Expression', 'Median', 'Min (ms)', 'Runs', 'Returned', 'DynamoDB items read'], self.details)
-        print()
-        for note in self.notes:
-            print(f"- {note}")
-
-
+        self.tables[0][1].append((size_label(size), case.label, f"`{case.expression}`", ms(case.median),
+                                 f"{min(case.samples) * 1000:,.1f}", str(len(case.samples)),
+                                 f"{case.returned:,}", items))
 
 
 # -------------------------------------------------------------------------------------- main

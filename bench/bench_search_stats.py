@@ -49,7 +49,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from infra.local.stack import REGION, CatalogStack  # noqa: E402
-from bench.common import log, print_table  # noqa: E402
+from bench import common  # noqa: E402
+from bench.common import log  # noqa: E402
 
 RARE = "platypus"
 RARE_TABLES = 5
@@ -245,34 +246,21 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
 
 
-class Report:
-    def __init__(self) -> None:
-        self.summary: list[tuple[str, ...]] = []
-        self.rows: list[tuple[str, ...]] = []
-        self.stats_rows: list[tuple[str, ...]] = []
-        self.notes: list[str] = []
+class Report(common.Report):
+    """The checks, then the search cases, then the column statistics calls."""
 
-    def check(self, measure: str, result: str, target: str, ok: Optional[bool]) -> None:
-        self.summary.append((measure, result, target, "-" if ok is None else ("yes" if ok else "**NO**")))
+    def __init__(self) -> None:
+        super().__init__(["Tables", "Case", "Median", "Min (ms)", "Runs", "Results", "Items read", "Items / result"],
+                         ["Column statistics call", "Columns", "Median", "Items read", "DynamoDB calls per request"])
+
+    @property
+    def stats_rows(self) -> list[tuple[str, ...]]:
+        return self.tables[1][1]
 
     def case(self, size: int, case: Case) -> None:
         per = f"{case.items / len(case.result):,.1f}" if case.result else "-"
-        self.rows.append((f"{size:,}", case.label, ms(case.median), f"{min(case.samples) * 1000:,.1f}",
-                          str(len(case.samples)), str(len(case.result)), f"{case.items:,}", per))
-
-    def print(self, command: str, env: str) -> None:
-        print()
-        print(f"Command: `{command}`  ")
-        print(f"Machine: {env}")
-        print()
-        print_table(['Measure', 'Result', 'Target', 'Met'], self.summary)
-        print()
-        print_table(['Tables', 'Case', 'Median', 'Min (ms)', 'Runs', 'Results', 'Items read', 'Items / result'], self.rows)
-        print()
-        print_table(['Column statistics call', 'Columns', 'Median', 'Items read', 'DynamoDB calls per request'], self.stats_rows)
-        print()
-        for note in self.notes:
-            print(f"- {note}")
+        self.tables[0][1].append((f"{size:,}", case.label, ms(case.median), f"{min(case.samples) * 1000:,.1f}",
+                                  str(len(case.samples)), str(len(case.result)), f"{case.items:,}", per))
 
 
 # ------------------------------------------------------------------------------ main

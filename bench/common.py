@@ -6,7 +6,7 @@ import queue
 import sys
 import threading
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import boto3
 from botocore.config import Config
@@ -60,6 +60,33 @@ def print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     print("|" + "---|" * len(header))
     for row in rows:
         print("| " + " | ".join(row) + " |")
+
+
+class Report:
+    """A benchmark's findings as Markdown, printed at the end so they paste as they are: the
+    checked measures, then each detail table (``tables``: header -> rows), then the notes."""
+
+    def __init__(self, *detail_headers: Sequence[str]) -> None:
+        self.summary: list[tuple[str, str, str, str]] = []
+        self.tables: list[tuple[Sequence[str], list[tuple[str, ...]]]] = [(h, []) for h in detail_headers]
+        self.notes: list[str] = []
+
+    def check(self, measure: str, result: str, target: str, ok: Optional[bool]) -> None:
+        """A measure against its target (``ok`` None: reported, no target)."""
+        self.summary.append((measure, result, target, "-" if ok is None else ("yes" if ok else "**NO**")))
+
+    def print(self, command: str, env: str) -> None:
+        print()
+        print(f"Command: `{command}`  ")
+        print(f"Machine: {env}")
+        print()
+        print_table(["Measure", "Result", "Target", "Met"], self.summary)
+        for header, rows in self.tables:
+            print()
+            print_table(header, rows)
+        print()
+        for note in self.notes:
+            print(f"- {note}")
 
 
 def log(message: str) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Optional
 
-from chalicelib import metrics
 from chalicelib.actions import action
 from chalicelib.actions.common import MAX_PAGE_BYTES, make_token, read_token
 from chalicelib.actions.tables import render_table
@@ -87,11 +86,8 @@ def _all_tables(catalog_key: str, loaded: dict[Candidate, TableItem]) -> dict[Ca
 def _load_tables(candidates: dict[Candidate, str], loaded: dict[Candidate, TableItem]) -> None:
     missing = [(uid, table) for (db, table), uid in candidates.items() if (db, table) not in loaded]
     names = {(uid, table): (db, table) for (db, table), uid in candidates.items()}
-    for start in range(0, len(missing), 100):
-        chunk = missing[start:start + 100]
-        metrics.count_read(len(chunk))
-        for item in TableItem.batch_get(chunk, consistent_read=True):
-            loaded[names[(item.db_uid, item.name)]] = item
+    for item in catalog.get_many(TableItem, missing):
+        loaded[names[(item.db_uid, item.name)]] = item
 
 
 def _check(params: dict[str, Any]) -> tuple[str, bool]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
@@ -89,6 +89,15 @@ def _get(model: Any, *key: Any) -> Any:
         return model.get(*key, consistent_read=True)
     except model.DoesNotExist:
         return None
+
+
+def get_many(model: Any, keys: Iterable[tuple]) -> Iterator[Any]:
+    """Items by full key (BatchGetItem, strongly consistent; PynamoDB sends 100 keys a call),
+    missing ones skipped, in no particular order; each distinct key counts as one item read."""
+    unique = list(dict.fromkeys(keys))
+    metrics.count_read(len(unique))
+    if unique:
+        yield from model.batch_get(unique, consistent_read=True)
 
 
 def _counted(items: Iterator[Any]) -> Iterator[Any]:

@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 
 from chalicelib import metrics
 from chalicelib.store import dynamo_json as dj
-from chalicelib.store.catalog import delete_all, register_table_purger
+from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.models import IndexEntryItem, PartitionItem, TableItem
 from chalicelib.store.ranges import query_key_range
 
@@ -236,14 +236,7 @@ def get_partition(table_uid: str, key: str) -> PartitionItem | None:
 
 def get_partitions(table_uid: str, keys: Sequence[str]) -> dict[str, PartitionItem]:
     """Partitions by sort key (BatchGetItem, 100 keys a call); missing keys are absent."""
-    found: dict[str, PartitionItem] = {}
-    unique = list(dict.fromkeys(keys))
-    for start in range(0, len(unique), 100):
-        chunk = [(table_uid, k) for k in unique[start:start + 100]]
-        for item in PartitionItem.batch_get(chunk, consistent_read=True):
-            found[item.key] = item
-        metrics.count_read(len(chunk))
-    return found
+    return {item.key: item for item in get_many(PartitionItem, [(table_uid, k) for k in keys])}
 
 
 def scan_range(table_uid: str, low: str | None, high: str | None, after: str | None = None,

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 from pynamodb.exceptions import DeleteError
 
 from chalicelib import metrics
-from chalicelib.store.catalog import delete_all, register_table_purger
+from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.models import SEP, ColumnStatisticsItem, TableItem
 
@@ -28,9 +28,7 @@ def load_statistics(table_uid: str, owner: str, columns: Sequence[str]) -> dict[
     prefix = owner + SEP
     wanted = {c.lower() for c in columns}
     if len(wanted) < _BATCH_GET_UP_TO:
-        items = list(ColumnStatisticsItem.batch_get([(table_uid, _key(owner, c)) for c in wanted],
-                                                    consistent_read=True)) if wanted else []
-        metrics.count_read(len(wanted))
+        items = list(get_many(ColumnStatisticsItem, [(table_uid, _key(owner, c)) for c in wanted]))
     else:
         items = []
         for item in ColumnStatisticsItem.query(table_uid, ColumnStatisticsItem.key.startswith(prefix),

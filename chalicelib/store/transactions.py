@@ -13,7 +13,7 @@ from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, Updat
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
-from chalicelib.store.catalog import delete_all, register_table_purger
+from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.config import connection
 from chalicelib.store.ranges import query_key_range
 from chalicelib.store.models import (SEP, CommitStateItem, ObjectItem, ObjectVersionItem,
@@ -102,13 +102,7 @@ def pending_key(table_uid: str, uri: str) -> str:
 
 def get_pending(transaction_id: str, keys: Sequence[str]) -> dict[str, PendingWriteItem]:
     """Pending writes by key."""
-    found = {}
-    for start in range(0, len(keys), 100):
-        chunk = [(transaction_id, k) for k in keys[start:start + 100]]
-        metrics.count_read(len(chunk))
-        for item in PendingWriteItem.batch_get(chunk, consistent_read=True):
-            found[item.key] = item
-    return found
+    return {item.key: item for item in get_many(PendingWriteItem, [(transaction_id, k) for k in keys])}
 
 
 def save_pending(item: TransactionItem, when: float, table_uid: str,
@@ -185,14 +179,7 @@ def release_lock(table_uid: str, transaction_id: str) -> None:
 # ---------------------------------------------------------------------------------- objects
 def get_objects(table_uid: str, uris: Sequence[str]) -> dict[str, ObjectItem]:
     """Latest committed state of objects by uri (tombstones included)."""
-    found = {}
-    unique = list(dict.fromkeys(uris))
-    for start in range(0, len(unique), 100):
-        chunk = [(table_uid, u) for u in unique[start:start + 100]]
-        metrics.count_read(len(chunk))
-        for item in ObjectItem.batch_get(chunk, consistent_read=True):
-            found[item.uri] = item
-    return found
+    return {item.uri: item for item in get_many(ObjectItem, [(table_uid, u) for u in uris])}
 
 
 def version_key(partition_key: str, added_seq: int, uri: str) -> str:

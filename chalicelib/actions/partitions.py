@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from chalicelib import json_text
 from chalicelib.actions import action
+from chalicelib.actions import governed_partitions as governed
 from chalicelib.actions.common import (MAX_PAGE_BYTES, fold, make_token, now, read_token,
                                        require_database, require_table, take_page)
 from chalicelib.actions.glue_transactions import require_table_as_of, table_view
@@ -39,21 +40,26 @@ class TableView:
     keys: list[tuple[str, str]]
     key_types: list[str]
     indexes: list[IndexSpec]  # CREATING and ACTIVE: every write maintains both
+    governed: bool = False  # TableType GOVERNED: its manifest holds partitions too
 
 
 def _table_view(ctx: RequestContext, params: dict[str, Any]) -> TableView:
     database = require_database(ctx, params, params["DatabaseName"])
     item = require_table(database, params["TableName"])
-    keys = partition_keys_of(catalog.load(item))
-    return TableView(database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE))
+    doc = catalog.load(item)
+    keys = partition_keys_of(doc)
+    return TableView(database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE),
+                     governed.is_governed(doc))
 
 
 def _reread(view: TableView) -> TableView:
     item = catalog.get_table(view.database.uid, view.item.name)
     if item is None or item.uid != view.item.uid:
         raise EntityNotFoundException(f"Table {view.item.name} not found.")
-    keys = partition_keys_of(catalog.load(item))
-    return TableView(view.database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE))
+    doc = catalog.load(item)
+    keys = partition_keys_of(doc)
+    return TableView(view.database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE),
+                     governed.is_governed(doc))
 
 
 def _check_values(view: TableView, values: Sequence[str], member: str = "Values") -> None:
@@ -104,7 +110,11 @@ def _render_sized(ctx: RequestContext, params: dict[str, Any], view: TableView, 
 
 def _names(ctx: RequestContext, params: dict[str, Any], view: TableView) -> dict[str, str]:
     """The members a response adds to a stored partition document."""
-    return {"DatabaseName": view.database.name, "TableName": view.item.name, "CatalogId": ctx.catalog_id(params)}
+    return _table_names(ctx, params, view.database, view.item)
+
+
+def _table_names(ctx: RequestContext, params: dict[str, Any], database: DatabaseItem, table: TableItem) -> dict[str, str]:
+    return {"DatabaseName": database.name, "TableName": table.name, "CatalogId": ctx.catalog_id(params)}
 
 
 def _render_text(names: dict[str, str], doc_bytes: bytes) -> tuple[str, int]:
@@ -344,10 +354,22 @@ def get_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]
     view = _table_view(ctx, params)
     values = params["PartitionValues"]
     _check_values(view, values, "PartitionValues")
-    item = store.get_partition(view.item.uid, _key(view, values))
+    key = _key(view, values)
+    item = store.get_partition(view.item.uid, key)
     if item is None:
-        raise EntityNotFoundException("Cannot find partition.")
+        made = _manifest_partition(ctx, params, view, key)
+        if made is None:
+            raise EntityNotFoundException("Cannot find partition.")
+        return {"Partition": made}
     return {"Partition": _render(ctx, params, view, item.doc)}
+
+
+def _manifest_partition(ctx: RequestContext, params: dict[str, Any], view: TableView, key: str) -> dict | None:
+    """A governed table's partition that holds objects without being registered, or None."""
+    if not view.governed:
+        return None
+    made = governed.manifest_partition(ctx, params, view.item, catalog.load(view.item), view.keys, key)
+    return None if made is None else {**made, **_names(ctx, params, view)}
 
 
 @action("glue", "BatchGetPartition")
@@ -362,60 +384,72 @@ def batch_get_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str
     partitions, unprocessed, size = [], [], 0
     for values, key in zip(wanted, keys):
         item = found.get(key)
-        if item is None:
+        if item is None and not view.governed:
             continue
         if size > MAX_PAGE_BYTES:
             unprocessed.append({"Values": values})
             continue
-        rendered = _render(ctx, params, view, item.doc)
+        rendered = _render(ctx, params, view, item.doc) if item else _manifest_partition(ctx, params, view, key)
+        if rendered is None:
+            continue
         size += len(json.dumps(rendered, default=str))
         partitions.append(rendered)
     return {"Partitions": partitions, "UnprocessedKeys": unprocessed}
 
 
-def _plan(view: TableView, expression: str) -> tuple[expressions.Node, planner.Plan]:
-    bound = expressions.bind(expressions.parse_expression(expression), view.keys)
-    active = index_specs(view.item, view.keys, ("ACTIVE",))
-    return bound, planner.choose_plan(bound, view.keys, view.key_types, active)
-
-
-def _table_in_snapshot(ctx: RequestContext, params: dict[str, Any]) -> bool:
-    """With a TransactionId or QueryAsOfTime, the table must exist as that reader sees it
-    (EntityNotFoundException otherwise). False when it exists only there — created by the
-    reading transaction, not committed yet — so it has no partitions. Partitions themselves
-    are not versioned: a table that exists is listed in its latest state (docs/design.md)."""
+def _table_as_read(ctx: RequestContext, params: dict[str, Any]) -> tuple[DatabaseItem, TableItem, dict[str, Any], bool]:
+    """With a TransactionId or QueryAsOfTime: the database, the table (item, document) as that reader sees it,
+    EntityNotFoundException if it does not, and whether it is stored (False: created by the
+    reading transaction, not committed yet)."""
     database = require_database(ctx, params, params["DatabaseName"])
     name = fold(params["TableName"])
     if params.get("QueryAsOfTime") is not None:
-        require_table_as_of(require_table(database, name), params["QueryAsOfTime"])
-        return True
+        item = require_table(database, name)
+        return database, item, require_table_as_of(item, params["QueryAsOfTime"])[0], True
     seen = table_view(ctx, params, database, name).get(name)
     if seen is None:
         raise EntityNotFoundException(f"Table {name} not found.")
     stored = catalog.get_table(database.uid, name)
-    return stored is not None and stored.uid == seen[0].uid
+    return database, seen[0], seen[1], stored is not None and stored.uid == seen[0].uid
 
 
-@action("glue", "GetPartitions")
-def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """Partitions matching an expression, in key order of the plan's source, paged; with
-    Segment, only the partitions of that segment (segments are disjoint and cover all)."""
-    if params.get("TransactionId") or params.get("QueryAsOfTime") is not None:
-        if not _table_in_snapshot(ctx, params):
-            return {"Partitions": []}
-    view = _table_view(ctx, params)
+def _listing(params: dict[str, Any], keys: list[tuple[str, str]]) -> governed.Listing:
     expression = (params.get("Expression") or "").strip()
-    bound, plan = _plan(view, expression)
+    bound = expressions.bind(expressions.parse_expression(expression), keys)
     segment = params.get("Segment")
     total, number = (segment["TotalSegments"], segment["SegmentNumber"]) if segment else (1, 0)
     if number >= total:
         raise InvalidInputException(
             f"Segment.SegmentNumber ({number}) must be less than Segment.TotalSegments ({total})")
     # A segment is a contiguous run of buckets, filtered by DynamoDB (see segment_buckets).
-    buckets = segment_buckets(total, number)
-    segments_filter = buckets if segment else None
-    exclude = bool(params.get("ExcludeColumnSchema"))
-    limit = params.get("MaxResults") or 1000
+    return governed.Listing(expression, bound, keys, segment_buckets(total, number),
+                            (total, number) if segment else None, bool(params.get("ExcludeColumnSchema")),
+                            params.get("MaxResults") or 1000)
+
+
+@action("glue", "GetPartitions")
+def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Partitions matching an expression, in key order of the plan's source, paged; with
+    Segment, only the partitions of that segment (segments are disjoint and cover all).
+    Governed tables: the partitions their manifest holds as the reader sees it."""
+    if params.get("TransactionId") or params.get("QueryAsOfTime") is not None:
+        database, item, doc, stored = _table_as_read(ctx, params)
+        if governed.is_governed(doc):
+            return governed.get_partitions(ctx, params, item, doc, _table_names(ctx, params, database, item),
+                                           _listing(params, partition_keys_of(doc)))
+        if not stored:
+            return {"Partitions": []}  # created by its own transaction: no partitions yet
+    view = _table_view(ctx, params)
+    listing = _listing(params, view.keys)
+    if view.governed:
+        return governed.get_partitions(ctx, params, view.item, catalog.load(view.item),
+                                       _names(ctx, params, view), listing)
+    bound, buckets, expression = listing.bound, listing.buckets, listing.expression
+    active = index_specs(view.item, view.keys, ("ACTIVE",))
+    plan = planner.choose_plan(bound, view.keys, view.key_types, active)
+    total, number = listing.segment or (1, 0)
+    segments_filter = buckets if listing.segment else None
+    exclude, limit = listing.exclude_columns, listing.limit
     scope = (view.item.uid, expression, total, number, exclude, plan.source)
     position = read_token(ctx, params, *scope)
     start_range, after = position if position else (0, None)

@@ -26,7 +26,7 @@ from chalicelib.store import transactions as store
 from chalicelib.store.models import ObjectItem, PendingWriteItem, TableItem
 
 LATEST = 10 ** 19  # a snapshot after every commit
-_OWN = 10 ** 20 - 1  # own pending writes sort after every committed version of a partition
+OWN = 10 ** 20 - 1  # own pending writes sort after every committed version of a partition
 
 
 def _governed_table(ctx: RequestContext, params: dict[str, Any]) -> tuple[TableItem, dict[str, Any]]:
@@ -78,7 +78,7 @@ def update_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[st
     committed = store.get_objects(table.uid, uris)
     # A committed transaction whose writes are not applied yet (its committer is applying them,
     # or crashed): its writes are the objects' latest committed state.
-    unapplied = _overlay(table, item.catalog, LATEST, None)
+    unapplied = overlay_of(table, item.catalog, LATEST, None)
     pending = store.get_pending(item.transaction_id, [store.pending_key(table.uid, u) for u in uris])
     puts, removed = [], []
     for operation, uri in zip(operations, uris):
@@ -131,7 +131,7 @@ def delete_objects_on_cancel(ctx: RequestContext, params: dict[str, Any]) -> dic
     return {}
 
 
-def _snapshot(ctx: RequestContext, params: dict[str, Any]) -> tuple[int, Optional[Any]]:
+def snapshot_of(ctx: RequestContext, params: dict[str, Any]) -> tuple[int, Optional[Any]]:
     """The snapshot sequence number to read at, and the reading transaction (if any)."""
     if params.get("TransactionId") and params.get("QueryAsOfTime") is not None:
         raise InvalidInputException("TransactionId and QueryAsOfTime cannot both be specified")
@@ -148,7 +148,7 @@ def _snapshot(ctx: RequestContext, params: dict[str, Any]) -> tuple[int, Optiona
     return last, None
 
 
-def _overlay(table: TableItem, catalog_key: str, snapshot: int, reader: Optional[Any]) -> dict[str, tuple[str, Any, int]]:
+def overlay_of(table: TableItem, catalog_key: str, snapshot: int, reader: Optional[Any]) -> dict[str, tuple[str, Any, int]]:
     """uri -> (op, pending write, seq) of writes the snapshot sees but the versions lack yet."""
     changes: dict[str, tuple[str, Any, int]] = {}
     lock = store.get_lock(table.uid)
@@ -159,11 +159,11 @@ def _overlay(table: TableItem, catalog_key: str, snapshot: int, reader: Optional
                 changes[write.uri] = (write.op, write, int(holder.commit_seq))
     if reader is not None:
         for write in store.pending_of(reader.transaction_id, table.uid):
-            changes[write.uri] = (write.op, write, _OWN)
+            changes[write.uri] = (write.op, write, OWN)
     return changes
 
 
-def _visible(table: TableItem, snapshot: int, bound, overlay, low, high, after,
+def visible_objects(table: TableItem, snapshot: int, bound, overlay, low, high, after,
              seek: bool = False) -> Iterator[tuple[str, list[str], dict]]:
     """(version key, partition values, TableObject) visible in one key range, in key order;
     ``seek``: skip each partition's versions added after the snapshot instead of reading them."""
@@ -190,12 +190,19 @@ def _visible(table: TableItem, snapshot: int, bound, overlay, low, high, after,
     return heapq.merge(committed(), extra, key=lambda entry: entry[0])
 
 
+def can_seek(bound: expressions.Node, keys: list[tuple[str, str]], reading_past: bool) -> bool:
+    """Reading the past (as of a time, or a transaction's snapshot) from a few whole partitions:
+    seek past their later history rather than read it (see store.versions_as_of)."""
+    ranges = expressions.plan_ranges(bound, [name for name, _ in keys]) if keys else None
+    return reading_past and bool(ranges) and all(len(r.equals) == len(keys) for r in ranges)
+
+
 @action("lakeformation", "GetTableObjects")
 def get_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Objects of a governed table at a transaction's snapshot, a time, or the latest commit,
     optionally filtered by PartitionPredicate, grouped by partition, paged."""
     table, doc = _governed_table(ctx, params)
-    snapshot, reader = _snapshot(ctx, params)
+    snapshot, reader = snapshot_of(ctx, params)
     keys = partition_keys_of(doc)
     bound = expressions.bind(expressions.parse_partition_predicate(params.get("PartitionPredicate")), keys)
     plan = planner.choose_plan(bound, keys, list(table.key_types or []), [])
@@ -206,18 +213,14 @@ def get_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[str, 
     start_range, after = position[:2] if position else (0, None)
     if position and reader is None:
         snapshot = position[2]  # later pages of a read without a transaction: the first page's snapshot
-    overlay = _overlay(table, ctx.catalog_key(params), snapshot, reader)
-    # Reading the past (as of a time, or a transaction's snapshot) from a few whole partitions:
-    # seek past their later history rather than read it.
-    ranges = expressions.plan_ranges(bound, [name for name, _ in keys]) if keys else None
-    seek = (reader is not None or as_of is not None) and bool(ranges) and \
-        all(len(r.equals) == len(keys) for r in ranges)
+    overlay = overlay_of(table, ctx.catalog_key(params), snapshot, reader)
+    seek = can_seek(bound, keys, reader is not None or as_of is not None)
     limit = params.get("MaxResults") or 1000
     groups: list[dict[str, Any]] = []
     count, last, more = 0, None, False
     for number in range(start_range, len(plan.bounds)):
         low, high = plan.bounds[number]
-        for key, values, obj in _visible(table, snapshot, bound, overlay, low, high,
+        for key, values, obj in visible_objects(table, snapshot, bound, overlay, low, high,
                                          after if number == start_range else None, seek):
             if count == limit:
                 more = True

@@ -1,0 +1,197 @@
+"""Partitions of governed tables, as the reader sees them: GetPartitions honours TransactionId
+and QueryAsOfTime the way GetTableObjects does, because the partitions come from the manifest.
+
+Lake Formation keeps a governed table's partitions with its objects: clients write a governed
+table with UpdateTableObjects and do not register its partitions (awswrangler, for one, skips
+BatchCreatePartition for GOVERNED tables). So for a reader at snapshot S (its transaction's, a
+QueryAsOfTime, or the last commit) a governed table's partitions are:
+
+- every set of partition values with at least one object visible at S, shown with the
+  registered partition's document when there is one, else with a document made from the table's
+  StorageDescriptor as of S: Location ``<table location>/<key>=<value>/...``, Parameters
+  ``numFiles`` / ``totalSize`` of its visible objects (Hive's names), CreationTime when its
+  oldest visible object was added;
+- every partition registered through the partition calls (CreatePartition, ...) whose
+  CreationTime is not after the reader's time (its transaction's start, or QueryAsOfTime).
+  Registered partitions are not versioned: an update shows in older snapshots too, and a deleted
+  one is gone from them (docs/design.md, "Partitions of governed tables").
+
+Both sources are read over the same key ranges (the planner's ranges on the partition sort key,
+which also starts every object version key) and merged in key order.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional, Sequence
+
+from chalicelib import json_text
+from chalicelib.actions.common import make_token, now, read_token, take_page
+from chalicelib.actions.table_objects import OWN, can_seek, overlay_of, snapshot_of, visible_objects
+from chalicelib.context import RequestContext
+from chalicelib.domain import expressions, planner
+from chalicelib.domain.partition_keys import segment_of
+from chalicelib.json_text import JsonFragments, with_members
+from chalicelib.store import partitions as partition_store
+from chalicelib.store import transactions as tx_store
+from chalicelib.store.documents import decode_document, document_text
+from chalicelib.store.models import SEP, TableItem
+
+# Appended to a partition sort key, sorts after every object version key of that partition
+# (``partition SEP added_seq SEP uri``: ':' follows every digit).
+_PAST_PARTITION = f"{SEP}:"
+
+
+def is_governed(table_doc: dict[str, Any]) -> bool:
+    return (table_doc.get("TableType") or "").upper() == "GOVERNED"
+
+
+@dataclass
+class _Partition:
+    """One partition found in a key range: from the manifest, the registered ones, or both."""
+
+    key: str
+    values: list[str]
+    files: int = 0
+    size: int = 0
+    first_seq: int = OWN  # commit that added its oldest visible object (OWN: the reader's own)
+    registered: Any = None  # the PartitionItem when registered
+
+
+def _from_manifest(table: TableItem, snapshot: int, overlay: dict, bound: expressions.Node,
+                   low: Optional[str], high: Optional[str], after: Optional[str],
+                   seek: bool) -> Iterator[_Partition]:
+    """Partitions with at least one object visible at the snapshot, in key order."""
+    resume = None if after is None else after + _PAST_PARTITION
+    current: Optional[_Partition] = None
+    for version_key, values, obj in visible_objects(table, snapshot, bound, overlay, low, high, resume, seek):
+        partition_key, added, _uri = version_key.rsplit(SEP, 2)  # uris never hold SEP (API pattern)
+        if current is not None and current.key != partition_key:
+            yield current
+            current = None
+        if current is None:
+            current = _Partition(partition_key, values)
+        current.files += 1
+        current.size += obj["Size"]
+        current.first_seq = min(current.first_seq, int(added))
+    if current is not None:
+        yield current
+
+
+def _registered(table: TableItem, bound: expressions.Node, low: Optional[str], high: Optional[str],
+                after: Optional[str], segments: Optional[tuple[int, int]], page_size: int,
+                reader_time: Optional[float]) -> Iterator[_Partition]:
+    """Registered partitions matching the expression, created by the reader's time."""
+    for item in partition_store.scan_range(table.uid, low, high, after, None, segments, page_size):
+        if not expressions.evaluate(bound, item.values):
+            continue
+        if reader_time is not None and decode_document(item.doc).get("CreationTime", 0) > reader_time:
+            continue
+        yield _Partition(item.key, list(item.values), registered=item)
+
+
+def _merged(sources: Sequence[Iterator[_Partition]]) -> Iterator[_Partition]:
+    """One partition per key: the registered document, the manifest's object counts."""
+    for _, group in itertools.groupby(heapq.merge(*sources, key=lambda p: p.key), key=lambda p: p.key):
+        parts = list(group)
+        found = parts[0]
+        for other in parts[1:]:
+            found.registered = found.registered or other.registered
+            found.files += other.files
+            found.size += other.size
+            found.first_seq = min(found.first_seq, other.first_seq)
+        yield found
+
+
+def made_document(keys: Sequence[tuple[str, str]], table_doc: dict[str, Any], values: Sequence[str],
+                  files: int, size: int, created: float) -> dict[str, Any]:
+    """The Partition document of manifest partition not registered: the table's storage,
+    located under the table by Hive's ``key=value`` path convention."""
+    storage = dict(table_doc.get("StorageDescriptor") or {})
+    if storage.get("Location"):
+        path = "/".join(f"{name}={value}" for (name, _), value in zip(keys, values))
+        storage["Location"] = f"{storage['Location'].rstrip('/')}/{path}"
+    return {"Values": list(values), "StorageDescriptor": storage, "CreationTime": created,
+            "Parameters": {"numFiles": str(files), "totalSize": str(size)}}
+
+
+def _created(first_seq: int) -> float:
+    return now() if first_seq >= OWN else first_seq / 1_000_000
+
+
+@dataclass
+class Listing:
+    """What GetPartitions asks for, parsed once by the caller."""
+
+    expression: str
+    bound: expressions.Node
+    keys: list[tuple[str, str]]
+    buckets: tuple[int, int]
+    segment: Optional[tuple[int, int]]  # (total, number) when a Segment was asked for
+    exclude_columns: bool
+    limit: int
+
+
+def get_partitions(ctx: RequestContext, params: dict[str, Any], table: TableItem, table_doc: dict[str, Any],
+                   names: dict[str, str], listing: Listing) -> dict[str, Any]:
+    """GetPartitions of a governed table (``table`` and ``table_doc`` as the reader sees it)."""
+    snapshot, reader = snapshot_of(ctx, params)
+    as_of = params.get("QueryAsOfTime")
+    reader_time = float(reader.start_time) if reader is not None else as_of
+    plan = planner.choose_plan(listing.bound, listing.keys, list(table.key_types or []), [])
+    total, number = listing.segment or (1, 0)
+    scope = (table.uid, listing.expression, total, number, listing.exclude_columns, "manifest",
+             round(as_of * 1_000_000) if as_of is not None else None, params.get("TransactionId"))
+    position = read_token(ctx, params, *scope)
+    start_range, after = position[:2] if position else (0, None)
+    if position and reader is None:
+        snapshot = position[2]  # later pages of a read without a transaction: the first page's snapshot
+    overlay = overlay_of(table, ctx.catalog_key(params), snapshot, reader)
+    seek = can_seek(listing.bound, listing.keys, reader is not None or as_of is not None)
+    lo, hi = listing.buckets
+
+    def candidates() -> Iterator[tuple[int, _Partition]]:
+        for range_number in range(start_range, len(plan.bounds)):
+            low, high = plan.bounds[range_number]
+            resume = after if range_number == start_range else None
+            sources = (_registered(table, listing.bound, low, high, resume, listing.buckets if listing.segment else None,
+                                   listing.limit + 1, reader_time),
+                       _from_manifest(table, snapshot, overlay, listing.bound, low, high, resume, seek))
+            for found in _merged(sources):
+                yield range_number, found
+
+    def render(pair: tuple[int, _Partition]) -> Optional[tuple[Any, int]]:
+        found = pair[1]
+        if not lo <= segment_of(found.key) <= hi:
+            return None
+        if found.registered is not None and not listing.exclude_columns:
+            text = with_members(document_text(found.registered.doc), names)
+            return text, len(text)
+        doc = (decode_document(found.registered.doc) if found.registered is not None else
+               made_document(listing.keys, table_doc, found.values, found.files, found.size,
+                             _created(found.first_seq)))
+        if listing.exclude_columns and "StorageDescriptor" in doc:
+            doc["StorageDescriptor"] = {k: v for k, v in doc["StorageDescriptor"].items() if k != "Columns"}
+        text = json_text.dumps({**doc, **names})
+        return text, len(text)
+
+    page, last = take_page(candidates(), listing.limit, render,
+                           lambda pair: [pair[0], pair[1].key, snapshot], sized=True)
+    token = make_token(ctx, last, *scope)
+    return {"Partitions": JsonFragments(page), **({"NextToken": token} if token else {})}
+
+
+def manifest_partition(ctx: RequestContext, params: dict[str, Any], table: TableItem,
+                       table_doc: dict[str, Any], keys: Sequence[tuple[str, str]],
+                       partition_key: str) -> Optional[dict[str, Any]]:
+    """The latest Partition document of a governed table's partition that is not registered
+    but holds objects (GetPartition, BatchGetPartition), or None."""
+    catalog_key = ctx.catalog_key(params)
+    snapshot = tx_store.last_commit_seq(catalog_key)
+    overlay = overlay_of(table, catalog_key, snapshot, None)
+    for found in _from_manifest(table, snapshot, overlay, expressions.TRUE, partition_key + SEP,
+                                partition_key + _PAST_PARTITION, None, False):
+        return made_document(keys, table_doc, found.values, found.files, found.size, _created(found.first_seq))
+    return None

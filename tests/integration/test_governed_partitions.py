@@ -129,3 +129,39 @@ def test_both_reads_at_once_are_refused(gov):
     tx = gov.lf.start_transaction(TransactionType="READ_ONLY")["TransactionId"]
     with pytest.raises(gov.glue.exceptions.InvalidInputException, match="cannot both"):
         gov.glue.get_partitions(DatabaseName=gov.db, TableName="objects", TransactionId=tx, QueryAsOfTime=1)
+
+
+def test_every_commit_point_and_a_fixed_reader_see_exactly_their_partitions(gov):
+    """A model of the manifest (uri -> partition values) after each commit; GetPartitions as of
+    each commit's EndTime returns the partitions holding objects then, while a reader that
+    started first keeps seeing the first state throughout."""
+    lf = gov.lf
+    steps = [
+        [add("s3://lake/objects/1", ["2020", "a"]), add("s3://lake/objects/2", ["2021", "b"])],
+        [add("s3://lake/objects/3", ["2021", "b"]), delete("s3://lake/objects/1")],
+        [add("s3://lake/objects/4", ["2022", "c"]), delete("s3://lake/objects/2")],
+        [delete("s3://lake/objects/3"), add("s3://lake/objects/1", ["2023", "d"])],
+        [delete("s3://lake/objects/4")],
+    ]
+    model: dict[str, tuple[str, ...]] = {}
+    points: list[tuple[float, list[list[str]]]] = []
+    reader, seen = None, None
+    for number, ops in enumerate(steps):
+        end = gov.commit_ops(ops)["TransactionEndTime"].timestamp()
+        for op in ops:
+            if "AddObject" in op:
+                model[op["AddObject"]["Uri"]] = tuple(op["AddObject"]["PartitionValues"])
+            else:
+                del model[op["DeleteObject"]["Uri"]]
+        expected = sorted(list(v) for v in set(model.values()))
+        points.append((end, expected))
+        if reader is None:
+            reader = lf.start_transaction(TransactionType="READ_ONLY")["TransactionId"]
+            seen = values(gov, TransactionId=reader)
+            assert seen == expected
+        assert values(gov, TransactionId=reader) == seen
+        assert values(gov) == expected, f"latest after commit {number}"
+        time.sleep(0.01)
+    for number, (end, expected) in enumerate(points):
+        assert values(gov, QueryAsOfTime=end + 0.001) == expected, f"as of commit {number}"
+    lf.cancel_transaction(TransactionId=reader)

@@ -34,6 +34,7 @@ from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import segment_of
 from chalicelib.json_text import JsonFragments, with_members
+from chalicelib.store import manifest_partitions as manifest_store
 from chalicelib.store import partitions as partition_store
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import decode_document, document_text
@@ -78,6 +79,33 @@ def _from_manifest(table: TableItem, snapshot: int, overlay: dict, bound: expres
         current.first_seq = min(current.first_seq, int(added))
     if current is not None:
         yield current
+
+
+def _from_summaries(table: TableItem, snapshot: int, bound: expressions.Node, low: Optional[str],
+                    high: Optional[str], after: Optional[str], overlay: dict, seek: bool) -> Iterator[_Partition]:
+    """Partitions with objects at the snapshot, from the partition summaries (one item each,
+    two when the partition changed after the snapshot); the partitions an overlay write touches
+    are counted from their objects instead, since their summaries lack those writes."""
+    touched = sorted({write.partition_key for _, write, _ in overlay.values()})
+    touched = [key for key in touched if (low is None or key >= low) and (high is None or key <= high)
+               and (after is None or key > after)]
+
+    def summarized() -> Iterator[_Partition]:
+        skip = set(touched)
+        for item in manifest_store.partitions_in(table.uid, low, high, after):
+            if item.key in skip or not expressions.evaluate(bound, item.values):
+                continue
+            state = (item if item.files else None) if item.changed_seq <= snapshot else \
+                manifest_store.partition_at(table.uid, item.key, snapshot)
+            if state is not None:
+                yield _Partition(item.key, list(item.values), int(state.files), int(state.size),
+                                 int(state.created_seq))
+
+    def counted() -> Iterator[_Partition]:
+        for key in touched:
+            yield from _from_manifest(table, snapshot, overlay, bound, key + SEP, key + _PAST_PARTITION, None, seek)
+
+    return heapq.merge(summarized(), counted(), key=lambda p: p.key)
 
 
 def _registered(table: TableItem, bound: expressions.Node, low: Optional[str], high: Optional[str],
@@ -156,9 +184,13 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any], table: TableItem
         for range_number in range(start_range, len(plan.bounds)):
             low, high = plan.bounds[range_number]
             resume = after if range_number == start_range else None
+            # A delete and re-add of one uri (a replace) may move it between partitions, and its
+            # pending write does not say from where: count every partition from its objects then.
+            manifest = (_from_manifest(table, snapshot, overlay, listing.bound, low, high, resume, seek)
+                        if any(op == "replace" for op, _, _ in overlay.values()) else
+                        _from_summaries(table, snapshot, listing.bound, low, high, resume, overlay, seek))
             sources = (_registered(table, listing.bound, low, high, resume, listing.buckets if listing.segment else None,
-                                   listing.limit + 1, reader_time),
-                       _from_manifest(table, snapshot, overlay, listing.bound, low, high, resume, seek))
+                                   listing.limit + 1, reader_time), manifest)
             for found in _merged(sources):
                 yield range_number, found
 

@@ -220,6 +220,41 @@ class ObjectVersionItem(StoreModel):
     removed_seq = NumberAttribute(null=True)
 
 
+class ManifestPartitionItem(StoreModel):
+    """A governed table's partition as its applied manifest holds it now: objects (files) and
+    bytes, the commit that last changed it; ``files`` 0 once emptied (kept, so that a reader of an
+    older snapshot knows to look back). Hash: table uid; range: partition sort key."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("lf_partitions")
+
+    table_uid = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    values = ListAttribute(of=UnicodeAttribute)
+    files = NumberAttribute()
+    size = NumberAttribute()
+    created_seq = NumberAttribute()  # the commit since which it holds objects without a gap
+    changed_seq = NumberAttribute()
+
+
+class ManifestPartitionVersionItem(StoreModel):
+    """One non-empty state of a manifest partition, visible to snapshots
+    ``added_seq <= S < removed_seq``. Hash: table uid; range: ``partition sort key SEP
+    added_seq (20 digits)``."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("lf_partition_versions")
+
+    table_uid = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    values = ListAttribute(of=UnicodeAttribute)
+    files = NumberAttribute()
+    size = NumberAttribute()
+    created_seq = NumberAttribute()
+    added_seq = NumberAttribute()
+    removed_seq = NumberAttribute(null=True)
+
+
 class CommitStateItem(StoreModel):
     """Commit bookkeeping. ``lock SEP table uid``: which transaction is committing to a table;
     ``seq SEP region SEP account``: the catalog's last commit sequence number (microseconds)."""
@@ -245,5 +280,5 @@ class SettingItem(StoreModel):
 
 ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, PartitionItem,
                                  IndexEntryItem, ColumnStatisticsItem, SearchPostingItem, TransactionItem,
-                                 PendingWriteItem, ObjectItem, ObjectVersionItem, CommitStateItem,
-                                 SettingItem]
+                                 PendingWriteItem, ObjectItem, ObjectVersionItem, ManifestPartitionItem,
+                                 ManifestPartitionVersionItem, CommitStateItem, SettingItem]

@@ -15,6 +15,7 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.config import connection
+from chalicelib.store.manifest_partitions import apply_partition_changes
 from chalicelib.store.ranges import query_key_range
 from chalicelib.store.models import (SEP, CommitStateItem, ObjectItem, ObjectVersionItem,
                                      PendingWriteItem, TableItem, TransactionItem)
@@ -221,7 +222,9 @@ def apply_writes(table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
 
     Idempotent — plain puts, and an object already changed at ``seq`` is not removed again — so
     anyone may roll a committed transaction forward, as often as a crash makes necessary.
+    Partition summaries go first, computed from the objects as they were before the commit.
     """
+    apply_partition_changes(table_uid, writes, seq, current)
     with ObjectVersionItem.batch_write() as versions, ObjectItem.batch_write() as objects:
         for write in writes:
             old = current.get(write.uri)

@@ -127,6 +127,30 @@ class Governed:
         raise AssertionError("GetTableObjects never stopped paging")
 
 
+def partitions_of(state: State) -> dict[tuple[str, ...], tuple[int, int]]:
+    """The model of a governed table's partitions: values -> (objects, bytes)."""
+    found: dict[tuple[str, ...], tuple[int, int]] = {}
+    for values, _, size in state.values():
+        files, total = found.get(values, (0, 0))
+        found[values] = (files + 1, total + size)
+    return found
+
+
+def listed_partitions(glue: Any, db: str, table: str, **reads: Any) -> dict[tuple[str, ...], tuple[int, int]]:
+    """GetPartitions of a governed table (all pages): values -> (numFiles, totalSize)."""
+    request = {"DatabaseName": db, "TableName": table, **reads}
+    found: dict[tuple[str, ...], tuple[int, int]] = {}
+    while True:
+        response = glue.get_partitions(**request)
+        for partition in response["Partitions"]:
+            values = tuple(partition["Values"])
+            assert values not in found, f"{values} listed twice"
+            found[values] = (int(partition["Parameters"]["numFiles"]), int(partition["Parameters"]["totalSize"]))
+        if not response.get("NextToken"):
+            return found
+        request["NextToken"] = response["NextToken"]
+
+
 def apply(state: State, ops: Sequence[dict]) -> State:
     """The model: ``state`` after ``ops`` (a copy)."""
     after = dict(state)

@@ -19,7 +19,8 @@ from botocore.exceptions import ConnectionError as BotoConnectionError
 from botocore.exceptions import HTTPClientError
 
 from tests.integration.conftest import table_input
-from tests.integration.lf_helpers import Governed, State, add, apply, delete, governed_input
+from tests.integration.lf_helpers import (Governed, State, add, apply, delete, governed_input, listed_partitions,
+                                         partitions_of)
 
 TABLES = ("alpha", "beta")  # two tables: "mid-apply" crashes after applying the first one
 
@@ -85,9 +86,13 @@ def test_commit_interrupted_by_a_crash_is_all_or_nothing(endpoint, start_server,
         assert gov.objects(table, lf=lf, TransactionId=reader) == expected[table], table
         selected = {k: v for k, v in expected[table].items() if v[0] == ("2021", "eu")}
         assert gov.objects(table, lf=lf, PartitionPredicate="year = 2021 AND region = 'eu'") == selected
+        # Partitions (GetPartitions of a governed table) follow the same objects.
+        assert listed_partitions(glue, gov.db, table) == partitions_of(expected[table]), table
+        assert listed_partitions(glue, gov.db, table, TransactionId=reader) == partitions_of(expected[table]), table
         if crash_at != "before-commit-point":
             assert gov.objects(table, lf=lf, QueryAsOfTime=end) == after[table], table
             assert gov.objects(table, lf=lf, QueryAsOfTime=end - timedelta(microseconds=1)) == before[table]
+            assert listed_partitions(glue, gov.db, table, QueryAsOfTime=end) == partitions_of(after[table]), table
 
     # A new transaction works on what it sees, including writes not applied yet.
     time.sleep(1.2)  # past the commit lease
@@ -105,12 +110,14 @@ def test_commit_interrupted_by_a_crash_is_all_or_nothing(endpoint, start_server,
         assert gov.objects(table, lf=lf) == expected[table], table
         assert gov.objects(table, lf=lf, TransactionId=reader) == (before if crash_at == "before-commit-point"
                                                                    else after)[table], table
+        assert listed_partitions(glue, gov.db, table) == partitions_of(expected[table]), table
     final = "ABORTED" if crash_at == "before-commit-point" else "COMMITTED"
     assert lf.describe_transaction(TransactionId=tx)["TransactionDescription"]["TransactionStatus"] == final
     # The other table is free again too: a commit there goes through and sees the right state.
     follow = [add(uri("beta", "follow"), ["2022", "ap"]), delete(uri("beta", "base2"))]
     gov.commit_ops(follow, table="beta", lf=lf)
     assert gov.objects("beta", lf=lf) == apply(expected["beta"], follow)
+    assert listed_partitions(glue, gov.db, "beta") == partitions_of(apply(expected["beta"], follow))
     # The crashed transaction cannot be revived.
     with pytest.raises((lf.exceptions.TransactionCanceledException, lf.exceptions.TransactionCommittedException)):
         lf.extend_transaction(TransactionId=tx)

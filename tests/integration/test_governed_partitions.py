@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.integration.lf_helpers import Governed, add, delete
+from tests.integration.lf_helpers import Governed, State, add, apply, delete, listed_partitions, partitions_of
 
 
 @pytest.fixture
@@ -28,6 +28,10 @@ def listed(gov: Governed, page_size: int = 0, **reads) -> list[dict]:
         if not response.get("NextToken"):
             return found
         request["NextToken"] = response["NextToken"]
+
+
+def partitions(gov: Governed, **reads) -> dict[tuple[str, ...], tuple[int, int]]:
+    return listed_partitions(gov.glue, gov.db, "objects", **reads)
 
 
 def values(gov: Governed, **reads) -> list[list[str]]:
@@ -132,36 +136,48 @@ def test_both_reads_at_once_are_refused(gov):
 
 
 def test_every_commit_point_and_a_fixed_reader_see_exactly_their_partitions(gov):
-    """A model of the manifest (uri -> partition values) after each commit; GetPartitions as of
-    each commit's EndTime returns the partitions holding objects then, while a reader that
-    started first keeps seeing the first state throughout."""
+    """A model of the manifest after each commit: GetPartitions as of each commit's EndTime
+    returns the partitions holding objects then, with their object counts and bytes, while a
+    reader that started first keeps seeing the first state throughout."""
     lf = gov.lf
     steps = [
-        [add("s3://lake/objects/1", ["2020", "a"]), add("s3://lake/objects/2", ["2021", "b"])],
-        [add("s3://lake/objects/3", ["2021", "b"]), delete("s3://lake/objects/1")],
-        [add("s3://lake/objects/4", ["2022", "c"]), delete("s3://lake/objects/2")],
-        [delete("s3://lake/objects/3"), add("s3://lake/objects/1", ["2023", "d"])],
+        [add("s3://lake/objects/1", ["2020", "a"], size=1), add("s3://lake/objects/2", ["2021", "b"], size=2)],
+        [add("s3://lake/objects/3", ["2021", "b"], size=4), delete("s3://lake/objects/1")],
+        [add("s3://lake/objects/4", ["2022", "c"], size=8), delete("s3://lake/objects/2")],
+        [delete("s3://lake/objects/3"), add("s3://lake/objects/1", ["2023", "d"], size=16),
+         add("s3://lake/objects/5", ["2022", "c"], size=32)],
         [delete("s3://lake/objects/4")],
     ]
-    model: dict[str, tuple[str, ...]] = {}
-    points: list[tuple[float, list[list[str]]]] = []
+    state: State = {}
+    points: list[tuple[float, dict]] = []
     reader, seen = None, None
     for number, ops in enumerate(steps):
         end = gov.commit_ops(ops)["TransactionEndTime"].timestamp()
-        for op in ops:
-            if "AddObject" in op:
-                model[op["AddObject"]["Uri"]] = tuple(op["AddObject"]["PartitionValues"])
-            else:
-                del model[op["DeleteObject"]["Uri"]]
-        expected = sorted(list(v) for v in set(model.values()))
+        state = apply(state, ops)
+        expected = partitions_of(state)
         points.append((end, expected))
         if reader is None:
             reader = lf.start_transaction(TransactionType="READ_ONLY")["TransactionId"]
-            seen = values(gov, TransactionId=reader)
+            seen = partitions(gov, TransactionId=reader)
             assert seen == expected
-        assert values(gov, TransactionId=reader) == seen
-        assert values(gov) == expected, f"latest after commit {number}"
+        assert partitions(gov, TransactionId=reader) == seen
+        assert partitions(gov) == expected, f"latest after commit {number}"
         time.sleep(0.01)
     for number, (end, expected) in enumerate(points):
-        assert values(gov, QueryAsOfTime=end + 0.001) == expected, f"as of commit {number}"
+        assert partitions(gov, QueryAsOfTime=end + 0.001) == expected, f"as of commit {number}"
+        assert partitions(gov, QueryAsOfTime=end + 0.001, Expression="year >= 2022") == \
+            {v: c for v, c in expected.items() if int(v[0]) >= 2022}
     lf.cancel_transaction(TransactionId=reader)
+
+
+def test_an_object_deleted_and_added_again_elsewhere_moves_between_partitions(gov):
+    gov.commit_ops([add("s3://lake/objects/m", ["2020", "a"], size=3), add("s3://lake/objects/k", ["2020", "a"], size=5)])
+    tx = gov.lf.start_transaction()["TransactionId"]
+    moved = [delete("s3://lake/objects/m"), add("s3://lake/objects/m", ["2021", "b"], size=7)]
+    gov.write(tx, moved[:1])
+    gov.write(tx, moved[1:])  # a pending "replace" in another partition
+    expected = {("2020", "a"): (1, 5), ("2021", "b"): (1, 7)}
+    assert partitions(gov, TransactionId=tx) == expected
+    assert partitions(gov) == {("2020", "a"): (2, 8)}
+    gov.lf.commit_transaction(TransactionId=tx)
+    assert partitions(gov) == expected

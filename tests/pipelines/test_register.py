@@ -3,7 +3,6 @@ schema changes archiving a version, partition-key typing, indexes, per-partition
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 

@@ -1,0 +1,106 @@
+"""Partition summaries of governed tables: how many objects (files) and bytes each partition's
+manifest holds, now and at every commit that changed it, so GetPartitions reads one item per
+partition instead of every object (docs/design.md, "Partitions of governed tables").
+
+Written while a commit is applied, *before* its objects: a partition's summary, its new version
+and the end of its previous version change in one DynamoDB transaction, and a summary already
+stamped with the commit's sequence number is skipped. So a roll-forward after a crash applies
+each partition exactly once, computing from the objects' state before the commit (untouched
+until every partition is done).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional, Sequence
+
+from pynamodb.transactions import TransactWrite
+
+from chalicelib import metrics
+from chalicelib.store.catalog import delete_all, get_many, register_table_purger
+from chalicelib.store.config import connection
+from chalicelib.store.models import (SEP, ManifestPartitionItem, ManifestPartitionVersionItem, ObjectItem,
+                                     PendingWriteItem, TableItem)
+from chalicelib.store.ranges import query_key_range
+
+SEQ_DIGITS = 20
+_PARTITIONS_PER_TRANSACTION = 33  # 3 actions each, within DynamoDB's 100
+
+
+def version_key(partition_key: str, added_seq: int) -> str:
+    return f"{partition_key}{SEP}{added_seq:0{SEQ_DIGITS}d}"
+
+
+def _changes(writes: Sequence[PendingWriteItem], seq: int,
+             current: dict[str, ObjectItem]) -> dict[str, list]:
+    """partition key -> [values, files delta, bytes delta] of a commit's object writes, against
+    the objects' state before the commit (``current``)."""
+    deltas: dict[str, list] = {}
+    for write in writes:
+        old = current.get(write.uri)
+        if old is not None and old.changed_seq == seq:
+            continue  # this object is applied already, so every partition was before it
+        if write.op in ("delete", "replace") and old is not None and old.live:
+            delta = deltas.setdefault(old.version_key.rsplit(SEP, 2)[0], [list(old.values), 0, 0])
+            delta[1] -= 1
+            delta[2] -= int(old.size or 0)
+        if write.op in ("add", "replace"):
+            delta = deltas.setdefault(write.partition_key, [list(write.values), 0, 0])
+            delta[1] += 1
+            delta[2] += int(write.size or 0)
+    return {key: delta for key, delta in deltas.items() if delta[1] or delta[2]}
+
+
+def apply_partition_changes(table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
+                            current: dict[str, ObjectItem]) -> None:
+    """Fold a committed transaction's object writes into its partitions' summaries (idempotent)."""
+    changes = _changes(writes, seq, current)
+    if not changes:
+        return
+    now = {item.key: item for item in get_many(ManifestPartitionItem, [(table_uid, k) for k in changes])}
+    todo = [(key, delta) for key, delta in sorted(changes.items())
+            if now.get(key) is None or now[key].changed_seq != seq]  # changed_seq == seq: applied
+    for start in range(0, len(todo), _PARTITIONS_PER_TRANSACTION):
+        with TransactWrite(connection=connection()) as tx:
+            for key, (values, files, size) in todo[start:start + _PARTITIONS_PER_TRANSACTION]:
+                before = now.get(key)
+                alive = before is not None and before.files > 0
+                files += int(before.files) if alive else 0
+                size += int(before.size) if alive else 0
+                files, size = max(files, 0), max(size, 0) if files > 0 else 0
+                created = int(before.created_seq) if alive else seq
+                tx.save(ManifestPartitionItem(table_uid, key, values=values, files=files, size=size,
+                                              created_seq=created, changed_seq=seq))
+                if alive:
+                    tx.update(ManifestPartitionVersionItem(table_uid, version_key(key, int(before.changed_seq))),
+                              actions=[ManifestPartitionVersionItem.removed_seq.set(seq)])
+                if files:
+                    tx.save(ManifestPartitionVersionItem(table_uid, version_key(key, seq), values=values, files=files,
+                                                         size=size, created_seq=created, added_seq=seq))
+
+
+def partitions_in(table_uid: str, low: Optional[str], high: Optional[str],
+                  after: Optional[str] = None) -> Iterator[ManifestPartitionItem]:
+    """Partition summaries (emptied ones too) with key in [low, high] after ``after``, in key order."""
+    return query_key_range(ManifestPartitionItem, table_uid, low, high, after)
+
+
+def partition_at(table_uid: str, partition_key: str, snapshot: int) -> Optional[ManifestPartitionVersionItem]:
+    """The partition's state visible at ``snapshot``, or None (empty or not there yet): the
+    newest version added at or before it, unless that one was removed by then."""
+    key = ManifestPartitionVersionItem.key
+    for version in ManifestPartitionVersionItem.query(
+            table_uid, key.between(partition_key + SEP, version_key(partition_key, snapshot)),
+            scan_index_forward=False, limit=1, consistent_read=True):
+        metrics.count_read()
+        if version.removed_seq is None or version.removed_seq > snapshot:
+            return version
+        return None
+    return None
+
+
+def _purge(table: TableItem) -> None:
+    delete_all(ManifestPartitionVersionItem, table.uid, "key")
+    delete_all(ManifestPartitionItem, table.uid, "key")
+
+
+register_table_purger(_purge)

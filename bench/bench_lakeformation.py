@@ -13,9 +13,9 @@ Measured after the first 100 commits and again after all 1,000, in the same run:
   partition that was complete early (so the answer is the same at both sizes);
 * GetTableObjects of one partition AS OF an old commit (QueryAsOfTime = the EndTime of commit
   #55 or so), on a partition half written at that time (later versions exist in it);
-* GetPartitions of the governed table (its partitions come from the manifest) for the 10
-  partitions of one group, latest and as of that old commit (reported, no target: it reads
-  every object version of the partitions it lists);
+* GetPartitions of the governed table (its partitions come from the manifest, read through
+  partition summaries) for the 10 partitions of one group, latest and as of that old commit
+  (reported, no target in the issue);
 
 each: DynamoDB items read per object returned (the ``x-glue-items-read`` header) and the
 median latency, compared as the ratio 1,000 commits ÷ 100 commits. Then CommitTransaction

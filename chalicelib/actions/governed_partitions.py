@@ -16,8 +16,10 @@ QueryAsOfTime, or the last commit) a governed table's partitions are:
   Registered partitions are not versioned: an update shows in older snapshots too, and a deleted
   one is gone from them (docs/design.md, "Partitions of governed tables").
 
-Both sources are read over the same key ranges (the planner's ranges on the partition sort key,
-which also starts every object version key) and merged in key order.
+Both sources are read over the same key ranges (the planner's ranges on the partition sort key)
+and merged in key order. The manifest side reads partition summaries, one item per partition
+(store/manifest_partitions.py); partitions the reader's overlay touches are counted from their
+objects.
 """
 
 from __future__ import annotations
@@ -223,7 +225,13 @@ def manifest_partition(ctx: RequestContext, params: dict[str, Any], table: Table
     catalog_key = ctx.catalog_key(params)
     snapshot = tx_store.last_commit_seq(catalog_key)
     overlay = overlay_of(table, catalog_key, snapshot, None)
-    for found in _from_manifest(table, snapshot, overlay, expressions.TRUE, partition_key + SEP,
-                                partition_key + _PAST_PARTITION, None, False):
-        return made_document(keys, table_doc, found.values, found.files, found.size, _created(found.first_seq))
-    return None
+    if any(op == "replace" for op, _, _ in overlay.values()):  # see get_partitions
+        partitions = _from_manifest(table, snapshot, overlay, expressions.TRUE, partition_key + SEP,
+                                    partition_key + _PAST_PARTITION, None, False)
+    else:
+        partitions = _from_summaries(table, snapshot, expressions.TRUE, partition_key, partition_key, None,
+                                     overlay, False)
+    found = next(iter(partitions), None)
+    if found is None:
+        return None
+    return made_document(keys, table_doc, found.values, found.files, found.size, _created(found.first_seq))

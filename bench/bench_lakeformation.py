@@ -119,33 +119,30 @@ def load(clients: Sequence[Any], history: History, numbers: range) -> float:
 
 
 # ------------------------------------------------------------------------------ measurement
-def fetch_partitions(glue: Any, **kwargs: Any) -> tuple[list[str], int]:
-    """Every partition GetPartitions returns (all pages; its values joined by '/') and the
-    DynamoDB items read."""
+def _fetch_all(call: Any, results: Any, **kwargs: Any) -> tuple[list[str], int]:
+    """Every result (``results(response)``) of all pages of ``call`` on the bench table, sorted,
+    and the DynamoDB items read (the ``x-glue-items-read`` header)."""
     request = {"DatabaseName": DATABASE, "TableName": TABLE, **kwargs}
     found: list[str] = []
     items = 0
     while True:
-        response = glue.get_partitions(**request)
+        response = call(**request)
         items += int(response["ResponseMetadata"]["HTTPHeaders"]["x-glue-items-read"])
-        found += ["/".join(p["Values"]) for p in response["Partitions"]]
+        found += results(response)
         if not response.get("NextToken"):
             return sorted(found), items
         request["NextToken"] = response["NextToken"]
 
 
+def fetch_partitions(glue: Any, **kwargs: Any) -> tuple[list[str], int]:
+    """GetPartitions: each partition's values joined by '/'."""
+    return _fetch_all(glue.get_partitions, lambda r: ["/".join(p["Values"]) for p in r["Partitions"]], **kwargs)
+
+
 def fetch(lf: Any, **kwargs: Any) -> tuple[list[str], int]:
-    """Every object uri GetTableObjects returns (all pages) and the DynamoDB items read."""
-    request = {"DatabaseName": DATABASE, "TableName": TABLE, **kwargs}
-    uris: list[str] = []
-    items = 0
-    while True:
-        response = lf.get_table_objects(**request)
-        items += int(response["ResponseMetadata"]["HTTPHeaders"]["x-glue-items-read"])
-        uris += [o["Uri"] for group in response["Objects"] for o in group["Objects"]]
-        if not response.get("NextToken"):
-            return sorted(uris), items
-        request["NextToken"] = response["NextToken"]
+    """GetTableObjects: object uris."""
+    return _fetch_all(lf.get_table_objects,
+                      lambda r: [o["Uri"] for group in r["Objects"] for o in group["Objects"]], **kwargs)
 
 
 @dataclass

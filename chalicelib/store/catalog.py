@@ -46,8 +46,10 @@ class Stamp:
 def _add_stamp(tx: TransactWrite, stamp: Optional[Stamp]) -> None:
     if stamp is None:
         return
-    counter_condition = (CommitStateItem.seq == stamp.previous if stamp.previous
-                         else CommitStateItem.seq.does_not_exist())
+    # Any counter below our number will do, not just the one read: a commit numbered above
+    # the counter still lands after everything numbered below it (snapshots stay exact), and
+    # concurrent writers of one catalog then collide only when they land out of order.
+    counter_condition = CommitStateItem.seq.does_not_exist() | (CommitStateItem.seq < stamp.seq)
     tx.update(CommitStateItem(stamp.counter), actions=[CommitStateItem.seq.set(stamp.seq)],
               condition=counter_condition)
     tx.condition_check(CommitStateItem, stamp.lock, condition=CommitStateItem.transaction_id.does_not_exist())
@@ -61,7 +63,7 @@ def _stamped_write_failed(error: Exception, stamp: Optional[Stamp]) -> Exception
             return StampConflict()
         counter = _get(CommitStateItem, stamp.counter)
         lock = _get(CommitStateItem, stamp.lock)
-        if int((counter.seq if counter else 0) or 0) != stamp.previous or (lock is not None and lock.transaction_id):
+        if int((counter.seq if counter else 0) or 0) >= stamp.seq or (lock is not None and lock.transaction_id):
             return StampConflict()
     if _condition_failed(error):
         return ConditionFailed()

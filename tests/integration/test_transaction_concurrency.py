@@ -199,3 +199,47 @@ def test_reads_without_a_transaction_never_see_a_commit_half_applied(endpoint):
     assert counts
     assert [n for n in counts if (n - base) % step] == []
     assert len(gov.objects()) == base + commits * step
+
+
+def test_table_writes_outside_transactions_keep_snapshots_exact(endpoint):
+    """Threads create tables one after another (each a commit of its own) while readers start
+    transactions: a reader's listing never changes, and it holds a prefix of every thread's
+    tables (a table whose commit is in the snapshot implies every earlier one of that thread)."""
+    gov = Governed.create(endpoint, tables=())
+    threads, per_thread = 4, 12
+    snapshots: list[tuple[str, list[str]]] = []
+    errors: list[BaseException] = []
+
+    def create(thread: int) -> None:
+        glue = gov.client("glue")
+        try:
+            for n in range(per_thread):
+                glue.create_table(DatabaseName=gov.db, TableInput={"Name": f"t{thread}_{n:02d}"})
+        except BaseException as error:  # reported below, in the test's thread
+            errors.append(error)
+
+    def read() -> None:
+        glue, lf = gov.client("glue"), gov.client()
+        try:
+            for _ in range(8):
+                tx = lf.start_transaction(TransactionType="READ_ONLY")["TransactionId"]
+                seen = sorted(t["Name"] for t in glue.get_tables(DatabaseName=gov.db, TransactionId=tx)["TableList"])
+                snapshots.append((tx, seen))
+                time.sleep(0.02)
+        except BaseException as error:
+            errors.append(error)
+
+    workers = [threading.Thread(target=create, args=(t,)) for t in range(threads)] + [threading.Thread(target=read)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert not errors, errors
+    glue = gov.client("glue")
+    assert len(glue.get_tables(DatabaseName=gov.db)["TableList"]) == threads * per_thread
+    for tx, seen in snapshots:
+        again = sorted(t["Name"] for t in glue.get_tables(DatabaseName=gov.db, TransactionId=tx)["TableList"])
+        assert again == seen, "a snapshot changed after the fact"
+        for thread in range(threads):
+            mine = [name for name in seen if name.startswith(f"t{thread}_")]
+            assert mine == [f"t{thread}_{n:02d}" for n in range(len(mine))], f"not a prefix: {mine}"

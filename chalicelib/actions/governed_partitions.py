@@ -137,7 +137,7 @@ def _merged(sources: Sequence[Iterator[_Partition]]) -> Iterator[_Partition]:
 
 def made_document(keys: Sequence[tuple[str, str]], table_doc: dict[str, Any], values: Sequence[str],
                   files: int, size: int, created: float) -> dict[str, Any]:
-    """The Partition document of manifest partition not registered: the table's storage,
+    """The Partition document of a manifest partition that is not registered: the table's storage,
     located under the table by Hive's ``key=value`` path convention."""
     storage = dict(table_doc.get("StorageDescriptor") or {})
     if storage.get("Location"):

@@ -40,7 +40,7 @@ from chalicelib.store import manifest_partitions as manifest_store
 from chalicelib.store import partitions as partition_store
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import decode_document, document_text
-from chalicelib.store.models import SEP, TableItem
+from chalicelib.store.models import SEP, TableItem, TransactionItem
 
 # Appended to a partition sort key, sorts after every object version key of that partition
 # (``partition SEP added_seq SEP uri``: ':' follows every digit).
@@ -95,19 +95,32 @@ def _from_summaries(table: TableItem, snapshot: int, bound: expressions.Node, lo
     def summarized() -> Iterator[_Partition]:
         skip = set(touched)
         for item in manifest_store.partitions_in(table.uid, low, high, after):
-            if item.key in skip or not expressions.evaluate(bound, item.values):
-                continue
-            state = (item if item.files else None) if item.changed_seq <= snapshot else \
-                manifest_store.partition_at(table.uid, item.key, snapshot)
-            if state is not None:
-                yield _Partition(item.key, list(item.values), int(state.files), int(state.size),
-                                 int(state.created_seq))
+            if item.key not in skip and expressions.evaluate(bound, item.values):
+                found = _summary_at(table, item, snapshot)
+                if found is not None:
+                    yield found
 
     def counted() -> Iterator[_Partition]:
         for key in touched:
             yield from _from_manifest(table, snapshot, overlay, bound, key + SEP, key + _PAST_PARTITION, None, seek)
 
     return heapq.merge(summarized(), counted(), key=lambda p: p.key)
+
+
+def _summary_at(table: TableItem, item: Any, snapshot: int) -> Optional[_Partition]:
+    """The partition a summary item stands for at the snapshot: the summary itself when it
+    changed at or before it, else the version visible then (one more Query); None if empty."""
+    state = (item if item.files else None) if item.changed_seq <= snapshot else \
+        manifest_store.partition_at(table.uid, item.key, snapshot)
+    if state is None:
+        return None
+    return _Partition(item.key, list(item.values), int(state.files), int(state.size), int(state.created_seq))
+
+
+def _replaced(overlay: dict) -> bool:
+    # A delete and re-add of one uri (a replace) may move it between partitions, and its pending
+    # write does not say from where: the partitions are then counted from their objects.
+    return any(op == "replace" for op, _, _ in overlay.values())
 
 
 def _registered(table: TableItem, bound: expressions.Node, low: Optional[str], high: Optional[str],
@@ -165,9 +178,10 @@ class Listing:
 
 
 def get_partitions(ctx: RequestContext, params: dict[str, Any], table: TableItem, table_doc: dict[str, Any],
-                   names: dict[str, str], listing: Listing) -> dict[str, Any]:
-    """GetPartitions of a governed table (``table`` and ``table_doc`` as the reader sees it)."""
-    snapshot, reader = snapshot_of(ctx, params)
+                   names: dict[str, str], listing: Listing, reader: Optional[TransactionItem] = None) -> dict[str, Any]:
+    """GetPartitions of a governed table (``table`` and ``table_doc`` as the reader sees it;
+    ``reader``: the request's transaction, when the caller has loaded and checked it already)."""
+    snapshot, reader = (int(reader.snapshot_seq), reader) if reader is not None else snapshot_of(ctx, params)
     as_of = params.get("QueryAsOfTime")
     reader_time = float(reader.start_time) if reader is not None else as_of
     plan = planner.choose_plan(listing.bound, listing.keys, list(table.key_types or []), [])
@@ -186,10 +200,8 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any], table: TableItem
         for range_number in range(start_range, len(plan.bounds)):
             low, high = plan.bounds[range_number]
             resume = after if range_number == start_range else None
-            # A delete and re-add of one uri (a replace) may move it between partitions, and its
-            # pending write does not say from where: count every partition from its objects then.
             manifest = (_from_manifest(table, snapshot, overlay, listing.bound, low, high, resume, seek)
-                        if any(op == "replace" for op, _, _ in overlay.values()) else
+                        if _replaced(overlay) else
                         _from_summaries(table, snapshot, listing.bound, low, high, resume, overlay, seek))
             sources = (_registered(table, listing.bound, low, high, resume, listing.buckets if listing.segment else None,
                                    listing.limit + 1, reader_time), manifest)
@@ -217,21 +229,25 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any], table: TableItem
     return {"Partitions": JsonFragments(page), **({"NextToken": token} if token else {})}
 
 
-def manifest_partition(ctx: RequestContext, params: dict[str, Any], table: TableItem,
-                       table_doc: dict[str, Any], keys: Sequence[tuple[str, str]],
-                       partition_key: str) -> Optional[dict[str, Any]]:
-    """The latest Partition document of a governed table's partition that is not registered
-    but holds objects (GetPartition, BatchGetPartition), or None."""
+def manifest_partitions(ctx: RequestContext, params: dict[str, Any], table: TableItem, table_doc: dict[str, Any],
+                        keys: Sequence[tuple[str, str]], partition_keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """partition key -> latest Partition document, for those of ``partition_keys`` that hold
+    objects (GetPartition, BatchGetPartition of partitions that are not registered): one
+    snapshot, one overlay and one batch read of summaries for them all."""
     catalog_key = ctx.catalog_key(params)
     snapshot = tx_store.last_commit_seq(catalog_key)
     overlay = overlay_of(table, catalog_key, snapshot, None)
-    if any(op == "replace" for op, _, _ in overlay.values()):  # see get_partitions
-        partitions = _from_manifest(table, snapshot, overlay, expressions.TRUE, partition_key + SEP,
-                                    partition_key + _PAST_PARTITION, None, False)
-    else:
-        partitions = _from_summaries(table, snapshot, expressions.TRUE, partition_key, partition_key, None,
-                                     overlay, False)
-    found = next(iter(partitions), None)
-    if found is None:
-        return None
-    return made_document(keys, table_doc, found.values, found.files, found.size, _created(found.first_seq))
+    touched = set() if not _replaced(overlay) else set(partition_keys)
+    touched |= {write.partition_key for _, write, _ in overlay.values()}
+    summaries = manifest_store.get_partitions(table.uid, [k for k in partition_keys if k not in touched])
+    found: dict[str, dict[str, Any]] = {}
+    for key in partition_keys:
+        if key in touched:
+            partition = next(_from_manifest(table, snapshot, overlay, expressions.TRUE, key + SEP,
+                                            key + _PAST_PARTITION, None, False), None)
+        else:
+            partition = _summary_at(table, summaries[key], snapshot) if key in summaries else None
+        if partition is not None:
+            found[key] = made_document(keys, table_doc, partition.values, partition.files, partition.size,
+                                       _created(partition.first_seq))
+    return found

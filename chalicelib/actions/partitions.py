@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from chalicelib import json_text
 from chalicelib.actions import action
@@ -25,7 +25,7 @@ from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.json_text import JsonFragments, with_members
 from chalicelib.store.documents import decode_document, decode_document_sized, document_text, encode_document
-from chalicelib.store.models import DatabaseItem, TableItem
+from chalicelib.store.models import DatabaseItem, TableItem, TransactionItem
 
 _PARTITION_INPUT_MEMBERS = ("StorageDescriptor", "Parameters", "LastAccessTime", "LastAnalyzedTime")
 _TABLE_RETRIES = 5
@@ -40,26 +40,30 @@ class TableView:
     keys: list[tuple[str, str]]
     key_types: list[str]
     indexes: list[IndexSpec]  # CREATING and ACTIVE: every write maintains both
-    governed: bool = False  # TableType GOVERNED: its manifest holds partitions too
+    doc: dict[str, Any]  # the Table document
+
+    @property
+    def governed(self) -> bool:
+        """TableType GOVERNED: its manifest holds partitions too."""
+        return governed.is_governed(self.doc)
+
+
+def _view_of(database: DatabaseItem, item: TableItem) -> TableView:
+    doc = catalog.load(item)
+    keys = partition_keys_of(doc)
+    return TableView(database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE), doc)
 
 
 def _table_view(ctx: RequestContext, params: dict[str, Any]) -> TableView:
     database = require_database(ctx, params, params["DatabaseName"])
-    item = require_table(database, params["TableName"])
-    doc = catalog.load(item)
-    keys = partition_keys_of(doc)
-    return TableView(database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE),
-                     governed.is_governed(doc))
+    return _view_of(database, require_table(database, params["TableName"]))
 
 
 def _reread(view: TableView) -> TableView:
     item = catalog.get_table(view.database.uid, view.item.name)
     if item is None or item.uid != view.item.uid:
         raise EntityNotFoundException(f"Table {view.item.name} not found.")
-    doc = catalog.load(item)
-    keys = partition_keys_of(doc)
-    return TableView(view.database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE),
-                     governed.is_governed(doc))
+    return _view_of(view.database, item)
 
 
 def _check_values(view: TableView, values: Sequence[str], member: str = "Values") -> None:
@@ -357,19 +361,21 @@ def get_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]
     key = _key(view, values)
     item = store.get_partition(view.item.uid, key)
     if item is None:
-        made = _manifest_partition(ctx, params, view, key)
-        if made is None:
+        made = _manifest_partitions(ctx, params, view, [key])
+        if key not in made:
             raise EntityNotFoundException("Cannot find partition.")
-        return {"Partition": made}
+        return {"Partition": made[key]}
     return {"Partition": _render(ctx, params, view, item.doc)}
 
 
-def _manifest_partition(ctx: RequestContext, params: dict[str, Any], view: TableView, key: str) -> dict | None:
-    """A governed table's partition that holds objects without being registered, or None."""
-    if not view.governed:
-        return None
-    made = governed.manifest_partition(ctx, params, view.item, catalog.load(view.item), view.keys, key)
-    return None if made is None else {**made, **_names(ctx, params, view)}
+def _manifest_partitions(ctx: RequestContext, params: dict[str, Any], view: TableView,
+                         keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Partitions of a governed table that hold objects without being registered, by key."""
+    if not view.governed or not keys:
+        return {}
+    made = governed.manifest_partitions(ctx, params, view.item, view.doc, view.keys, keys)
+    names = _names(ctx, params, view)
+    return {key: {**doc, **names} for key, doc in made.items()}
 
 
 @action("glue", "BatchGetPartition")
@@ -381,36 +387,46 @@ def batch_get_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str
         _check_values(view, values, "PartitionsToGet.Values")
     keys = [_key(view, values) for values in wanted]
     found = store.get_partitions(view.item.uid, keys)
+    made = _manifest_partitions(ctx, params, view, [key for key in keys if key not in found])
     partitions, unprocessed, size = [], [], 0
     for values, key in zip(wanted, keys):
         item = found.get(key)
-        if item is None and not view.governed:
+        if item is None and key not in made:
             continue
         if size > MAX_PAGE_BYTES:
             unprocessed.append({"Values": values})
             continue
-        rendered = _render(ctx, params, view, item.doc) if item else _manifest_partition(ctx, params, view, key)
-        if rendered is None:
-            continue
+        rendered = _render(ctx, params, view, item.doc) if item else made[key]
         size += len(json.dumps(rendered, default=str))
         partitions.append(rendered)
     return {"Partitions": partitions, "UnprocessedKeys": unprocessed}
 
 
-def _table_as_read(ctx: RequestContext, params: dict[str, Any]) -> tuple[DatabaseItem, TableItem, dict[str, Any], bool]:
-    """With a TransactionId or QueryAsOfTime: the database, the table (item, document) as that reader sees it,
-    EntityNotFoundException if it does not, and whether it is stored (False: created by the
-    reading transaction, not committed yet)."""
+@dataclass
+class _TableAsRead:
+    """With a TransactionId or QueryAsOfTime, the table as that reader sees it."""
+
+    database: DatabaseItem
+    item: TableItem
+    doc: dict[str, Any]
+    stored: bool  # False: created by the reading transaction, not committed yet
+    transaction: Optional[TransactionItem]  # the reading transaction, loaded and checked
+
+
+def _table_as_read(ctx: RequestContext, params: dict[str, Any]) -> _TableAsRead:
+    """EntityNotFoundException if the reader does not see the table."""
     database = require_database(ctx, params, params["DatabaseName"])
     name = fold(params["TableName"])
     if params.get("QueryAsOfTime") is not None:
         item = require_table(database, name)
-        return database, item, require_table_as_of(item, params["QueryAsOfTime"])[0], True
-    seen = table_view(ctx, params, database, name).get(name)
+        return _TableAsRead(database, item, require_table_as_of(item, params["QueryAsOfTime"])[0], True, None)
+    view = table_view(ctx, params, database, name)
+    seen = view.get(name)
     if seen is None:
         raise EntityNotFoundException(f"Table {name} not found.")
     stored = catalog.get_table(database.uid, name)
-    return database, seen[0], seen[1], stored is not None and stored.uid == seen[0].uid
+    return _TableAsRead(database, seen[0], seen[1], stored is not None and stored.uid == seen[0].uid,
+                        view.transaction)
 
 
 def _listing(params: dict[str, Any], keys: list[tuple[str, str]]) -> governed.Listing:
@@ -433,17 +449,17 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any
     Segment, only the partitions of that segment (segments are disjoint and cover all).
     Governed tables: the partitions their manifest holds as the reader sees it."""
     if params.get("TransactionId") or params.get("QueryAsOfTime") is not None:
-        database, item, doc, stored = _table_as_read(ctx, params)
-        if governed.is_governed(doc):
-            return governed.get_partitions(ctx, params, item, doc, _table_names(ctx, params, database, item),
-                                           _listing(params, partition_keys_of(doc)))
-        if not stored:
+        read = _table_as_read(ctx, params)
+        if governed.is_governed(read.doc):
+            return governed.get_partitions(ctx, params, read.item, read.doc,
+                                           _table_names(ctx, params, read.database, read.item),
+                                           _listing(params, partition_keys_of(read.doc)), read.transaction)
+        if not read.stored:
             return {"Partitions": []}  # created by its own transaction: no partitions yet
     view = _table_view(ctx, params)
     listing = _listing(params, view.keys)
     if view.governed:
-        return governed.get_partitions(ctx, params, view.item, catalog.load(view.item),
-                                       _names(ctx, params, view), listing)
+        return governed.get_partitions(ctx, params, view.item, view.doc, _names(ctx, params, view), listing)
     bound, buckets, expression = listing.bound, listing.buckets, listing.expression
     active = index_specs(view.item, view.keys, ("ACTIVE",))
     plan = planner.choose_plan(bound, view.keys, view.key_types, active)

@@ -56,7 +56,7 @@ def apply_partition_changes(table_uid: str, writes: Sequence[PendingWriteItem], 
     changes = _changes(writes, seq, current)
     if not changes:
         return
-    now = {item.key: item for item in get_many(ManifestPartitionItem, [(table_uid, k) for k in changes])}
+    now = get_partitions(table_uid, list(changes))
     todo = [(key, delta) for key, delta in sorted(changes.items())
             if now.get(key) is None or now[key].changed_seq != seq]  # changed_seq == seq: applied
     for start in range(0, len(todo), _PARTITIONS_PER_TRANSACTION):
@@ -82,6 +82,11 @@ def partitions_in(table_uid: str, low: Optional[str], high: Optional[str],
                   after: Optional[str] = None) -> Iterator[ManifestPartitionItem]:
     """Partition summaries (emptied ones too) with key in [low, high] after ``after``, in key order."""
     return query_key_range(ManifestPartitionItem, table_uid, low, high, after)
+
+
+def get_partitions(table_uid: str, keys: Sequence[str]) -> dict[str, ManifestPartitionItem]:
+    """Partition summaries by key (those that exist)."""
+    return {item.key: item for item in get_many(ManifestPartitionItem, [(table_uid, k) for k in keys])}
 
 
 def partition_at(table_uid: str, partition_key: str, snapshot: int) -> Optional[ManifestPartitionVersionItem]:

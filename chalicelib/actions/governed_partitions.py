@@ -117,10 +117,12 @@ def _summary_at(table: TableItem, item: Any, snapshot: int) -> Optional[_Partiti
     return _Partition(item.key, list(item.values), int(state.files), int(state.size), int(state.created_seq))
 
 
-def _replaced(overlay: dict) -> bool:
-    # A delete and re-add of one uri (a replace) may move it between partitions, and its pending
-    # write does not say from where: the partitions are then counted from their objects.
-    return any(op == "replace" for op, _, _ in overlay.values())
+def _count_objects(table: TableItem, overlay: dict) -> bool:
+    """Whether partitions must be counted from their objects rather than the summaries: the
+    table has no complete summaries (objects committed before they existed, or a table its
+    reader's transaction created), or an overlaid write is a replace (one uri deleted and added
+    again may move between partitions, and its pending write does not say from where)."""
+    return any(op == "replace" for op, _, _ in overlay.values()) or not manifest_store.has_summaries(table.uid)
 
 
 def _registered(table: TableItem, bound: expressions.Node, low: Optional[str], high: Optional[str],
@@ -194,6 +196,7 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any], table: TableItem
         snapshot = position[2]  # later pages of a read without a transaction: the first page's snapshot
     overlay = overlay_of(table, ctx.catalog_key(params), snapshot, reader)
     seek = can_seek(listing.bound, listing.keys, reader is not None or as_of is not None)
+    count_objects = _count_objects(table, overlay)
     lo, hi = listing.buckets
 
     def candidates() -> Iterator[tuple[int, _Partition]]:
@@ -201,7 +204,7 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any], table: TableItem
             low, high = plan.bounds[range_number]
             resume = after if range_number == start_range else None
             manifest = (_from_manifest(table, snapshot, overlay, listing.bound, low, high, resume, seek)
-                        if _replaced(overlay) else
+                        if count_objects else
                         _from_summaries(table, snapshot, listing.bound, low, high, resume, overlay, seek))
             sources = (_registered(table, listing.bound, low, high, resume, listing.buckets if listing.segment else None,
                                    listing.limit + 1, reader_time), manifest)
@@ -237,7 +240,7 @@ def manifest_partitions(ctx: RequestContext, params: dict[str, Any], table: Tabl
     catalog_key = ctx.catalog_key(params)
     snapshot = tx_store.last_commit_seq(catalog_key)
     overlay = overlay_of(table, catalog_key, snapshot, None)
-    touched = set() if not _replaced(overlay) else set(partition_keys)
+    touched = set(partition_keys) if _count_objects(table, overlay) else set()
     touched |= {write.partition_key for _, write, _ in overlay.values()}
     summaries = manifest_store.get_partitions(table.uid, [k for k in partition_keys if k not in touched])
     found: dict[str, dict[str, Any]] = {}

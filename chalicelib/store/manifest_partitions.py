@@ -2,6 +2,11 @@
 manifest holds, now and at every commit that changed it, so GetPartitions reads one item per
 partition instead of every object (docs/design.md, "Partitions of governed tables").
 
+A table's summaries are kept only if they cover every commit of the table: a marker item
+(``summaries SEP table uid`` in the commit-state table) is written at its first commit, when it
+has no object yet. A table whose objects were committed before summaries existed has no marker,
+and its partitions are counted from the objects instead.
+
 Written while a commit is applied, *before* its objects: a partition's summary, its new version
 and the end of its previous version change in one DynamoDB transaction, and a summary already
 stamped with the commit's sequence number is skipped. So a roll-forward after a crash applies
@@ -18,8 +23,8 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.config import connection
-from chalicelib.store.models import (SEP, ManifestPartitionItem, ManifestPartitionVersionItem, ObjectItem,
-                                     PendingWriteItem, TableItem)
+from chalicelib.store.models import (SEP, CommitStateItem, ManifestPartitionItem, ManifestPartitionVersionItem,
+                                     ObjectItem, PendingWriteItem, TableItem)
 from chalicelib.store.ranges import query_key_range
 
 SEQ_DIGITS = 20
@@ -50,9 +55,38 @@ def _changes(writes: Sequence[PendingWriteItem], seq: int,
     return {key: delta for key, delta in deltas.items() if delta[1] or delta[2]}
 
 
+def _marker(table_uid: str) -> str:
+    return f"summaries{SEP}{table_uid}"
+
+
+def has_summaries(table_uid: str) -> bool:
+    """Whether the table's partition summaries cover all its commits (one GetItem)."""
+    metrics.count_read()
+    try:
+        CommitStateItem.get(_marker(table_uid), consistent_read=True)
+    except CommitStateItem.DoesNotExist:
+        return False
+    return True
+
+
+def _start_summaries(table_uid: str) -> bool:
+    """Before a table's first commit is applied: mark its summaries complete (True); a table
+    that has objects already (committed before summaries existed) gets none (False). Safe to
+    repeat in a roll-forward: the marker is written before any object of the commit is."""
+    if has_summaries(table_uid):
+        return True
+    for _ in ObjectItem.query(table_uid, limit=1, consistent_read=True):
+        metrics.count_read()
+        return False
+    CommitStateItem(_marker(table_uid)).save()
+    return True
+
+
 def apply_partition_changes(table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
                             current: dict[str, ObjectItem]) -> None:
     """Fold a committed transaction's object writes into its partitions' summaries (idempotent)."""
+    if not _start_summaries(table_uid):
+        return
     changes = _changes(writes, seq, current)
     if not changes:
         return
@@ -106,6 +140,7 @@ def partition_at(table_uid: str, partition_key: str, snapshot: int) -> Optional[
 def _purge(table: TableItem) -> None:
     delete_all(ManifestPartitionVersionItem, table.uid, "key")
     delete_all(ManifestPartitionItem, table.uid, "key")
+    CommitStateItem(_marker(table.uid)).delete()
 
 
 register_table_purger(_purge)

@@ -1,6 +1,7 @@
-"""Partition summaries applied twice (a roll-forward after a crash) count once: the store
-functions run in a separate process on the session's DynamoDB Local (the store reads its
-settings at import), with a table uid of their own."""
+"""Partition summaries of governed tables: applied twice (a roll-forward after a crash) they
+count once — the store functions run in a separate process on the session's DynamoDB Local (the
+store reads its settings at import), with a table uid of their own —, and a table whose objects
+predate them is counted from its objects."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import subprocess
 import sys
 import textwrap
 
-from infra.local.stack import REPO
+import boto3
+
+from infra.local.stack import REGION, REPO
+from tests.integration.lf_helpers import Governed, add, listed_partitions
 
 SCRIPT = textwrap.dedent('''
     import json, uuid
@@ -57,3 +61,31 @@ def test_applying_a_commit_twice_counts_it_once(stack):
     }
     assert state["at"] == {"5": [], "10": [[a, 2, 7], [b, 1, 5]], "15": [[a, 2, 7], [b, 1, 5]],
                            "20": [[a, 1, 4], [b, 1, 7]], "25": [[a, 1, 4], [b, 1, 7]]}
+
+
+def test_a_table_without_complete_summaries_is_counted_from_its_objects(stack):
+    """A governed table whose objects were committed before summaries existed has no marker:
+    its partitions come from the objects, and later commits do not start partial summaries."""
+    gov = Governed.create(stack.endpoint)
+    gov.commit_ops([add("s3://lake/objects/a", ["2024", "us"], size=2), add("s3://lake/objects/b", ["2024", "us"], size=3)])
+    ddb = boto3.client("dynamodb", endpoint_url=stack.ddb_endpoint, region_name=REGION,
+                       aws_access_key_id="local", aws_secret_access_key="local")
+    prefix = stack.table_prefix
+    db_uid = ddb.get_item(TableName=f"{prefix}databases", ConsistentRead=True,
+                          Key={"catalog": {"S": f"{REGION}\x01{gov.account}"}, "name": {"S": gov.db}})["Item"]["uid"]["S"]
+    uid = ddb.get_item(TableName=f"{prefix}tables", ConsistentRead=True,
+                       Key={"db_uid": {"S": db_uid}, "name": {"S": "objects"}})["Item"]["uid"]["S"]
+    # As if the objects predated summaries: no marker, and summaries that would be wrong.
+    ddb.delete_item(TableName=f"{prefix}lf_commit_state", Key={"name": {"S": f"summaries\x01{uid}"}})
+    summary = ddb.query(TableName=f"{prefix}lf_partitions", KeyConditionExpression="table_uid = :u",
+                        ExpressionAttributeValues={":u": {"S": uid}})["Items"]
+    assert len(summary) == 1
+    ddb.update_item(TableName=f"{prefix}lf_partitions", Key={"table_uid": {"S": uid}, "key": summary[0]["key"]},
+                    UpdateExpression="SET files = :n", ExpressionAttributeValues={":n": {"N": "999"}})
+    gov.commit_ops([add("s3://lake/objects/c", ["2025", "eu"], size=4)])
+    expected = {("2024", "us"): (2, 5), ("2025", "eu"): (1, 4)}
+    assert listed_partitions(gov.glue, gov.db, "objects") == expected
+    one = gov.glue.get_partition(DatabaseName=gov.db, TableName="objects", PartitionValues=["2024", "us"])["Partition"]
+    assert one["Parameters"] == {"numFiles": "2", "totalSize": "5"}
+    assert len(ddb.query(TableName=f"{prefix}lf_partitions", KeyConditionExpression="table_uid = :u",
+                         ExpressionAttributeValues={":u": {"S": uid}})["Items"]) == 1  # none started

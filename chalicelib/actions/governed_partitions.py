@@ -18,8 +18,8 @@ QueryAsOfTime, or the last commit) a governed table's partitions are:
 
 Both sources are read over the same key ranges (the planner's ranges on the partition sort key)
 and merged in key order. The manifest side reads partition summaries, one item per partition
-(store/manifest_partitions.py); partitions the reader's overlay touches are counted from their
-objects.
+(store/manifest_partitions.py); partitions the reader's overlay touches, and every partition of
+a table whose summaries do not cover all its commits, are counted from their objects.
 """
 
 from __future__ import annotations

@@ -164,7 +164,7 @@ def overlay_of(table: TableItem, catalog_key: str, snapshot: int, reader: Option
 
 
 def visible_objects(table: TableItem, snapshot: int, bound, overlay, low, high, after,
-             seek: bool = False) -> Iterator[tuple[str, list[str], dict]]:
+                    seek: bool = False) -> Iterator[tuple[str, list[str], dict]]:
     """(version key, partition values, TableObject) visible in one key range, in key order;
     ``seek``: skip each partition's versions added after the snapshot instead of reading them."""
     def committed() -> Iterator[tuple[str, list[str], dict]]:

@@ -453,11 +453,12 @@ def make_server(
     app_spec: str = "app:app",
     project_dir: Path = PROJECT_DIR,
     access_log: bool = False,
+    request_timeout: float = GatewayHandler.timeout,
 ) -> GatewayServer:
     """Load the app and bind the server (port 0 picks a free port: see ``server.server_port``)."""
     config = load_config(project_dir)
     app = load_app(app_spec, project_dir)
-    return GatewayServer((host, port), app, config, access_log=access_log)
+    return GatewayServer((host, port), app, config, access_log=access_log, request_timeout=request_timeout)
 
 
 def main(argv: Optional[list[str]] = None) -> None:
@@ -468,9 +469,14 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument("--app", default="app:app", help="module:attribute of the Chalice app")
     parser.add_argument("--project-dir", type=Path, default=PROJECT_DIR, help="folder holding the app module")
     parser.add_argument("--access-log", action="store_true", help="log every request to stderr")
+    parser.add_argument("--request-timeout", type=float,
+                        default=float(os.environ.get("GLUE_LOCAL_REQUEST_TIMEOUT", GatewayHandler.timeout)),
+                        help="seconds a request has from its first line to its last body byte "
+                             "(default $GLUE_LOCAL_REQUEST_TIMEOUT or %(default)s)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    server = make_server(args.host, args.port, args.app, args.project_dir.resolve(), args.access_log)
+    server = make_server(args.host, args.port, args.app, args.project_dir.resolve(), args.access_log,
+                         args.request_timeout)
     print(f"Serving {args.app} on http://{args.host}:{server.server_port}", flush=True)
     try:
         server.serve_forever()

@@ -3,9 +3,12 @@
 Everything else happens in chalicelib.protocol.wire (decode, validate, dispatch, encode).
 """
 
-from chalice import Chalice, Response
+from typing import Callable
 
-from chalicelib.protocol import wire
+from chalice import Chalice, Response
+from chalice.app import Request
+
+from chalicelib.protocol import framework, wire
 
 app = Chalice(app_name="glue-catalog")
 
@@ -17,6 +20,17 @@ _CONTENT_TYPES = [wire.JSON_11, wire.REST_JSON, "application/x-amz-json-1.0", "t
 
 def _respond(result: wire.WireResponse) -> Response:
     return Response(body=result.body, status_code=result.status, headers=result.headers)
+
+
+@app.middleware("http")
+def aws_shaped_framework_errors(request: Request, get_response: Callable[[Request], Response]) -> Response:
+    """Chalice's own 415/405/500 answers get ``__type`` like every other error (see framework)."""
+    response = get_response(request)
+    if not framework.is_framework_error(response.status_code, response.body):
+        return response
+    glue = request is None or request.path == "/"
+    return _respond(framework.reshape(response.status_code, response.body, response.headers, glue,
+                                      tuple(_CONTENT_TYPES)))
 
 
 def _request_parts() -> tuple[dict[str, str], bytes, dict]:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import functools
 import math
 import re
+import reprlib
+import threading
 from typing import Any, Callable
 
 from botocore.model import Shape
@@ -44,9 +46,19 @@ def _camel(name: str) -> str:
     return name[:1].lower() + name[1:]
 
 
+# A bounded repr: a plain repr() of a 10 MB list would copy all of it only to keep 64 characters.
+_short_repr = reprlib.Repr()
+_short_repr.maxlevel, _short_repr.maxlist, _short_repr.maxdict = 2, 4, 4
+_short_repr.maxstring = _short_repr.maxother = 64
+
+
 def _show(value: Any) -> str:
-    text = value if isinstance(value, str) else repr(value)
+    text = value[:65] if isinstance(value, str) else _short_repr.repr(value)
     return text if len(text) <= 64 else text[:61] + "..."
+
+
+class _EnoughErrors(Exception):
+    """Stops the walk once one more error than the message shows has been found."""
 
 
 class _Walker:
@@ -54,6 +66,10 @@ class _Walker:
         self.errors: list[str] = []
 
     def fail(self, value: Any, path: str, rule: str) -> None:
+        if len(self.errors) > _MAX_ERRORS_REPORTED:
+            # A 10 MB body can hold a million violations; wording them all cost seconds of CPU
+            # and hundreds of MB per request, for a message that shows ten.
+            raise _EnoughErrors()
         shown = "null" if value is None else f"'{_show(value)}'"
         self.errors.append(f"Value {shown} at '{path}' failed to satisfy constraint: {rule}")
 
@@ -161,6 +177,11 @@ class _Walker:
 
 Check = Callable[[Any], bool]
 _compiled: dict[tuple[int, str], Check] = {}
+# Checks being built by the thread that holds the lock. They are published to _compiled only
+# when the outermost build is done: a recursive shape's check calls a placeholder until then,
+# and a concurrent request that found the placeholder would fail with an IndexError (a 500).
+_pending: dict[tuple[int, str], Check] = {}
+_compile_lock = threading.RLock()
 
 
 def _bounds_ok(metadata: dict, size: float) -> bool:
@@ -178,12 +199,22 @@ def _compile(shape: Shape) -> Check:
     found = _compiled.get(cache_key)
     if found is not None:
         return found
-    slot: list[Check] = []
-    _compiled[cache_key] = lambda value: slot[0](value)  # recursive shapes refer to themselves
-    check = _build(shape)
-    slot.append(check)
-    _compiled[cache_key] = check
-    return check
+    with _compile_lock:  # re-entrant: building a shape compiles its members
+        found = _compiled.get(cache_key) or _pending.get(cache_key)
+        if found is not None:
+            return found
+        outermost = not _pending
+        slot: list[Check] = []
+        _pending[cache_key] = lambda value: slot[0](value)  # recursive shapes refer to themselves
+        try:
+            slot.append(_build(shape))
+            _pending[cache_key] = slot[0]
+            if outermost:
+                _compiled.update(_pending)
+        finally:
+            if outermost:
+                _pending.clear()
+        return slot[0]
 
 
 def _build(shape: Shape) -> Check:
@@ -247,9 +278,15 @@ def validate_input(shape: Shape | None, params: Any) -> None:
     if _compile(shape)(params):
         return
     walker = _Walker()
-    walker.check(shape, params, "")
+    try:
+        walker.check(shape, params, "")
+    except _EnoughErrors:
+        pass
     if walker.errors:
         count = len(walker.errors)
-        noun = "error" if count == 1 else "errors"
         shown = "; ".join(walker.errors[:_MAX_ERRORS_REPORTED])
+        if count > _MAX_ERRORS_REPORTED:
+            raise InvalidInputException(
+                f"More than {_MAX_ERRORS_REPORTED} validation errors detected (the first {_MAX_ERRORS_REPORTED}): {shown}")
+        noun = "error" if count == 1 else "errors"
         raise InvalidInputException(f"{count} validation {noun} detected: {shown}")

@@ -5,8 +5,12 @@ keep-alive client (boto3, the AWS CLI) the second small segment waits on Nagle's
 until the client's delayed ACK fires, about 40 ms per request. Here every response leaves in
 one ``sendall`` on a socket with TCP_NODELAY, over a threading HTTP/1.1 server.
 
-Requests still go through chalice's own ``LocalGateway``, so routing, content types, the
-403 for unknown paths, authorizers and CORS behave exactly as under ``chalice local``.
+Requests still go through chalice's own ``LocalGateway``, so routing, content types,
+authorizers and CORS behave as under ``chalice local``; what differs is the edge, which plays API
+Gateway's part more strictly: the request's framing is checked before its body is read (one
+Content-Length, or chunked alone; at most MAX_BODY_BYTES), a request must arrive within
+``GatewayHandler.timeout`` seconds however slowly it trickles in, and every refusal is an
+AWS-shaped JSON error (``__type`` + ``x-amzn-ErrorType``), including the 403 for unknown paths.
 
 Usage: ``python -m infra.local.server --host 127.0.0.1 --port 8000 [--app app:app]``
 """
@@ -16,11 +20,14 @@ from __future__ import annotations
 import argparse
 import base64
 import importlib
+import io
 import json
 import logging
 import os
+import re
 import socket
 import sys
+import threading
 import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,7 +36,7 @@ from typing import Any, Optional
 
 from chalice.app import Chalice
 from chalice.config import Config
-from chalice.local import CustomLocalChalice, LocalChalice, LocalGateway, LocalGatewayException
+from chalice.local import CustomLocalChalice, LocalChalice, LocalGateway, LocalGatewayException, RouteMatcher
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 # API Gateway refuses payloads above 10 MiB before they reach the Lambda.
@@ -37,6 +44,19 @@ MAX_BODY_BYTES = 10 * 1024 * 1024
 # How long to keep swallowing an oversized upload after answering 413, so that the client
 # reads our answer instead of a connection reset.
 DRAIN_SECONDS = 2.0
+# Decoding a body this large builds up to ~25x its size in Python objects; decoded at once on
+# interleaved threads they fragment the heap (eight 10 MB bodies at once kept ~220 MB from the
+# OS for good; two at a time, ~60 MB). Such requests take turns, LARGE_BODY_SLOTS at a time
+# (the GIL decodes one at a time anyway); ordinary ones (100 partitions are ~100 KB) never wait.
+LARGE_BODY_BYTES = 1024 * 1024
+LARGE_BODY_SLOTS = 2
+# Content-Length is ASCII digits only: '²'.isdigit() is True, but int('²') raises.
+_DIGITS = re.compile(r"[0-9]+")
+# chunk-size CRLF, without extensions: no client of this service sends them, and lenient parsing
+# of extensions and bare LFs is how requests get smuggled past a proxy that reads them otherwise.
+_CHUNK_SIZE_LINE = re.compile(rb"([0-9A-Fa-f]{1,8})\r\n")
+_MAX_TRAILER_LINES = 32
+CHUNKED = -1  # _framing()'s answer for a chunked body
 
 log = logging.getLogger("infra.local.server")
 
@@ -92,13 +112,65 @@ class BadRequest(Exception):
     """The request's framing (Content-Length, chunks) cannot be read."""
 
 
+class RequestTimeout(Exception):
+    """The request did not arrive within the handler's timeout."""
+
+
+class _DeadlineSocketReader(io.RawIOBase):
+    """The connection's input, where every receive also respects a deadline for the request.
+
+    A socket timeout alone bounds each receive, so a client that sends a byte every minute could
+    hold a thread for as long as its declared Content-Length allows; with a deadline the whole
+    request line, headers and body must arrive in time.
+    """
+
+    def __init__(self, sock: socket.socket, idle_timeout: float) -> None:
+        super().__init__()
+        self._sock = sock
+        self._idle_timeout = idle_timeout
+        self.deadline: Optional[float] = None  # time.monotonic() value, or None for no deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        timeout = self._idle_timeout
+        if self.deadline is not None:
+            timeout = min(timeout, self.deadline - time.monotonic())
+            if timeout <= 0:
+                raise TimeoutError("the request did not arrive in time")
+        self._sock.settimeout(timeout)
+        try:
+            return self._sock.recv_into(buffer)
+        finally:
+            self._sock.settimeout(self._idle_timeout)  # for the response's writes
+
+
 class GatewayHandler(BaseHTTPRequestHandler):
     """Maps one HTTP request to ``LocalGateway.handle_request`` and writes the answer in one send."""
 
     protocol_version = "HTTP/1.1"  # keep-alive by default
     disable_nagle_algorithm = True  # TCP_NODELAY on the accepted socket
-    timeout = 120  # seconds an idle keep-alive connection keeps its thread
+    # Seconds an idle keep-alive connection keeps its thread, and the time a request has from
+    # its first line to its last body byte (GatewayServer.request_timeout can lower the latter).
+    timeout = 120
     server: "GatewayServer"
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the plain makefile() reader: replaced by one that keeps a deadline
+        self._reader = _DeadlineSocketReader(self.connection, self.timeout)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self) -> None:
+        # Waiting for the next request line is bounded as a whole, not per receive.
+        self._reader.deadline = time.monotonic() + self.timeout
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        # The request line has arrived: headers and body get the request timeout from now on.
+        self._reader.deadline = time.monotonic() + self.server.request_timeout
+        return super().parse_request()
 
     # Any method, even one http.server does not know, goes to the gateway, which answers
     # 403/405 like API Gateway instead of http.server's 501.
@@ -108,9 +180,14 @@ class GatewayHandler(BaseHTTPRequestHandler):
         raise AttributeError(name)
 
     def handle_expect_100(self) -> bool:
-        """Refuse an oversized upload before the client sends it."""
-        if self._declared_length() > MAX_BODY_BYTES:
+        """Refuse a badly framed or oversized upload before the client sends it."""
+        try:
+            self._framing()
+        except BodyTooLarge:
             self._send_too_large()
+            return False
+        except BadRequest as exc:
+            self._send_bad_request(str(exc))
             return False
         return super().handle_expect_100()
 
@@ -122,21 +199,50 @@ class GatewayHandler(BaseHTTPRequestHandler):
             self._send_too_large()
             return
         except BadRequest as exc:
-            self.close_connection = True
-            self._send(400, {"x-amzn-ErrorType": "BadRequestException"}, aws_error("BadRequestException", str(exc)))
+            self._send_bad_request(str(exc))
             return
+        except RequestTimeout:
+            self.close_connection = True
+            message = f"The request did not arrive within {self.server.request_timeout:g} seconds"
+            self._send_error(408, "RequestTimeoutException", message)
+            return
+        try:
+            self.server.routes.match_route(self.path)
+        except ValueError:
+            # API Gateway's answer for a path no resource matches. chalice's own answer lacks
+            # __type, and quotes the Authorization header into its JSON unescaped.
+            path = self.path.split("?", 1)[0]
+            self._send_error(403, "MissingAuthenticationTokenException",
+                             f"Missing Authentication Token: no resource at {path!r}")
+            return
+        if body is not None and len(body) > LARGE_BODY_BYTES:
+            if not self.server.large_bodies.acquire(timeout=self.server.request_timeout):
+                self._send_error(400, "ThrottlingException", "Too many large requests at once; retry")
+                return
+            try:
+                self._run_gateway(body)
+            finally:
+                self.server.large_bodies.release()
+        else:
+            self._run_gateway(body)
+
+    def _run_gateway(self, body: Optional[bytes]) -> None:
         headers = {name: value for name, value in self.headers.items()}
         try:
             response = self.server.gateway.handle_request(
                 method=self.command, path=self.path, headers=headers, body=body
             )
-        except LocalGatewayException as exc:  # unknown route, authorizer refusal
-            self._send(exc.CODE, dict(exc.headers), exc.body)
+        except LocalGatewayException as exc:  # an authorizer's refusal
+            self._send_gateway_exception(exc)
             return
         except Exception:  # a bug must answer like a service fault, never kill the connection
             log.exception("unhandled error serving %s %s", self.command, self.path)
-            self._send(500, {"x-amzn-ErrorType": "InternalFailure"}, aws_error("InternalFailure", "internal error"))
+            self._send_error(500, "InternalFailure", "internal error")
             return
+        finally:
+            # The request (and its body) would otherwise stay referenced by this thread for as
+            # long as the keep-alive connection idles.
+            self.server.app.current_request = None
         out_headers: dict[str, Any] = dict(response.get("headers") or {})
         out_headers.update(response.get("multiValueHeaders") or {})
         out_body = response.get("body")
@@ -146,63 +252,120 @@ class GatewayHandler(BaseHTTPRequestHandler):
 
     # -- request body -------------------------------------------------------------------
 
-    def _declared_length(self) -> int:
-        value = self.headers.get("Content-Length")
-        try:
-            return int(value) if value is not None else 0
-        except ValueError:
-            return 0  # reported as BadRequest by _read_body
+    def _framing(self) -> Optional[int]:
+        """How the body is delimited: its length, CHUNKED, or None for no body.
+
+        Anything two parsers could read differently is refused (request smuggling): several
+        different lengths, a length together with chunked, codings other than chunked alone.
+        """
+        codings = self.headers.get_all("Transfer-Encoding") or []
+        lengths = self.headers.get_all("Content-Length") or []
+        if codings:
+            if lengths:
+                raise BadRequest("Content-Length and Transfer-Encoding cannot both be sent")
+            names = [name.strip(" \t").lower() for value in codings for name in value.split(",")]
+            if names != ["chunked"]:
+                raise BadRequest(f"Transfer-Encoding must be chunked alone, not {', '.join(codings)!r}")
+            return CHUNKED
+        if not lengths:
+            return None
+        values = {value.strip(" \t") for header in lengths for value in header.split(",")}
+        if len(values) > 1:
+            raise BadRequest(f"conflicting Content-Length values: {', '.join(sorted(values))!r}")
+        (value,) = values
+        if not _DIGITS.fullmatch(value):
+            raise BadRequest(f"invalid Content-Length: {value!r}")
+        digits = value.lstrip("0") or "0"
+        # Compare lengths first: int() of a 5,000-digit string raises.
+        if len(digits) > len(str(MAX_BODY_BYTES)) or int(digits) > MAX_BODY_BYTES:
+            raise BodyTooLarge()
+        return int(digits)
 
     def _read_body(self) -> Optional[bytes]:
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            return self._read_chunked()
-        value = self.headers.get("Content-Length")
-        if value is None:
-            return None
-        if not value.strip().isdigit():
-            raise BadRequest(f"invalid Content-Length: {value!r}")
-        length = int(value)
-        if length > MAX_BODY_BYTES:
-            raise BodyTooLarge()
-        body = self.rfile.read(length) if length else b""
-        if len(body) != length:
-            raise BadRequest("connection closed before the whole body arrived")
+        framing = self._framing()
+        try:
+            if framing == CHUNKED:
+                body = self._read_chunked()
+            elif framing:
+                # BufferedReader.read(n) receives straight into one bytes object of size n.
+                body = self.rfile.read(framing)
+                if len(body) != framing:
+                    raise BadRequest(f"the connection closed after {len(body)} of {framing} body bytes")
+            else:
+                body = b""
+        except TimeoutError:
+            raise RequestTimeout() from None
+        except OSError as exc:  # reset by the client mid-body
+            raise BadRequest(f"the body could not be read: {exc}") from None
+        finally:
+            self._reader.deadline = None  # the response's writes have their own timeout
         return body or None
 
     def _read_chunked(self) -> bytes:
         parts: list[bytes] = []
         total = 0
         while True:
-            line = self.rfile.readline(1024)
-            try:
-                size = int(line.split(b";", 1)[0].strip(), 16)
-            except ValueError:
-                raise BadRequest("invalid chunk size") from None
+            line = self.rfile.readline(16)
+            match = _CHUNK_SIZE_LINE.fullmatch(line)
+            if match is None:
+                if not line:
+                    raise BadRequest("the connection closed before the last chunk")
+                raise BadRequest(f"invalid chunk size line {line[:16]!r}: expected hex digits and CRLF, "
+                                 "without extensions")
+            size = int(match.group(1), 16)
             if size == 0:
-                while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers are ignored
-                return b"".join(parts)
+                self._read_trailers()
+                return parts[0] if len(parts) == 1 else b"".join(parts)
             total += size
             if total > MAX_BODY_BYTES:
                 raise BodyTooLarge()
-            parts.append(self.rfile.read(size))
-            self.rfile.readline(1024)  # CRLF after each chunk
+            chunk = self.rfile.read(size)
+            if len(chunk) != size:
+                raise BadRequest(f"the connection closed inside a chunk ({len(chunk)} of {size} bytes)")
+            parts.append(chunk)
+            if self.rfile.read(2) != b"\r\n":
+                raise BadRequest("a chunk's data must be followed by CRLF")
+
+    def _read_trailers(self) -> None:
+        """Skip the trailer fields after the last chunk, up to the empty line that ends them."""
+        for _ in range(_MAX_TRAILER_LINES):
+            line = self.rfile.readline(8192)
+            if line == b"\r\n":
+                return
+            if not line.endswith(b"\r\n"):
+                raise BadRequest("the chunked body ended without its final CRLF")
+        raise BadRequest(f"more than {_MAX_TRAILER_LINES} trailer lines")
 
     # -- response ------------------------------------------------------------------------
+
+    def _send_error(self, status: int, error_type: str, message: str, headers: Optional[dict[str, Any]] = None) -> None:
+        self._send(status, {**(headers or {}), "x-amzn-ErrorType": error_type}, aws_error(error_type, message))
 
     def _send_too_large(self) -> None:
         # The body was not read, so this connection cannot carry another request.
         self.close_connection = True
-        message = f"Request size exceeds the {MAX_BODY_BYTES} byte limit"
-        self._send(
-            413,
-            {"x-amzn-ErrorType": "RequestEntityTooLargeException"},
-            aws_error("RequestEntityTooLargeException", message),
-        )
+        self._send_error(413, "RequestEntityTooLargeException", f"Request size exceeds the {MAX_BODY_BYTES} byte limit")
         self._drain()
 
+    def _send_bad_request(self, message: str) -> None:
+        # Where the body ends is unknown, so this connection cannot carry another request.
+        self.close_connection = True
+        self._send_error(400, "BadRequestException", message)
+        self._drain()
+
+    def _send_gateway_exception(self, exc: LocalGatewayException) -> None:
+        """chalice's LocalGateway refusals ({"message": ...} only) in AWS's error shape."""
+        headers = dict(exc.headers or {})
+        error_type = headers.pop("x-amzn-ErrorType", None) or {401: "UnauthorizedException"}.get(
+            exc.CODE, "AccessDeniedException" if exc.CODE == 403 else "InternalFailure")
+        try:
+            message = str(json.loads(exc.body or b"{}").get("message") or error_type)
+        except (ValueError, AttributeError):
+            message = error_type
+        self._send_error(exc.CODE, error_type, message, headers)
+
     def _drain(self) -> None:
-        """Discard what the client is still uploading for a moment, then let the socket close.
+        """Discard what the client is still sending for a moment, then let the socket close.
 
         Closing a socket with unread input makes the kernel send a reset, which can reach the
         client before our 413 does; this read is bounded in time and never kept.
@@ -273,9 +436,14 @@ class GatewayServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
 
-    def __init__(self, address: tuple[str, int], app: Chalice, config: Config, access_log: bool = False):
-        self.gateway = LocalGateway(thread_safe(app), config)
+    def __init__(self, address: tuple[str, int], app: Chalice, config: Config, access_log: bool = False,
+                 request_timeout: float = GatewayHandler.timeout):
+        self.app = thread_safe(app)
+        self.gateway = LocalGateway(self.app, config)
+        self.routes = RouteMatcher(list(self.app.routes))
         self.access_log = access_log
+        self.request_timeout = request_timeout
+        self.large_bodies = threading.BoundedSemaphore(LARGE_BODY_SLOTS)
         super().__init__(address, GatewayHandler)
 
 
@@ -285,11 +453,12 @@ def make_server(
     app_spec: str = "app:app",
     project_dir: Path = PROJECT_DIR,
     access_log: bool = False,
+    request_timeout: float = GatewayHandler.timeout,
 ) -> GatewayServer:
     """Load the app and bind the server (port 0 picks a free port: see ``server.server_port``)."""
     config = load_config(project_dir)
     app = load_app(app_spec, project_dir)
-    return GatewayServer((host, port), app, config, access_log=access_log)
+    return GatewayServer((host, port), app, config, access_log=access_log, request_timeout=request_timeout)
 
 
 def main(argv: Optional[list[str]] = None) -> None:
@@ -300,9 +469,14 @@ def main(argv: Optional[list[str]] = None) -> None:
     parser.add_argument("--app", default="app:app", help="module:attribute of the Chalice app")
     parser.add_argument("--project-dir", type=Path, default=PROJECT_DIR, help="folder holding the app module")
     parser.add_argument("--access-log", action="store_true", help="log every request to stderr")
+    parser.add_argument("--request-timeout", type=float,
+                        default=float(os.environ.get("GLUE_LOCAL_REQUEST_TIMEOUT", GatewayHandler.timeout)),
+                        help="seconds a request has from its first line to its last body byte "
+                             "(default $GLUE_LOCAL_REQUEST_TIMEOUT or %(default)s)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    server = make_server(args.host, args.port, args.app, args.project_dir.resolve(), args.access_log)
+    server = make_server(args.host, args.port, args.app, args.project_dir.resolve(), args.access_log,
+                         args.request_timeout)
     print(f"Serving {args.app} on http://{args.host}:{server.server_port}", flush=True)
     try:
         server.serve_forever()

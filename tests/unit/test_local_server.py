@@ -14,6 +14,7 @@ from chalice import Chalice, Response
 from chalice.config import Config
 
 from infra.local.server import MAX_BODY_BYTES, GatewayServer
+from infra.local import server as server_module
 
 JSON_11 = "application/x-amz-json-1.1"
 
@@ -32,15 +33,21 @@ def stub_app() -> Chalice:
 
 
 @pytest.fixture
-def port() -> Iterator[int]:
-    server = GatewayServer(("127.0.0.1", 0), stub_app(), Config.create(app_name="stub"))
+def server() -> Iterator[GatewayServer]:
+    # A short request timeout, so that the stalling clients below are cut off quickly.
+    server = GatewayServer(("127.0.0.1", 0), stub_app(), Config.create(app_name="stub"), request_timeout=1.0)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        yield server.server_port
+        yield server
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def port(server: GatewayServer) -> int:
+    return server.server_port
 
 
 def raw_exchange(port: int, request: bytes) -> bytes:
@@ -146,3 +153,225 @@ def test_concurrent_requests_each_see_their_own_request(port: int) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def parse(answer: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers (lower-case names) and body of one raw response."""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return int(lines[0].split(" ", 2)[1]), headers, body
+
+
+def assert_still_serving(port: int) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.request("POST", "/", body=b"{}", headers={"Content-Type": JSON_11})
+    assert conn.getresponse().status == 200
+    conn.close()
+
+
+def assert_aws_error(answer: bytes, status: int, error_type: str) -> dict[str, str]:
+    assert answer, "the connection was dropped without an answer"
+    got_status, headers, body = parse(answer)
+    assert got_status == status, answer[:300]
+    assert json.loads(body)["__type"] == error_type
+    assert json.loads(body)["Message"]
+    assert headers["x-amzn-errortype"] == error_type
+    return headers
+
+
+POST = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "+5", "-1", "5 5", "0x5", "5.0", "1e3", "", "\u0665"],
+                         ids=["superscript-two", "plus", "minus", "two-numbers", "hex", "decimal",
+                              "exponent", "empty", "arabic-digit"])
+def test_content_length_must_be_ascii_digits(port: int, value: str) -> None:
+    # '\u00b2'.isdigit() is True and int('\u00b2') raises: this used to drop the connection.
+    request = POST + b"Content-Length: " + value.encode("utf-8") + b"\r\n\r\n{}"
+    headers = assert_aws_error(raw_exchange(port, request), 400, "BadRequestException")
+    assert headers["connection"] == "close"
+    assert_still_serving(port)
+
+
+@pytest.mark.parametrize("value", ["\t2", "00002", "2, 2"], ids=["whitespace", "leading-zeros", "repeated"])
+def test_equivalent_content_lengths_are_read(port: int, value: str) -> None:
+    answer = raw_exchange(port, POST + b"Content-Length: " + value.encode() + b"\r\n\r\n{}")
+    assert parse(answer)[0] == 200 and parse(answer)[2] == b'{"size": 2}'
+
+
+@pytest.mark.parametrize("value", ["99999999999999999999999", "9" * 5000])
+def test_huge_content_length_is_too_large(port: int, value: str) -> None:
+    answer = raw_exchange(port, POST + b"Content-Length: " + value.encode() + b"\r\n\r\n")
+    assert_aws_error(answer, 413, "RequestEntityTooLargeException")
+
+
+@pytest.mark.parametrize("framing", [
+    b"Content-Length: 2\r\nContent-Length: 3\r\n",
+    b"Content-Length: 2, 3\r\n",
+    b"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n",
+    b"Transfer-Encoding: gzip, chunked\r\n",
+    b"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+    b"Transfer-Encoding: identity\r\n",
+    b"Transfer-Encoding: xchunked\r\n",
+], ids=["two-lengths", "length-list", "length-and-chunked", "gzip-chunked", "chunked-twice",
+        "identity", "xchunked"])
+def test_ambiguous_framing_is_refused(port: int, framing: bytes) -> None:
+    # Two parsers could disagree on where such a body ends (request smuggling).
+    answer = raw_exchange(port, POST + framing + b"\r\n2\r\n{}\r\n0\r\n\r\n")
+    headers = assert_aws_error(answer, 400, "BadRequestException")
+    assert headers["connection"] == "close"
+    assert_still_serving(port)
+
+
+CHUNKED = POST + b"Transfer-Encoding: chunked\r\n\r\n"
+
+
+@pytest.mark.parametrize("chunks", [
+    b"-1\r\n",
+    b"+2\r\n{}\r\n0\r\n\r\n",
+    b"0x2\r\n{}\r\n0\r\n\r\n",
+    b"1_0\r\n",
+    b" 2\r\n{}\r\n0\r\n\r\n",
+    b"2;name=value\r\n{}\r\n0\r\n\r\n",
+    b"2\n{}\n0\n\n",
+    b"2\r\n{}XX0\r\n\r\n",
+    b"123456789\r\n",
+    b"2\r\n{",
+    b"2\r\n{}\r\n",
+    b"2\r\n{}\r\n0\r\n",
+    b"2\r\n{}\r\n0\r\nTrailer: x\r\n",
+], ids=["negative", "plus", "hex-prefix", "underscore", "leading-space", "extension", "bare-lf",
+        "missing-crlf", "too-many-digits", "ends-in-chunk", "ends-before-last-chunk",
+        "ends-before-final-crlf", "ends-in-trailers"])
+def test_malformed_chunks_get_a_400_and_the_connection_closes(port: int, chunks: bytes) -> None:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(CHUNKED + chunks)
+        sock.shutdown(socket.SHUT_WR)  # a body that ends early ends here
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    headers = assert_aws_error(answer, 400, "BadRequestException")
+    assert headers["connection"] == "close"
+    assert_still_serving(port)
+
+
+def test_chunks_with_trailers_and_upper_case_hex(port: int) -> None:
+    body = b"{" + b" " * 26 + b"}"
+    answer = raw_exchange(port, CHUNKED + b"1C\r\n" + body + b"\r\n0\r\nX-Checksum: 1\r\n\r\n")
+    assert parse(answer)[0] == 200 and parse(answer)[2] == b'{"size": 28}'
+
+
+def test_chunked_body_over_the_limit_is_refused(port: int) -> None:
+    chunk = b"x" * (1024 * 1024)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(CHUNKED)
+        answer = b""
+        try:
+            for _ in range(11):
+                sock.sendall(b"100000\r\n" + chunk + b"\r\n")
+        except OSError:
+            pass  # the server may stop reading once it has answered
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert_aws_error(answer, 413, "RequestEntityTooLargeException")
+
+
+def test_expect_100_continue_refused_when_badly_framed(port: int) -> None:
+    request = POST + b"Expect: 100-continue\r\nContent-Length: +5\r\n\r\n"
+    answer = raw_exchange(port, request)
+    assert not answer.startswith(b"HTTP/1.1 100")
+    assert_aws_error(answer, 400, "BadRequestException")
+
+
+def read_until_closed(sock: socket.socket) -> bytes:
+    answer = b""
+    while chunk := sock.recv(65536):
+        answer += chunk
+    return answer
+
+
+def test_stalled_body_is_cut_off(server: GatewayServer) -> None:
+    # Declares 1 MB, sends 10 bytes and stalls: the thread must not wait for the rest forever.
+    with socket.create_connection(("127.0.0.1", server.server_port), timeout=30) as sock:
+        sock.sendall(POST + b"Content-Length: 1000000\r\n\r\n" + b"x" * 10)
+        answer = read_until_closed(sock)
+    headers = assert_aws_error(answer, 408, "RequestTimeoutException")
+    assert headers["connection"] == "close"
+    assert_still_serving(server.server_port)
+
+
+def test_trickled_body_is_cut_off_by_the_request_deadline(server: GatewayServer) -> None:
+    # Each byte arrives well within the per-receive timeout; the request as a whole does not.
+    with socket.create_connection(("127.0.0.1", server.server_port), timeout=30) as sock:
+        sock.sendall(POST + b"Content-Length: 100\r\n\r\n")
+        sock.settimeout(0.2)
+        answer = b""
+        for _ in range(100):
+            try:
+                sock.sendall(b" ")
+                answer += sock.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            if answer:
+                break
+        sock.settimeout(30)
+        try:
+            answer += read_until_closed(sock)
+        except OSError:
+            pass
+    assert_aws_error(answer, 408, "RequestTimeoutException")
+
+
+def test_trickled_headers_are_cut_off(server: GatewayServer) -> None:
+    with socket.create_connection(("127.0.0.1", server.server_port), timeout=30) as sock:
+        sock.sendall(b"POST / HTTP/1.1\r\n")
+        sock.settimeout(0.2)
+        closed = False
+        for _ in range(100):
+            try:
+                sock.sendall(b"X")
+                closed = sock.recv(65536) == b""
+            except socket.timeout:
+                continue
+            except OSError:
+                closed = True
+            if closed:
+                break
+    assert closed, "the server kept a connection whose headers never ended"
+    assert_still_serving(server.server_port)
+
+
+@pytest.mark.parametrize("authorization", [None, b"AWS4-HMAC-SHA256 Credential=x", b'\xe9"'],
+                         ids=["unsigned", "signed", "non-ascii"])
+def test_unknown_path_is_api_gateways_403(port: int, authorization: bytes | None) -> None:
+    request = b"POST /no/such/path HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+    if authorization is not None:
+        request += b"Authorization: " + authorization + b"\r\n"
+    answer = raw_exchange(port, request + b"\r\n")
+    assert_aws_error(answer, 403, "MissingAuthenticationTokenException")
+    assert_still_serving(port)
+
+
+def test_large_bodies_take_turns(server: GatewayServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every large body must still be answered when more arrive than there are slots.
+    monkeypatch.setattr(server_module, "LARGE_BODY_BYTES", 1000)
+    sizes: list[int] = []
+
+    def post() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=30)
+        conn.request("POST", "/", body=b"x" * 5000, headers={"Content-Type": JSON_11})
+        sizes.append(json.loads(conn.getresponse().read())["size"])
+        conn.close()
+
+    threads = [threading.Thread(target=post) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sizes == [5000] * 6

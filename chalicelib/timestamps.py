@@ -9,6 +9,7 @@ can represent it.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -22,7 +23,8 @@ CLIENT_MEMBERS = ("LastAccessTime", "LastAnalyzedTime")
 # In stored JSON text a timestamp outside the readable range has at least 11 integer digits or
 # an exponent; readable values that look like this (years before 1653 or after 2286) are rare
 # and only cost a decode to confirm.
-_SUSPECT = re.compile(r'Time":(?:-?\d{11}|-?[\d.]+[eE])')
+_CLIENT_MEMBER_START = '"LastA'
+_SUSPECT = re.compile(r'"LastA(?:ccess|nalyzed)Time":(?:-?\d{11}|-?[\d.]+[eE])')
 
 
 def readable(value: Any) -> bool:
@@ -45,4 +47,22 @@ def drop_unreadable(doc: dict[str, Any]) -> dict[str, Any]:
 def may_hold_unreadable(text: str) -> bool:
     """Whether a stored document's JSON text may hold an unreadable timestamp (a cheap scan;
     False means certainly not)."""
-    return _SUSPECT.search(text) is not None
+    # str.find runs at memchr speed; a regex search over the whole text costs ~10x more.
+    at = text.find(_CLIENT_MEMBER_START)
+    while at >= 0:
+        if _SUSPECT.match(text, at):
+            return True
+        at = text.find(_CLIENT_MEMBER_START, at + len(_CLIENT_MEMBER_START))
+    return False
+
+
+def readable_text(text: str) -> str:
+    """A stored document's JSON text with unreadable client timestamps dropped: the text itself
+    (not decoded) unless the cheap scan finds a suspect number."""
+    if not may_hold_unreadable(text):
+        return text
+    doc = json.loads(text)
+    cleaned = drop_unreadable(doc) if isinstance(doc, dict) else doc
+    if cleaned is doc:
+        return text
+    return json.dumps(cleaned, separators=(",", ":"), ensure_ascii=False)

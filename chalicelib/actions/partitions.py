@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-from chalicelib import json_text
+from chalicelib import json_text, timestamps
 from chalicelib.actions import action
 from chalicelib.actions import governed_partitions as governed
 from chalicelib.actions.common import (MAX_PAGE_BYTES, fold, make_token, now, read_token,
@@ -115,6 +115,7 @@ def _render_sized(ctx: RequestContext, params: dict[str, Any], view: TableView, 
                   exclude_columns: bool = False) -> tuple[dict[str, Any], int]:
     """A stored partition as the API returns it, and (an upper bound of) its JSON size."""
     doc, size = decode_document_sized(doc_bytes)
+    doc = timestamps.drop_unreadable(doc)  # stored before they were refused: would break the page
     if exclude_columns and "StorageDescriptor" in doc:
         doc["StorageDescriptor"] = {k: v for k, v in doc["StorageDescriptor"].items() if k != "Columns"}
     rendered = {**doc, **_names(ctx, params, view)}
@@ -131,8 +132,9 @@ def _table_names(ctx: RequestContext, params: dict[str, Any], database: Database
 
 
 def _render_text(names: dict[str, str], doc_bytes: bytes) -> tuple[str, int]:
-    """A stored partition as response JSON text, spliced from the stored text (never decoded)."""
-    text = with_members(document_text(doc_bytes), names)
+    """A stored partition as response JSON text, spliced from the stored text (decoded only in
+    the rare case it may hold a timestamp no client can parse, which is then left out)."""
+    text = with_members(timestamps.readable_text(document_text(doc_bytes)), names)
     return text, len(text)
 
 

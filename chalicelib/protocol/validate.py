@@ -244,15 +244,12 @@ def _build(shape: Shape) -> Check:
             for name in required:
                 if value.get(name) is None:
                     return False
-            present = 0
             for name, check in members:
                 item = value.get(name)
-                if item is not None:
-                    if not check(item):
-                        return False
-                    present += 1
-            # Other keys (unknown members, or nulls) are rare: only then look at their depth.
-            return present == len(value) or _unknown_too_deep(value, known) is None
+                if item is not None and not check(item):
+                    return False
+            # Unknown members are rare: only then look at their depth.
+            return value.keys() <= known or _unknown_too_deep(value, known) is None
         return structure
     if kind == "list":
         item_check = _compile(shape.member)

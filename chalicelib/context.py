@@ -6,7 +6,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from chalicelib.errors import AccessDeniedException
+from chalicelib.errors import AccessDeniedException, InvalidSignatureException
 
 DEFAULT_ACCOUNT_ID = os.environ.get("GLUE_DEFAULT_ACCOUNT_ID", "123456789012")
 ALLOW_CROSS_ACCOUNT = os.environ.get("GLUE_ALLOW_CROSS_ACCOUNT") == "1"
@@ -15,6 +15,9 @@ DEFAULT_REGION = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REG
 # SigV4: "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/glue/aws4_request, ..."
 _CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/\d{8}/([^/,\s]+)/")
 _ACCOUNT_ID = re.compile(r"\d{12}")
+# Region names are lowercase letters, digits and hyphens ("us-gov-west-1", "eu-central-2";
+# "local" for local setups). The region goes into every storage key: a bounded, plain name.
+_REGION = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?")
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,10 @@ def context_from_request(headers: dict[str, str], api_gateway_context: dict | No
     match = _CREDENTIAL.search(headers.get("authorization", ""))
     if match:
         access_key, region = match.group(1), match.group(2)
+        if not _REGION.fullmatch(region):
+            raise InvalidSignatureException(
+                f"Credential should be scoped to a valid region, not '{region[:64]}'. Region names "
+                "are 1 to 32 lowercase letters, digits and hyphens.")
         if _ACCOUNT_ID.fullmatch(access_key):
             account_id = access_key
     identity = (api_gateway_context or {}).get("identity") or {}

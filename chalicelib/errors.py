@@ -47,6 +47,13 @@ class OperationTimeoutException(ServiceError):
     code = "OperationTimeoutException"
 
 
+class InvalidSignatureException(ServiceError):
+    """The SigV4 signature or its credential scope is unusable (AWS's front end answers a
+    credential scoped to an invalid region with this code, HTTP 400 on the JSON protocols)."""
+
+    code = "InvalidSignatureException"
+
+
 class InternalServiceException(ServiceError):
     code = "InternalServiceException"
     status = 500

@@ -93,8 +93,13 @@ def take_page(items: Iterable[T], limit: int, render: Callable[[T], Any],
     return page, None
 
 
+_MAX_VERSION = 2**63 - 1  # Glue's version ids are Java longs (and DynamoDB numbers hold 38 digits)
+
+
 def parse_version(text: str, member: str = "VersionId") -> int:
     """Table version ids are string representations of non-negative integers."""
-    if not text.isdigit():
-        raise InvalidInputException(f"{member} must be a string representation of an integer, got '{text}'")
+    # isdigit() alone admits other scripts' digits and superscripts ("²"), which int() refuses.
+    if not (text.isascii() and text.isdigit()) or int(text) > _MAX_VERSION:
+        raise InvalidInputException(
+            f"{member} must be a string representation of an integer from 0 to {_MAX_VERSION}, got '{text}'")
     return int(text)

@@ -29,7 +29,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence
 
-from chalicelib import json_text
+from chalicelib import json_text, timestamps
 from chalicelib.actions.common import make_token, now, read_token, take_page
 from chalicelib.actions.table_objects import OWN, can_seek, overlay_of, snapshot_of, visible_objects
 from chalicelib.context import RequestContext
@@ -216,9 +216,9 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any], table: TableItem
         if not lo <= segment_of(found.key) <= hi:
             return None
         if found.registered is not None and not listing.exclude_columns:
-            text = with_members(document_text(found.registered.doc), names)
+            text = with_members(timestamps.readable_text(document_text(found.registered.doc)), names)
             return text, len(text)
-        doc = (decode_document(found.registered.doc) if found.registered is not None else
+        doc = (timestamps.drop_unreadable(decode_document(found.registered.doc)) if found.registered is not None else
                made_document(listing.keys, table_doc, found.values, found.files, found.size,
                              _created(found.first_seq)))
         if listing.exclude_columns and "StorageDescriptor" in doc:

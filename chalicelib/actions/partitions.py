@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-from chalicelib import json_text
+from chalicelib import json_text, timestamps
 from chalicelib.actions import action
 from chalicelib.actions import governed_partitions as governed
 from chalicelib.actions.common import (MAX_PAGE_BYTES, fold, make_token, now, read_token,
@@ -75,6 +75,14 @@ def _check_values(view: TableView, values: Sequence[str], member: str = "Values"
             f"partition key(s): {', '.join(n for n, _ in view.keys)}")
 
 
+def _input_values(partition_input: dict[str, Any], member: str = "PartitionInput.Values") -> list[str]:
+    """A PartitionInput's Values, which botocore's model leaves optional but a partition needs."""
+    values = partition_input.get("Values")
+    if values is None:
+        raise InvalidInputException(f"{member} is required: the partition's values, one per partition key")
+    return values
+
+
 def _key(view: TableView, values: Sequence[str]) -> str:
     return partition_sort_key(values, view.key_types)
 
@@ -90,8 +98,9 @@ def _entries(view: TableView, values: Sequence[str]) -> list[tuple[str, str]]:
     return entries
 
 
-def _partition_document(partition_input: dict[str, Any], creation_time: float) -> dict[str, Any]:
-    doc: dict[str, Any] = {"Values": list(partition_input["Values"])}
+def _partition_document(partition_input: dict[str, Any], creation_time: float,
+                        values: Sequence[str]) -> dict[str, Any]:
+    doc: dict[str, Any] = {"Values": list(values)}
     doc.update({k: partition_input[k] for k in _PARTITION_INPUT_MEMBERS if k in partition_input})
     doc["CreationTime"] = creation_time
     return doc
@@ -106,6 +115,7 @@ def _render_sized(ctx: RequestContext, params: dict[str, Any], view: TableView, 
                   exclude_columns: bool = False) -> tuple[dict[str, Any], int]:
     """A stored partition as the API returns it, and (an upper bound of) its JSON size."""
     doc, size = decode_document_sized(doc_bytes)
+    doc = timestamps.drop_unreadable(doc)  # stored before they were refused: would break the page
     if exclude_columns and "StorageDescriptor" in doc:
         doc["StorageDescriptor"] = {k: v for k, v in doc["StorageDescriptor"].items() if k != "Columns"}
     rendered = {**doc, **_names(ctx, params, view)}
@@ -122,8 +132,9 @@ def _table_names(ctx: RequestContext, params: dict[str, Any], database: Database
 
 
 def _render_text(names: dict[str, str], doc_bytes: bytes) -> tuple[str, int]:
-    """A stored partition as response JSON text, spliced from the stored text (never decoded)."""
-    text = with_members(document_text(doc_bytes), names)
+    """A stored partition as response JSON text, spliced from the stored text (decoded only in
+    the rare case it may hold a timestamp no client can parse, which is then left out)."""
+    text = with_members(timestamps.readable_text(document_text(doc_bytes)), names)
     return text, len(text)
 
 
@@ -196,12 +207,12 @@ def _create_builder(inputs: Sequence[dict[str, Any]]):
         created = now()
         for position, partition_input in enumerate(inputs):
             try:
-                values = partition_input["Values"]
+                values = _input_values(partition_input)
                 _check_values(view, values)
                 key = _key(view, values)
                 if key in seen:
                     raise AlreadyExistsException("Partition already exists.")
-                doc = encode_document(_partition_document(partition_input, created), "partition")
+                doc = encode_document(_partition_document(partition_input, created, values), "partition")
                 writes.append(store.PartitionWrite("create", key=key, values=list(values), doc=doc,
                                                    segment=segment_of(key), entries=_entries(view, values),
                                                    uid=catalog.new_uid()))
@@ -231,7 +242,7 @@ def batch_create_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[
     """Create up to 100 partitions; each succeeds or fails on its own (Errors lists failures)."""
     inputs = params["PartitionInputList"]
     errors = _apply(ctx, params, _create_builder(inputs), _create_failure)
-    return {"Errors": [{"PartitionValues": inputs[p]["Values"], "ErrorDetail": _error_detail(e)}
+    return {"Errors": [{"PartitionValues": inputs[p].get("Values") or [], "ErrorDetail": _error_detail(e)}
                        for p, e in sorted(errors.items())]}
 
 
@@ -247,7 +258,7 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]):
         for position, ((values, partition_input), old_key) in enumerate(zip(entries, keys)):
             try:
                 _check_values(view, values, "PartitionValueList")
-                new_values = partition_input["Values"]
+                new_values = _input_values(partition_input)
                 _check_values(view, new_values, "PartitionInput.Values")
                 old = current.get(old_key)
                 if old is None:
@@ -256,7 +267,7 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]):
                 if old_key in touched or new_key in touched:
                     raise ConcurrentModificationException("The batch changes this partition twice")
                 old_doc = decode_document(old.doc)
-                doc = _partition_document(partition_input, old_doc.get("CreationTime", now()))
+                doc = _partition_document(partition_input, old_doc.get("CreationTime", now()), new_values)
                 writes.append(store.PartitionWrite(
                     "replace", key=new_key, values=list(new_values),
                     doc=encode_document(doc, "partition"), segment=segment_of(new_key),

@@ -39,15 +39,16 @@ def _token_stream(catalog_key: str, token: str, databases: dict[str, Optional[Da
                   ) -> Iterator[tuple[Candidate, str, Optional[TableItem]]]:
     """Every table a token reaches: posted directly, or through its database's text."""
     for posting in postings_store.postings(catalog_key, postings_store.TABLE, token):
-        db_name, table_name = posting.target.split(SEP, 1)
+        db_name, table_name = postings_store.target_of(posting).split(SEP, 1)
         yield (db_name, table_name), posting.uid, None
     for posting in postings_store.postings(catalog_key, postings_store.DATABASE, token):
         # Follow the database by name, not by the posting's uid: a CreateDatabase that lost
         # to an existing database of that name has overwritten the posting with its own uid.
-        database = _database(catalog_key, posting.target, databases)
+        db_name = postings_store.target_of(posting)
+        database = _database(catalog_key, db_name, databases)
         if database is not None:
             for item in catalog.query_tables(database.uid, None, 100):
-                yield (posting.target, item.name), database.uid, item
+                yield (db_name, item.name), database.uid, item
 
 
 def _candidates_from_postings(catalog_key: str, tokens: set[str], loaded: dict[Candidate, TableItem],

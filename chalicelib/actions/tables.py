@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib import timestamps
 from chalicelib.actions import action, search_index
 from chalicelib.actions.glue_transactions import (TableWriter, autocommit, require_table_as_of, table_as_of,
                                                   table_view)
@@ -43,8 +44,12 @@ def table_document(table_input: dict[str, Any], database_name: str, create_time:
 
 def render_table(ctx: RequestContext, params: dict[str, Any], doc: dict[str, Any],
                  version: int) -> dict[str, Any]:
-    """A stored table document as the API returns it."""
-    return {**doc, "CatalogId": ctx.catalog_id(params), "VersionId": str(version)}
+    """A stored table document as the API returns it.
+
+    Timestamps no client can parse (stored before they were refused) are left out: one would
+    make the whole GetTables or SearchTables page unreadable.
+    """
+    return {**timestamps.drop_unreadable(doc), "CatalogId": ctx.catalog_id(params), "VersionId": str(version)}
 
 
 def _table_name(params: dict[str, Any]) -> str:

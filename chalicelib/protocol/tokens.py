@@ -56,6 +56,8 @@ def encode_token(scope: str, position: Any) -> str:
 def decode_token(scope: str, token: str) -> Any:
     """The position a token carries; InvalidInputException if it was not issued for ``scope``."""
     try:
+        if not token.isascii():  # compare_digest takes ASCII text only; tokens are base64
+            raise ValueError(token)
         body, mac = token.split(".", 1)
         payload = _b64decode(body)
     except (ValueError, binascii.Error):

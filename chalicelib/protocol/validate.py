@@ -9,7 +9,9 @@ familiar::
     constraint: Member must have length less than or equal to 255
 
 Members the model does not know are passed through untouched: a newer client may send members
-an older model lacks, and Glue stores what it is given.
+an older model lacks, and Glue stores what it is given. Their nesting is bounded, though
+(``MAX_UNKNOWN_DEPTH``): the model bounds the depth of everything else, so nothing the service
+stores or echoes can be nested deep enough to exhaust Python's recursion limit later.
 """
 
 from __future__ import annotations
@@ -23,13 +25,46 @@ from typing import Any, Callable
 
 from botocore.model import Shape
 
-from chalicelib.errors import InvalidInputException
+from chalicelib import timestamps
+from chalicelib.errors import InvalidInputException, SerializationException
 
 # Java's regexes spell "any supplementary character" as a surrogate-pair range, which Python's
 # `re` rejects (and Python strings hold such characters as single code points anyway).
 _SURROGATE_RANGE = "\\uD800\\uDC00-\\uDBFF\\uDFFF"
 _SUPPLEMENTARY_RANGE = "\\U00010000-\\U0010FFFF"
 _MAX_ERRORS_REPORTED = 10
+MAX_UNKNOWN_DEPTH = 32
+# Glue's integers and longs are Java's int and long; a double must survive float().
+_INTEGER_RANGES = {"integer": (-2**31, 2**31 - 1), "long": (-2**63, 2**63 - 1)}
+_MAX_DOUBLE = 1.7976931348623157e308
+_TIMESTAMP_RULE = (f"Member must be a timestamp in epoch seconds from {timestamps.EARLIEST} "
+                   f"(0001-01-02) to {timestamps.LATEST} (9999-12-31)")
+
+
+def _finite(value: Any) -> bool:
+    """A JSON number usable as a double (ints compare exactly: no OverflowError on huge ones)."""
+    if type(value) is float:
+        return math.isfinite(value)
+    return type(value) is int and -_MAX_DOUBLE <= value <= _MAX_DOUBLE
+
+
+def _nested_deeper(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists/objects more than ``limit`` levels (iterative: no recursion)."""
+    level = [value]
+    for _ in range(limit):
+        level = [child for node in level for child in (node.values() if isinstance(node, dict) else node)
+                 if isinstance(child, (dict, list))]
+        if not level:
+            return False
+    return True
+
+
+def _unknown_too_deep(value: dict, known: frozenset[str]) -> str | None:
+    """The first member the model does not define whose value nests too deeply, if any."""
+    for name, item in value.items():
+        if name not in known and isinstance(item, (dict, list)) and _nested_deeper(item, MAX_UNKNOWN_DEPTH):
+            return name
+    return None
 
 
 @functools.cache
@@ -86,6 +121,11 @@ class _Walker:
         for name in shape.required_members:
             if value.get(name) is None:
                 self.fail(None, self._join(path, name), "Member must not be null")
+        deep = _unknown_too_deep(value, frozenset(shape.members))
+        if deep is not None:
+            raise SerializationException(
+                f"Request body is nested too deeply at '{self._join(path, deep)}': at most "
+                f"{MAX_UNKNOWN_DEPTH} levels of JSON are accepted inside a member the model does not define")
         for name, member in shape.members.items():
             if name in value and value[name] is not None:
                 self.check(member, value[name], self._join(path, name))
@@ -128,16 +168,20 @@ class _Walker:
                 self.fail(value, path, f"Member must satisfy regular expression pattern: {pattern}")
 
     def _check_integer(self, shape: Shape, value: Any, path: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, int):
+        if type(value) is not int:
             self.fail(value, path, "Member must be an integer")
+            return
+        low, high = _INTEGER_RANGES[shape.type_name]
+        if not low <= value <= high:
+            self.fail(value, path, f"Member must be an integer from {low} to {high}")
             return
         self._check_range(shape, value, path)
 
     _check_long = _check_integer
 
     def _check_double(self, shape: Shape, value: Any, path: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.fail(value, path, "Member must be a number")
+        if not _finite(value):
+            self.fail(value, path, "Member must be a finite number")
             return
         self._check_range(shape, value, path)
 
@@ -149,8 +193,9 @@ class _Walker:
 
     def _check_timestamp(self, shape: Shape, value: Any, path: str) -> None:
         # The JSON protocols send epoch seconds; a number is the only form botocore produces.
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.fail(value, path, "Member must be a timestamp in epoch seconds")
+        # Refuse what no client could read back (it would break every listing holding it).
+        if not timestamps.readable(value):
+            self.fail(value, path, _TIMESTAMP_RULE)
 
     def _check_blob(self, shape: Shape, value: Any, path: str) -> None:
         if not isinstance(value, str):
@@ -222,6 +267,7 @@ def _build(shape: Shape) -> Check:
     if kind == "structure":
         required = tuple(shape.required_members)
         members = tuple((name, _compile(member)) for name, member in shape.members.items())
+        known = frozenset(shape.members)
 
         def structure(value: Any) -> bool:
             if not isinstance(value, dict):
@@ -233,7 +279,8 @@ def _build(shape: Shape) -> Check:
                 item = value.get(name)
                 if item is not None and not check(item):
                     return False
-            return True
+            # Unknown members are rare: only then look at their depth.
+            return value.keys() <= known or _unknown_too_deep(value, known) is None
         return structure
     if kind == "list":
         item_check = _compile(shape.member)
@@ -257,13 +304,14 @@ def _build(shape: Shape) -> Check:
                     and (pattern is None or pattern.fullmatch(value) is not None))
         return string
     if kind in ("integer", "long"):
-        return lambda value: type(value) is int and _bounds_ok(meta, value)
+        low, high = _INTEGER_RANGES[kind]
+        return lambda value: type(value) is int and low <= value <= high and _bounds_ok(meta, value)
     if kind in ("double", "float"):
-        return lambda value: (type(value) in (int, float) and math.isfinite(value) and _bounds_ok(meta, value))
+        return lambda value: _finite(value) and _bounds_ok(meta, value)
     if kind == "boolean":
         return lambda value: type(value) is bool
     if kind == "timestamp":
-        return lambda value: type(value) in (int, float) and math.isfinite(value)
+        return timestamps.readable
     if kind == "blob":
         return lambda value: type(value) is str
     return lambda value: True
@@ -275,13 +323,17 @@ def validate_input(shape: Shape | None, params: Any) -> None:
         if params not in ({}, None):
             raise InvalidInputException("This operation takes no input members")
         return
-    if _compile(shape)(params):
-        return
-    walker = _Walker()
     try:
-        walker.check(shape, params, "")
-    except _EnoughErrors:
-        pass
+        if _compile(shape)(params):
+            return
+        walker = _Walker()
+        try:
+            walker.check(shape, params, "")
+        except _EnoughErrors:
+            pass
+    except RecursionError:
+        # Only a recursive shape (none of the implemented operations has one) can get here.
+        raise SerializationException("Request body is nested too deeply") from None
     if walker.errors:
         count = len(walker.errors)
         shown = "; ".join(walker.errors[:_MAX_ERRORS_REPORTED])

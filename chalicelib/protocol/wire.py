@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,17 +42,39 @@ def _dump(payload: Any) -> str:
     return json_text.dumps(payload)
 
 
+# A \uD800-\uDFFF escape: JSON lets it through, but alone it decodes to a lone surrogate, which
+# is not text: it could be neither stored (UTF-8) nor echoed in an error message.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _has_lone_surrogate(params: Any) -> bool:
+    try:
+        json.dumps(params, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _decode_body(raw_body: bytes | None) -> dict[str, Any]:
     if raw_body and len(raw_body) > MAX_BODY_BYTES:
         raise RequestEntityTooLargeException(f"Request body exceeds {MAX_BODY_BYTES} bytes")
     if not raw_body or not raw_body.strip():
         return {}
     try:
-        params = json.loads(raw_body)
+        # Strict UTF-8 (json.loads on bytes would let UTF-8-encoded surrogates through).
+        text = raw_body.decode("utf-8").lstrip("\ufeff")
+        params = json.loads(text)
     except (ValueError, UnicodeDecodeError) as error:
         raise SerializationException(f"Request body is not valid JSON: {error}") from None
+    except RecursionError:
+        raise SerializationException("Request body is nested too deeply") from None
     if not isinstance(params, dict):
         raise SerializationException("Request body must be a JSON object")
+    # Nearly every body has no surrogate escape at all: only then is the decoded value checked.
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(params):
+        raise SerializationException(
+            "Request body is not valid JSON text: a \\uD800-\\uDFFF escape is not part of a "
+            "surrogate pair (strings must be valid Unicode)")
     return params
 
 

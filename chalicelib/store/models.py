@@ -134,6 +134,8 @@ class SearchPostingItem(StoreModel):
     Hash: ``region SEP catalog SEP kind SEP token`` (kind ``t`` = a table's own text, ``d`` = its
     database's text); range: ``database name SEP table name`` (just the database name for
     ``d``). Postings are a superset: every hit is re-checked against the current document.
+    A range key that would exceed DynamoDB's 1,024 bytes (long non-Latin names) is replaced by
+    ``SEP sha256(target)`` and the target kept in ``long_target`` (see ``store.search``).
     """
 
     class Meta(BaseMeta):
@@ -142,6 +144,7 @@ class SearchPostingItem(StoreModel):
     term = UnicodeAttribute(hash_key=True)
     target = UnicodeAttribute(range_key=True)
     uid = UnicodeAttribute()  # the database's uid (to fetch the table item without a lookup)
+    long_target = UnicodeAttribute(null=True)
 
 
 class TransactionItem(StoreModel):

@@ -7,12 +7,16 @@ table and database, which makes a stale posting harmless.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Iterable, Iterator
 
 from chalicelib import metrics
 from chalicelib.store.models import SEP, SearchPostingItem
 
 TABLE, DATABASE = "t", "d"
+# DynamoDB's limit on a sort key. Names are at most 255 characters, but 255 CJK characters are
+# 765 UTF-8 bytes, so ``database SEP table`` can reach 1,531 bytes.
+_MAX_TARGET_BYTES = 1024
 
 
 def _term(catalog: str, kind: str, token: str) -> str:
@@ -20,22 +24,39 @@ def _term(catalog: str, kind: str, token: str) -> str:
 
 
 def table_target(db_name: str, table_name: str) -> str:
-    """The range key of a table posting."""
+    """What a table posting points at: ``database SEP table``."""
     return f"{db_name}{SEP}{table_name}"
+
+
+def _target_key(target: str) -> str:
+    """The range key of a posting: the target itself, or when that is too long for a sort key
+    a digest of it (starting with SEP, which no name can start with; the target is then kept in
+    the item's ``long_target``)."""
+    if len(target) * 3 <= _MAX_TARGET_BYTES or len(target.encode("utf-8")) <= _MAX_TARGET_BYTES:
+        return target
+    return SEP + hashlib.sha256(target.encode("utf-8")).hexdigest()
+
+
+def target_of(posting: SearchPostingItem) -> str:
+    """The target a posting points at (``database SEP table`` or a database name)."""
+    return posting.long_target or posting.target
 
 
 def add_postings(catalog: str, kind: str, tokens: Iterable[str], target: str, uid: str) -> None:
     """Post ``target`` under every token (BatchWriteItem, 25 a call)."""
+    key = _target_key(target)
+    long_target = target if key != target else None
     with SearchPostingItem.batch_write() as batch:
         for token in tokens:
-            batch.save(SearchPostingItem(_term(catalog, kind, token), target, uid=uid))
+            batch.save(SearchPostingItem(_term(catalog, kind, token), key, uid=uid, long_target=long_target))
 
 
 def remove_postings(catalog: str, kind: str, tokens: Iterable[str], target: str) -> None:
     """Remove ``target``'s postings under these tokens."""
+    key = _target_key(target)
     with SearchPostingItem.batch_write() as batch:
         for token in tokens:
-            batch.delete(SearchPostingItem(_term(catalog, kind, token), target))
+            batch.delete(SearchPostingItem(_term(catalog, kind, token), key))
 
 
 def postings(catalog: str, kind: str, token: str) -> Iterator[SearchPostingItem]:

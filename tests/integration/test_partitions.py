@@ -15,6 +15,7 @@ from tests.integration.conftest import random_account
 from tests.integration.partition_helpers import (all_partitions, create_partitions, error_code,
                                                  partition_input, partitioned_table, unvalidated_glue,
                                                  value_tuples)
+from tests.integration.store_helpers import Store
 
 KEYS = [("year", "int"), ("region", "string")]
 
@@ -549,3 +550,71 @@ def test_writes_right_after_a_table_change_see_the_change(glue, db):
     glue.create_table(DatabaseName=db, TableInput=partitioned_table("moving", [("day", "string")]))
     create_partitions(glue, db, "moving", [["mon"]])
     assert value_tuples(all_partitions(glue, db, "moving")) == [("mon",)]
+
+
+# -------------------------------------------------------------------------------- hardening
+def test_partition_input_without_values_is_refused(glue, db, table):
+    """botocore's model leaves PartitionInput.Values optional; a partition cannot do without."""
+    no_values = {"StorageDescriptor": {"Location": "s3://bucket/x/"}}
+    with pytest.raises(glue.exceptions.InvalidInputException, match="PartitionInput.Values"):
+        glue.create_partition(DatabaseName=db, TableName=table, PartitionInput=no_values)
+    assert all_partitions(glue, db, table) == []
+    glue.create_partition(DatabaseName=db, TableName=table, PartitionInput=partition_input(["2024", "eu"]))
+    with pytest.raises(glue.exceptions.InvalidInputException, match="PartitionInput.Values"):
+        glue.update_partition(DatabaseName=db, TableName=table, PartitionValueList=["2024", "eu"],
+                              PartitionInput=no_values)
+    stored = glue.get_partition(DatabaseName=db, TableName=table, PartitionValues=["2024", "eu"])["Partition"]
+    assert stored["StorageDescriptor"]["Location"] == "s3://bucket/2024/eu/"
+
+
+def test_batch_create_without_values_fails_only_that_entry(glue, db, table):
+    errors = glue.batch_create_partition(DatabaseName=db, TableName=table, PartitionInputList=[
+        partition_input(["2024", "eu"]), {"Parameters": {"k": "v"}}, partition_input(["2024", "us"])])["Errors"]
+    assert [(e["PartitionValues"], e["ErrorDetail"]["ErrorCode"]) for e in errors] == [([], "InvalidInputException")]
+    assert "PartitionInput.Values" in errors[0]["ErrorDetail"]["ErrorMessage"]
+    assert sorted(value_tuples(all_partitions(glue, db, table))) == [("2024", "eu"), ("2024", "us")]
+    errors = glue.batch_update_partition(DatabaseName=db, TableName=table, Entries=[
+        {"PartitionValueList": ["2024", "eu"], "PartitionInput": {"Parameters": {"k": "v"}}},
+        {"PartitionValueList": ["2024", "us"], "PartitionInput": partition_input(["2024", "us"], Parameters={"k": "v"})},
+    ])["Errors"]
+    assert [(e["PartitionValueList"], e["ErrorDetail"]["ErrorCode"]) for e in errors] == [
+        (["2024", "eu"], "InvalidInputException")]
+    by_values = {tuple(p["Values"]): p for p in all_partitions(glue, db, table)}
+    assert "Parameters" not in by_values[("2024", "eu")] and by_values[("2024", "us")]["Parameters"] == {"k": "v"}
+
+
+def test_partition_timestamps_clients_cannot_read_back_are_refused(glue, db, table):
+    too_late = dt.datetime(9999, 12, 31, 12, tzinfo=dt.timezone.utc)
+    with pytest.raises(glue.exceptions.InvalidInputException, match="lastAccessTime"):
+        glue.batch_create_partition(DatabaseName=db, TableName=table, PartitionInputList=[
+            partition_input(["2024", "eu"]), partition_input(["2024", "us"], LastAccessTime=too_late)])
+    assert all_partitions(glue, db, table) == []
+
+
+def test_a_stored_unreadable_partition_timestamp_does_not_break_reads(glue, db, table, stack):
+    """A partition written before out-of-range timestamps were refused: its table still lists."""
+    good = dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc)
+    glue.batch_create_partition(DatabaseName=db, TableName=table, PartitionInputList=[
+        partition_input([str(year), "eu"], LastAccessTime=good, LastAnalyzedTime=good) for year in (2023, 2024, 2025)])
+    store = Store(stack)
+    items = store.query("partitions", "table_uid", store.table_item(db, table)["uid"]["S"])
+    planted = next(item for item in items if [v["S"] for v in item["values"]["L"]] == ["2024", "eu"])
+
+    def plant(doc):
+        doc["LastAccessTime"], doc["LastAnalyzedTime"] = 1e13, -1e20
+    store.rewrite_doc("partitions", planted, plant)
+
+    def check(partitions):
+        by_year = {p["Values"][0]: p for p in partitions}
+        assert sorted(by_year) == ["2023", "2024", "2025"]
+        assert "LastAccessTime" not in by_year["2024"] and "LastAnalyzedTime" not in by_year["2024"]
+        assert by_year["2023"]["LastAccessTime"] == good and by_year["2025"]["LastAnalyzedTime"] == good
+
+    check(all_partitions(glue, db, table))
+    check(all_partitions(glue, db, table, page_size=1))
+    check(all_partitions(glue, db, table, ExcludeColumnSchema=True))
+    check(all_partitions(glue, db, table, Expression="region = 'eu'"))
+    check(glue.batch_get_partition(DatabaseName=db, TableName=table, PartitionsToGet=[
+        {"Values": [str(year), "eu"]} for year in (2023, 2024, 2025)])["Partitions"])
+    one = glue.get_partition(DatabaseName=db, TableName=table, PartitionValues=["2024", "eu"])["Partition"]
+    assert "LastAccessTime" not in one and one["Values"] == ["2024", "eu"]

@@ -9,14 +9,20 @@ import urllib.request
 import pytest
 
 from tests.integration.conftest import random_account, table_input
+from tests.integration.store_helpers import Store
 
 AUTH = ("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/glue/aws4_request, "
         "SignedHeaders=host, Signature=0")
 
 
+def _auth(access_key: str = "AKIDEXAMPLE", region: str = "us-east-1") -> str:
+    return (f"AWS4-HMAC-SHA256 Credential={access_key}/20260101/{region}/glue/aws4_request, "
+            "SignedHeaders=host, Signature=0")
+
+
 def _post(endpoint, body: bytes, target: str | None = "AWSGlue.GetDatabases", path: str = "/",
-          content_type: str = "application/x-amz-json-1.1"):
-    headers = {"Content-Type": content_type, "Authorization": AUTH}
+          content_type: str = "application/x-amz-json-1.1", auth: str = AUTH):
+    headers = {"Content-Type": content_type, "Authorization": auth}
     if target:
         headers["X-Amz-Target"] = target
     request = urllib.request.Request(endpoint + path, data=body, headers=headers, method="POST")
@@ -118,3 +124,131 @@ def test_next_token_is_bound_to_its_request(make_client):
     forged = token[:-3] + ("AAA" if not token.endswith("AAA") else "BBB")
     with pytest.raises(client.exceptions.InvalidInputException, match="NextToken"):
         client.get_tables(DatabaseName="a0", NextToken=forged)
+
+
+# --------------------------------------------------------------------- hostile but well-framed
+def _glue_call(endpoint, account: str, operation: str, body: bytes):
+    return _post(endpoint, body, target=f"AWSGlue.{operation}", auth=_auth(account))
+
+
+def _database_names(glue_client) -> list[str]:
+    return [d["Name"] for d in glue_client.get_databases()["DatabaseList"]]
+
+
+@pytest.mark.parametrize("operation, body", [
+    # Echoed in a validation message (the name is too long): the connection used to drop.
+    ("CreateDatabase", b'{"DatabaseInput": {"Name": "\\ud800' + b"x" * 300 + b'"}}'),
+    # Stored text.
+    ("CreateDatabase", b'{"DatabaseInput": {"Name": "fine", "Description": "bad \\udc00 text"}}'),
+    # A high surrogate followed by something other than a low one; UTF-8-encoded surrogates.
+    ("CreateDatabase", b'{"DatabaseInput": {"Name": "fine", "Parameters": {"k": "\\ud83d\\u0041"}}}'),
+    ("CreateDatabase", b'{"DatabaseInput": {"Name": "fine", "Description": "\xed\xa0\x80"}}'),
+])
+def test_lone_surrogates_are_refused_and_nothing_is_stored(endpoint, make_client, operation, body):
+    account = random_account()
+    status, _, payload = _glue_call(endpoint, account, operation, body)
+    assert status == 400 and payload["__type"] == "SerializationException", payload
+    assert "surrogate" in payload["Message"] or "not valid JSON" in payload["Message"]
+    assert _database_names(make_client("glue", account=account)) == []
+
+
+def test_lone_surrogate_in_a_partition_value_is_refused(endpoint, make_client):
+    account = random_account()
+    client = make_client("glue", account=account)
+    client.create_database(DatabaseInput={"Name": "d"})
+    client.create_table(DatabaseName="d", TableInput=table_input("t"))
+    body = b'{"DatabaseName": "d", "TableName": "t", "PartitionInput": {"Values": ["\\udc00"]}}'
+    status, _, payload = _glue_call(endpoint, account, "CreatePartition", body)
+    assert status == 400 and payload["__type"] == "SerializationException"
+    assert client.get_partitions(DatabaseName="d", TableName="t")["Partitions"] == []
+
+
+def test_surrogate_pairs_are_text(make_client):
+    client = make_client("glue", account=random_account())
+    client.create_database(DatabaseInput={"Name": "d", "Description": "rocket \U0001F680"})
+    assert client.get_database(Name="d")["Database"]["Description"] == "rocket \U0001F680"
+
+
+@pytest.mark.parametrize("body", [
+    b'{"DatabaseInput": {"Name": "deep", "Parameters": ' + b"[" * 990 + b"]" * 990 + b"}}",
+    b'{"DatabaseInput": {"Name": "deep"}, "Unknown": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    # Deep enough to parse, but more than the service stores inside a member it does not know.
+    b'{"DatabaseInput": {"Name": "deep", "Future": ' + b'{"a":' * 40 + b"1" + b"}" * 40 + b"}}",
+])
+def test_deeply_nested_json_is_refused_and_nothing_is_stored(endpoint, make_client, body):
+    account = random_account()
+    status, _, payload = _glue_call(endpoint, account, "CreateDatabase", body)
+    assert status == 400 and payload["__type"] == "SerializationException", payload
+    assert "nested too deeply" in payload["Message"]
+    assert _database_names(make_client("glue", account=account)) == []
+
+
+def test_modest_nesting_in_unknown_members_is_accepted(endpoint, make_client):
+    account = random_account()
+    body = b'{"DatabaseInput": {"Name": "ok", "Future": ' + b'{"a":' * 20 + b"1" + b"}" * 20 + b"}}"
+    status, _, payload = _glue_call(endpoint, account, "CreateDatabase", body)
+    assert status == 200, payload
+    assert _database_names(make_client("glue", account=account)) == ["ok"]
+
+
+@pytest.mark.parametrize("token", ["abc.d\u00e9f", "\u00e9", "\u4e2d.\u6587"])
+def test_next_token_with_non_ascii_characters_is_refused(endpoint, token):
+    status, _, payload = _post(endpoint, b'{"NextToken": "' + token.encode() + b'"}')
+    assert status == 400 and payload["__type"] == "InvalidInputException"
+    assert "NextToken" in payload["Message"]
+
+
+def test_huge_integer_in_a_timestamp_is_refused(endpoint, make_client):
+    account = random_account()
+    client = make_client("glue", account=account)
+    client.create_database(DatabaseInput={"Name": "d"})
+    body = b'{"DatabaseName": "d", "TableInput": {"Name": "t", "LastAccessTime": ' + b"9" * 400 + b"}}"
+    status, _, payload = _glue_call(endpoint, account, "CreateTable", body)
+    assert status == 400 and payload["__type"] == "InvalidInputException"
+    assert "tableInput.lastAccessTime" in payload["Message"]
+    assert client.get_tables(DatabaseName="d")["TableList"] == []
+
+
+@pytest.mark.parametrize("member, number", [
+    ("Retention", b"9" * 400),  # an integer: Java int
+    ("Retention", b"2147483648"),
+])
+def test_integers_beyond_their_type_are_refused(endpoint, make_client, member, number):
+    account = random_account()
+    client = make_client("glue", account=account)
+    client.create_database(DatabaseInput={"Name": "d"})
+    body = b'{"DatabaseName": "d", "TableInput": {"Name": "t", "' + member.encode() + b'": ' + number + b"}}"
+    status, _, payload = _glue_call(endpoint, account, "CreateTable", body)
+    assert status == 400 and payload["__type"] == "InvalidInputException"
+    assert client.get_tables(DatabaseName="d")["TableList"] == []
+
+
+@pytest.mark.parametrize("version", ["\u00b2", "\u0661", "1" * 30])
+def test_version_ids_that_are_not_plain_numbers_are_refused(endpoint, make_client, version):
+    account = random_account()
+    client = make_client("glue", account=account)
+    client.create_database(DatabaseInput={"Name": "d"})
+    client.create_table(DatabaseName="d", TableInput=table_input("t", Description="before"))
+    for operation, body in [
+        ("GetTableVersion", b'{"DatabaseName": "d", "TableName": "t", "VersionId": "%s"}'),
+        ("DeleteTableVersion", b'{"DatabaseName": "d", "TableName": "t", "VersionId": "%s"}'),
+        ("UpdateTable", b'{"DatabaseName": "d", "TableInput": {"Name": "t", "Description": "after"}, '
+                        b'"VersionId": "%s"}'),
+    ]:
+        status, _, payload = _glue_call(endpoint, account, operation, body % version.encode())
+        assert status == 400 and payload["__type"] == "InvalidInputException", (operation, payload)
+        assert "VersionId" in payload["Message"]
+    assert client.get_table(DatabaseName="d", Name="t")["Table"]["Description"] == "before"
+
+
+@pytest.mark.parametrize("region", ["r" * 3000, "US-EAST-1", "us_east_1", "eu-west-1\x01x", "-x"])
+def test_credential_scope_with_an_invalid_region_is_refused(endpoint, stack, region):
+    account = random_account()
+    body = b'{"DatabaseInput": {"Name": "d"}}'
+    status, _, payload = _post(endpoint, body, target="AWSGlue.CreateDatabase", auth=_auth(account, region))
+    assert status == 400 and payload["__type"] == "InvalidSignatureException"
+    assert "region" in payload["Message"]
+    # Nothing stored under that region (nor anywhere else for this account).
+    store = Store(stack)
+    for scope in (region, "us-east-1"):
+        assert store.query("databases", "catalog", f"{scope}\x01{account}") == []

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
-from tests.integration.conftest import columns, table_input
+from tests.integration.conftest import columns, random_account, table_input
+from tests.integration.store_helpers import Store
 
 
 def test_create_table_stores_every_member_faithfully(glue, db):
@@ -149,3 +152,89 @@ def test_column_types_and_columns_kept(glue, db):
         "wide", StorageDescriptor={"Columns": columns(*[f"c{i}" for i in range(300)], kind="int")}))
     table = glue.get_table(DatabaseName=db, Name="wide")["Table"]
     assert [c["Name"] for c in table["StorageDescriptor"]["Columns"]] == [f"c{i}" for i in range(300)]
+
+
+# -------------------------------------------------------------------------------- hardening
+def test_backtracking_patterns_do_not_stall_get_tables(glue, db):
+    """(a+)+b used to take seconds per 26-letter name in Python's re, holding the GIL."""
+    names = ["a" * 26, "a" * 200 + "c", "aab"]
+    for name in names:
+        glue.create_table(DatabaseName=db, TableInput=table_input(name))
+    for expression, expected in [("(a+)+b", ["aab"]), ("(a|a)*c", ["a" * 200 + "c"]),
+                                 ("(.*)*(.*)*(.*)*x", []), ("(a|aa)+", ["a" * 26])]:
+        listed = [t["Name"] for t in glue.get_tables(DatabaseName=db, Expression=expression)["TableList"]]
+        assert listed == expected, expression
+
+
+@pytest.mark.parametrize("expression", ["a{1,3}", "(a)\\1", "(?=a).*", "x" * 513])
+def test_unsupported_or_oversized_expressions_are_refused(glue, db, expression):
+    with pytest.raises(glue.exceptions.InvalidInputException, match="Expression"):
+        glue.get_tables(DatabaseName=db, Expression=expression)
+
+
+@pytest.mark.parametrize("when", [
+    dt.datetime(9999, 12, 31, 0, 0, 1, tzinfo=dt.timezone.utc),
+    dt.datetime(1, 1, 1, 23, 59, 59, tzinfo=dt.timezone.utc),
+])
+def test_timestamps_clients_cannot_read_back_are_refused(glue, db, when):
+    for member in ("LastAccessTime", "LastAnalyzedTime"):
+        with pytest.raises(glue.exceptions.InvalidInputException, match=member[0].lower() + member[1:]):
+            glue.create_table(DatabaseName=db, TableInput=table_input("t", **{member: when}))
+    assert glue.get_tables(DatabaseName=db)["TableList"] == []
+
+
+def test_timestamps_at_the_readable_bounds_round_trip(glue, db):
+    latest = dt.datetime(9999, 12, 31, tzinfo=dt.timezone.utc)
+    earliest = dt.datetime(1, 1, 2, tzinfo=dt.timezone.utc)
+    glue.create_table(DatabaseName=db, TableInput=table_input("t", LastAccessTime=latest, LastAnalyzedTime=earliest))
+    table = glue.get_tables(DatabaseName=db)["TableList"][0]
+    assert table["LastAccessTime"] == latest and table["LastAnalyzedTime"] == earliest
+
+
+def test_a_stored_unreadable_timestamp_does_not_break_listings(make_client, stack):
+    """A table written before out-of-range timestamps were refused: every listing still reads."""
+    account = random_account()
+    glue = make_client("glue", account=account)
+    glue.create_database(DatabaseInput={"Name": "d"})
+    good = dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc)
+    for name in ("bad", "good"):
+        glue.create_table(DatabaseName="d", TableInput=table_input(name, Description="planted", LastAccessTime=good))
+    glue.update_table(DatabaseName="d", TableInput=table_input("bad", Description="planted", LastAccessTime=good))
+    store = Store(stack)
+
+    def plant(doc):
+        doc["LastAccessTime"], doc["LastAnalyzedTime"] = 1e13, -10**400
+    store.rewrite_doc("tables", store.table_item("d", "bad", account), plant)
+    for version in store.query("table_versions", "table_uid", store.table_item("d", "bad", account)["uid"]["S"]):
+        store.rewrite_doc("table_versions", version, plant)
+
+    listed = {t["Name"]: t for t in glue.get_tables(DatabaseName="d")["TableList"]}
+    assert "LastAccessTime" not in listed["bad"] and "LastAnalyzedTime" not in listed["bad"]
+    assert listed["good"]["LastAccessTime"] == good
+    assert "LastAccessTime" not in glue.get_table(DatabaseName="d", Name="bad")["Table"]
+    found = {t["Name"] for t in glue.search_tables(SearchText="planted")["TableList"]}
+    assert found == {"bad", "good"}
+    versions = glue.get_table_versions(DatabaseName="d", TableName="bad")["TableVersions"]
+    assert len(versions) == 2 and all("LastAccessTime" not in v["Table"] for v in versions)
+
+
+def test_longest_cjk_names_work_everywhere(make_client):
+    """255 CJK characters are 765 UTF-8 bytes: database + table overflowed a 1,024-byte sort key."""
+    glue = make_client("glue", account=random_account())
+    database, table = "数" * 255, "表" * 255
+    glue.create_database(DatabaseInput={"Name": database, "Description": "描述"})
+    given = table_input(table, Description="中文 说明", PartitionKeys=[{"Name": "键" * 255, "Type": "string"}])
+    glue.create_table(DatabaseName=database, TableInput=given)
+    assert glue.get_table(DatabaseName=database, Name=table)["Table"]["Name"] == table
+    assert [t["Name"] for t in glue.get_tables(DatabaseName=database, Expression="表*")["TableList"]] == [table]
+    for text in ("表" * 64, "说明", "描述"):
+        assert [(t["DatabaseName"], t["Name"]) for t in glue.search_tables(SearchText=text)["TableList"]] == \
+            [(database, table)], text
+    glue.update_table(DatabaseName=database, TableInput={**given, "Description": "新的 说明"})
+    assert len(glue.get_table_versions(DatabaseName=database, TableName=table)["TableVersions"]) == 2
+    glue.create_partition(DatabaseName=database, TableName=table, PartitionInput={"Values": ["值" * 255]})
+    partitions = glue.get_partitions(DatabaseName=database, TableName=table)["Partitions"]
+    assert [p["Values"] for p in partitions] == [["值" * 255]]
+    glue.delete_table(DatabaseName=database, Name=table)
+    assert glue.search_tables(SearchText="说明")["TableList"] == []
+    glue.delete_database(Name=database)

@@ -152,7 +152,9 @@ def _live_progress(table: TableItem, leaving_out: str | None = None) -> dict[str
     return {uid: record for uid, record in _progress(table).items() if uid in creating and uid != leaving_out}
 
 
-def _lease(owner: str, after: str | None, errors: dict[str, list[list[str]]], until: float | None = None) -> dict[str, Any]:
+def _lease(owner: str, after: str | None, errors: dict[str, list[list[str]]],
+           until: float | None = None) -> dict[str, Any]:
+    """A progress record: ``owner`` holds the backfill until ``until`` (default: a lease from now)."""
     return {"owner": owner, "until": time.time() + LEASE_SECONDS if until is None else until,
             "after": after, "errors": errors}
 
@@ -254,15 +256,16 @@ def _backfill(table: TableItem, uid: str, owner: str, max_chunks: int | None = N
     _finish(current, uid, owner, errors)
 
 
-def _finish(table: TableItem | None, uid: str, owner: str, errors: dict[str, list[list[str]]]) -> None:
+def _finish(table: TableItem, uid: str, owner: str, errors: dict[str, list[list[str]]]) -> None:
     """Mark the index ACTIVE or FAILED (keeping the last 10 FAILED) if its lease is still ours."""
+    current: TableItem | None = table
     for _ in range(_PROGRESS_RETRIES):
-        if table is None:
+        if current is None:
             break
-        record = _progress(table).get(uid)
-        if uid not in _creating(table) or record is None or record["owner"] != owner:
+        record = _progress(current).get(uid)
+        if uid not in _creating(current) or record is None or record["owner"] != owner:
             break  # deleted, or taken over (the new owner finishes)
-        indexes = load_indexes(table)
+        indexes = load_indexes(current)
         for index in indexes:
             if index["uid"] == uid:
                 index["status"] = "FAILED" if errors else "ACTIVE"
@@ -270,13 +273,12 @@ def _finish(table: TableItem | None, uid: str, owner: str, errors: dict[str, lis
                                             for code, values in errors.items()]
         failed = [i for i in indexes if i["status"] == "FAILED"]
         indexes = [i for i in indexes if i["status"] != "FAILED"] + failed[-MAX_FAILED_KEPT:]
-        if store.save_index_state(table, json.dumps(indexes), json.dumps(_live_progress(table, leaving_out=uid))):
+        if store.save_index_state(current, json.dumps(indexes), json.dumps(_live_progress(current, leaving_out=uid))):
             if errors:
                 store.delete_index_entries(uid)
             return
-        table = _fresh(table)
-    if table is not None:
-        _clear_if_deleted(table, uid)
+        current = _fresh(current)
+    _clear_if_deleted(table, uid)
 
 
 def _clear_if_deleted(table: TableItem, uid: str) -> None:
@@ -348,7 +350,8 @@ def delete_partition_index(ctx: RequestContext, params: dict[str, Any]) -> dict[
 @action("glue", "GetPartitionIndexes")
 def get_partition_indexes(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Every index of the table with its keys (name and type), status and backfill errors."""
-    table = resume_backfills(require_table(require_database(ctx, params, params["DatabaseName"]), params["TableName"]))
+    table = require_table(require_database(ctx, params, params["DatabaseName"]), params["TableName"])
+    table = resume_backfills(table)  # an abandoned backfill is shown finished, not CREATING for ever
     types = {n.lower(): (n, t) for n, t in partition_keys_of(catalog.load(table))}
     descriptors = []
     for index in load_indexes(table):

@@ -132,7 +132,8 @@ def _save_indexes(table: TableItem, indexes: list[dict[str, Any]]) -> TableItem:
 # each is written only if its partition is unchanged since read, so a stale owner still
 # writing beside the new one does no harm; only the record's owner may finish the index.
 LEASE_SECONDS = float(os.environ.get("GLUE_BACKFILL_LEASE_SECONDS", "60"))
-_RESUME_CHUNKS = 4  # a request taking over does at most this many chunks, then lets go
+# A request taking over does at most this many chunks, then lets go for the next request.
+_RESUME_CHUNKS = int(os.environ.get("GLUE_BACKFILL_RESUME_CHUNKS", "4"))
 _PROGRESS_RETRIES = 8
 # Crash points (chalicelib.faults) of the backfill crash test.
 CRASH_CREATING, CRASH_MID_BACKFILL, CRASH_SCANNED = "index-creating", "mid-backfill", "backfill-scanned"

@@ -9,11 +9,13 @@ re-created index of the same name.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
-from typing import Any, Sequence
+import os
+import time
+from typing import Any, Callable, Iterator, Sequence
 
 from pynamodb.exceptions import UpdateError
 
+from chalicelib import faults
 from chalicelib.actions import action
 from chalicelib.actions.common import require_database, require_table
 from chalicelib.context import RequestContext
@@ -122,48 +124,213 @@ def _save_indexes(table: TableItem, indexes: list[dict[str, Any]]) -> TableItem:
             "The table's partition indexes changed concurrently; retry") from None
 
 
-def _backfill(table: TableItem, spec: IndexSpec) -> dict[str, list[list[str]]]:
-    """Enter every existing partition into a new index; returns failures by BackfillErrorCode."""
-    errors: dict[str, list[list[str]]] = defaultdict(list)
-    chunk: list[tuple[Any, str, str]] = []
-    for item in store.scan_range(table.uid, None, None):
-        try:
-            chunk.append((item, spec.uid, index_entry_key(item.values, spec)))
-        except IndexValueError as error:
-            errors[error.code].append(list(item.values))
-        if len(chunk) >= _BACKFILL_CHUNK and not errors:
-            store.write_entries_checked(table.uid, chunk)
-            chunk = []
-    if chunk and not errors:
-        store.write_entries_checked(table.uid, chunk)
-    return errors
+# ---------------------------------------------------------------------------------- backfill
+# A backfill is resumable by anyone: its progress record (``TableItem.backfills``, by index
+# uid) names the owner, the owner's lease, the last partition key done and the errors so far.
+# The owner renews the lease after every chunk; a request that finds a CREATING index whose
+# lease ran out (its owner died) takes it over from the cursor. Entries are idempotent and
+# each is written only if its partition is unchanged since read, so a stale owner still
+# writing beside the new one does no harm; only the record's owner may finish the index.
+LEASE_SECONDS = float(os.environ.get("GLUE_BACKFILL_LEASE_SECONDS", "60"))
+# A request taking over does at most this many chunks, then lets go for the next request.
+_RESUME_CHUNKS = int(os.environ.get("GLUE_BACKFILL_RESUME_CHUNKS", "4"))
+_PROGRESS_RETRIES = 8
+# Crash points (chalicelib.faults) of the backfill crash test.
+CRASH_CREATING, CRASH_MID_BACKFILL, CRASH_SCANNED = "index-creating", "mid-backfill", "backfill-scanned"
+
+
+def _progress(table: TableItem) -> dict[str, dict[str, Any]]:
+    return json.loads(table.backfills or "{}")
+
+
+def _creating(table: TableItem) -> set[str]:
+    return {index["uid"] for index in load_indexes(table) if index["status"] == "CREATING"}
+
+
+def _live_progress(table: TableItem, leaving_out: str | None = None) -> dict[str, dict[str, Any]]:
+    """Progress records of CREATING indexes (records of finished or deleted ones are dropped)."""
+    creating = _creating(table)
+    return {uid: record for uid, record in _progress(table).items() if uid in creating and uid != leaving_out}
+
+
+def _lease(owner: str, after: str | None, errors: dict[str, list[list[str]]],
+           until: float | None = None) -> dict[str, Any]:
+    """A progress record: ``owner`` holds the backfill until ``until`` (default: a lease from now)."""
+    return {"owner": owner, "until": time.time() + LEASE_SECONDS if until is None else until,
+            "after": after, "errors": errors}
+
+
+def _fresh(table: TableItem) -> TableItem | None:
+    """The table re-read, or None if it was deleted (or re-created) meanwhile."""
+    item = catalog.get_table(table.db_uid, table.name)
+    return item if item is not None and item.uid == table.uid else None
+
+
+def _change_progress(table: TableItem, uid: str,
+                     change: Callable[[dict[str, Any] | None], dict[str, Any] | None]) -> TableItem | None:
+    """Replace the index's progress record with ``change(record)``, retrying from a fresh read
+    when the table's index state changed meanwhile. Returns the table as stored after, or
+    None when ``change`` declined (returned None) or the index is no longer CREATING."""
+    current: TableItem | None = table
+    for _ in range(_PROGRESS_RETRIES):
+        if current is None or uid not in _creating(current):
+            return None
+        record = change(_progress(current).get(uid))
+        if record is None:
+            return None
+        progress = _live_progress(current, leaving_out=uid)
+        progress[uid] = record
+        if store.update_backfills(current, json.dumps(progress)):
+            return current
+        current = _fresh(current)
+    return None
+
+
+def _renew(table: TableItem, uid: str, owner: str, after: str | None, errors: dict[str, list[list[str]]],
+           release: bool) -> TableItem | None:
+    """Record progress and renew the lease (or, ``release``, let it go for the next request);
+    None if the lease is no longer ours."""
+    def renew(record: dict[str, Any] | None) -> dict[str, Any] | None:
+        if record is None or record["owner"] != owner:
+            return None
+        return _lease(owner, after, errors, until=0.0 if release else None)
+    return _change_progress(table, uid, renew)
+
+
+def _take_over(table: TableItem, uid: str, owner: str) -> TableItem | None:
+    """Claim an index whose lease ran out (keeping its cursor and errors); None if someone
+    holds it now."""
+    def claim(record: dict[str, Any] | None) -> dict[str, Any] | None:
+        if record is not None and record["until"] >= time.time():
+            return None
+        record = record or {}
+        return _lease(owner, record.get("after"), record.get("errors") or {})
+    return _change_progress(table, uid, claim)
+
+
+def _batches(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _backfill(table: TableItem, uid: str, owner: str, max_chunks: int | None = None) -> None:
+    """Enter partitions into a CREATING index from its cursor on, renewing the lease after each
+    chunk, then make it ACTIVE, or FAILED with the partitions that cannot be indexed (by
+    BackfillErrorCode). With ``max_chunks``, stop after that many and let the lease go."""
+    spec = next((s for s in index_specs(table, partition_keys_of(catalog.load(table)), ("CREATING",))
+                 if s.uid == uid), None)
+    record = _progress(table).get(uid)
+    if spec is None or record is None:
+        return
+    after, errors = record["after"], record["errors"]
+    current: TableItem | None = table
+    try:
+        for number, chunk in enumerate(_batches(store.scan_range(table.uid, None, None, after), _BACKFILL_CHUNK), 1):
+            entries = []
+            for item in chunk:
+                try:
+                    entries.append((item, uid, index_entry_key(item.values, spec)))
+                except IndexValueError as error:
+                    shown = errors.setdefault(error.code, [])
+                    if len(shown) < _ERROR_PARTITIONS_SHOWN:
+                        shown.append(list(item.values))
+            if not errors:  # a failing index gets no more entries: they would only be deleted
+                store.write_entries_checked(table.uid, entries)
+            after = chunk[-1].key
+            pause = max_chunks is not None and number >= max_chunks
+            current = _renew(current, uid, owner, after, errors, release=pause)
+            if current is None:
+                _clear_if_deleted(table, uid)
+                return
+            faults.crash_point(CRASH_MID_BACKFILL)
+            if pause:
+                return
+    except store.TableChanged:
+        errors = {"INTERNAL_ERROR": []}
+    faults.crash_point(CRASH_SCANNED)
+    _finish(current, uid, owner, errors)
+
+
+def _finish(table: TableItem, uid: str, owner: str, errors: dict[str, list[list[str]]]) -> None:
+    """Mark the index ACTIVE or FAILED (keeping the last 10 FAILED) if its lease is still ours."""
+    current: TableItem | None = table
+    for _ in range(_PROGRESS_RETRIES):
+        if current is None:
+            break
+        record = _progress(current).get(uid)
+        if uid not in _creating(current) or record is None or record["owner"] != owner:
+            break  # deleted, or taken over (the new owner finishes)
+        indexes = load_indexes(current)
+        for index in indexes:
+            if index["uid"] == uid:
+                index["status"] = "FAILED" if errors else "ACTIVE"
+                index["backfill_errors"] = [{"Code": code, "Partitions": [{"Values": v} for v in values]}
+                                            for code, values in errors.items()]
+        failed = [i for i in indexes if i["status"] == "FAILED"]
+        indexes = [i for i in indexes if i["status"] != "FAILED"] + failed[-MAX_FAILED_KEPT:]
+        if store.save_index_state(current, json.dumps(indexes), json.dumps(_live_progress(current, leaving_out=uid))):
+            if errors:
+                store.delete_index_entries(uid)
+            return
+        current = _fresh(current)
+    _clear_if_deleted(table, uid)
+
+
+def _clear_if_deleted(table: TableItem, uid: str) -> None:
+    """An index deleted (or its table) while we backfilled it may have got entries after its
+    deleter removed them: remove them again."""
+    fresh = _fresh(table)
+    if fresh is None or all(index["uid"] != uid for index in load_indexes(fresh)):
+        store.delete_index_entries(uid)
+
+
+def resume_backfills(table: TableItem) -> TableItem:
+    """Take over the backfill of any CREATING index whose owner's lease ran out (the request
+    that created it died, or the one that last took it over), doing a bounded share of the
+    work; returns the table as it is now. Costs nothing without a CREATING index."""
+    if '"CREATING"' not in (table.indexes or ""):
+        return table
+    progress = _progress(table)
+    now = time.time()
+    stale = [uid for uid in _creating(table) if (progress.get(uid) or {}).get("until", 0.0) < now]
+    if not stale:
+        return table
+    for uid in stale:
+        owner = catalog.new_uid()
+        claimed = _take_over(table, uid, owner)
+        if claimed is not None:
+            _backfill(claimed, uid, owner, max_chunks=_RESUME_CHUNKS)
+    return _fresh(table) or table
 
 
 @action("glue", "CreatePartitionIndex")
 def create_partition_index(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """Add an index and backfill it: CREATING, then ACTIVE, or FAILED with BackfillErrors."""
-    table = require_table(require_database(ctx, params, params["DatabaseName"]), params["TableName"])
-    keys = partition_keys_of(catalog.load(table))
-    indexes = load_indexes(table)
-    definition = new_index_definition(params["PartitionIndex"], keys, indexes, "CREATING")
-    table = _save_indexes(table, indexes + [definition])
-    spec = next(s for s in index_specs(table, keys) if s.uid == definition["uid"])
-    try:
-        errors = _backfill(table, spec)
-    except store.TableChanged:
-        errors = {"INTERNAL_ERROR": []}
-    table = require_table(require_database(ctx, params, params["DatabaseName"]), params["TableName"])
-    indexes = load_indexes(table)
-    for index in indexes:
-        if index["uid"] == definition["uid"]:
-            index["status"] = "FAILED" if errors else "ACTIVE"
-            index["backfill_errors"] = [{"Code": code, "Partitions": [{"Values": v} for v in values[:_ERROR_PARTITIONS_SHOWN]]}
-                                        for code, values in errors.items()]
-    failed = [i for i in indexes if i["status"] == "FAILED"]
-    indexes = [i for i in indexes if i["status"] != "FAILED"] + failed[-MAX_FAILED_KEPT:]
-    _save_indexes(table, indexes)
-    if errors:
-        store.delete_index_entries(definition["uid"])
+    """Add an index and backfill it: CREATING, then ACTIVE, or FAILED with BackfillErrors.
+
+    The definition and the creator's lease are stored together; the backfill then runs in this
+    request. If the request dies, a later one resumes it (``resume_backfills``)."""
+    database = require_database(ctx, params, params["DatabaseName"])
+    table = resume_backfills(require_table(database, params["TableName"]))
+    owner = catalog.new_uid()
+    for _ in range(_PROGRESS_RETRIES):
+        indexes = load_indexes(table)
+        definition = new_index_definition(params["PartitionIndex"], partition_keys_of(catalog.load(table)),
+                                          indexes, "CREATING")
+        progress = _live_progress(table)
+        progress[definition["uid"]] = _lease(owner, None, {})
+        if store.save_index_state(table, json.dumps(indexes + [definition]), json.dumps(progress)):
+            break
+        table = require_table(database, params["TableName"])
+    else:
+        raise ConcurrentModificationException("The table's partition indexes changed concurrently; retry")
+    faults.crash_point(CRASH_CREATING)
+    _backfill(table, definition["uid"], owner)
     return {}
 
 
@@ -185,6 +352,7 @@ def delete_partition_index(ctx: RequestContext, params: dict[str, Any]) -> dict[
 def get_partition_indexes(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Every index of the table with its keys (name and type), status and backfill errors."""
     table = require_table(require_database(ctx, params, params["DatabaseName"]), params["TableName"])
+    table = resume_backfills(table)  # an abandoned backfill is shown finished, not CREATING for ever
     types = {n.lower(): (n, t) for n, t in partition_keys_of(catalog.load(table))}
     descriptors = []
     for index in load_indexes(table):

@@ -14,7 +14,7 @@ from chalicelib.actions import governed_partitions as governed
 from chalicelib.actions.common import (MAX_PAGE_BYTES, fold, make_token, now, read_token,
                                        require_database, require_table, take_page)
 from chalicelib.actions.glue_transactions import require_table_as_of, table_view
-from chalicelib.actions.partition_indexes import LIVE, index_specs, partition_keys_of
+from chalicelib.actions.partition_indexes import LIVE, index_specs, partition_keys_of, resume_backfills
 from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_entry_key,
@@ -49,6 +49,7 @@ class TableView:
 
 
 def _view_of(database: DatabaseItem, item: TableItem) -> TableView:
+    item = resume_backfills(item)  # an abandoned backfill must not hold its index CREATING
     doc = catalog.load(item)
     keys = partition_keys_of(doc)
     return TableView(database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE), doc)

@@ -58,6 +58,9 @@ class TableItem(StoreModel):
     # partition writes check it so none can miss an index created under them.
     indexes = UnicodeAttribute(null=True)
     index_epoch = NumberAttribute(default=0)
+    # Progress of CREATING indexes' backfills (JSON map by index uid: owner, lease, cursor,
+    # errors so far). Kept apart from ``indexes`` so a heartbeat does not bump the epoch.
+    backfills = UnicodeAttribute(null=True)
     # Per column (lowercase name): bumped when UpdateTable drops the column, so statistics
     # written before the drop are never shown for a column re-added later (JSON map).
     column_epochs = UnicodeAttribute(null=True)

@@ -16,7 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
-from chalicelib import metrics
+from pynamodb.exceptions import UpdateError
+
+from chalicelib import faults, metrics
 from chalicelib.store import dynamo_json as dj
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.models import IndexEntryItem, PartitionItem, TableItem
@@ -27,6 +29,7 @@ MAX_TRANSACTION_BYTES = 3_500_000  # of DynamoDB's 4 MB, leaving room for keys a
 _CONFLICT_RETRIES = 8
 
 EXISTS, MISSING, CHANGED = "exists", "missing", "changed"
+BETWEEN_TRANSACTIONS = "between-partition-transactions"  # crash point (chalicelib.faults)
 
 
 class TableChanged(Exception):
@@ -172,6 +175,14 @@ def apply_writes(table: TableItem, writes: Sequence[PartitionWrite]) -> dict[int
     failures: dict[int, str] = {}
     if len(groups) == 1:
         return _apply_group(table, writes, groups[0])
+    if faults.armed(BETWEEN_TRANSACTIONS):
+        # The crash test wants a definite point: the first transaction applied, none of the
+        # others sent. (In parallel, any subset may be applied; each is still all-or-nothing.)
+        for number, group in enumerate(groups):
+            if number:
+                faults.crash_point(BETWEEN_TRANSACTIONS)
+            failures.update(_apply_group(table, writes, group))
+        return failures
     for found in _executor().map(lambda group: _apply_group(table, writes, group), groups):
         failures.update(found)
     return failures
@@ -288,6 +299,41 @@ def update_table_indexes(table: TableItem, indexes_json: str) -> TableItem:
     table.update(actions=[TableItem.indexes.set(indexes_json), TableItem.index_epoch.add(1)],
                  condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch))
     return table
+
+
+def _backfills_are(table: TableItem) -> Any:
+    if table.backfills is None:
+        return TableItem.backfills.does_not_exist()
+    return TableItem.backfills == table.backfills
+
+
+def update_backfills(table: TableItem, backfills_json: str) -> bool:
+    """Store backfill progress if neither it nor the index definitions changed since ``table``
+    was read; the epoch is not bumped (partition writers do not care). False: nothing written."""
+    return _update_if_unchanged(table, [TableItem.backfills.set(backfills_json)])
+
+
+def save_index_state(table: TableItem, indexes_json: str, backfills_json: str) -> bool:
+    """Store index definitions and backfill progress together, bumping the epoch, if neither
+    changed since ``table`` was read. False: nothing written."""
+    return _update_if_unchanged(table, [TableItem.indexes.set(indexes_json), TableItem.index_epoch.add(1),
+                                        TableItem.backfills.set(backfills_json)])
+
+
+def _update_if_unchanged(table: TableItem, actions: list[Any]) -> bool:
+    try:
+        table.update(actions=actions,
+                     condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch)
+                     & _backfills_are(table))
+        return True
+    except UpdateError as error:
+        if _condition_failed(error):
+            return False
+        raise
+
+
+def _condition_failed(error: UpdateError) -> bool:
+    return getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException"
 
 
 def _purge_partitions(table: TableItem) -> None:

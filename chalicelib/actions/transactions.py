@@ -60,10 +60,14 @@ _STATUS_FILTERS = {"ALL": None, "COMPLETED": {"COMMITTED", "ABORTED"}, "ACTIVE":
                    "COMMITTED": {"COMMITTED"}, "ABORTED": {"ABORTED"}}
 
 
+_stopped: set[str] = set()
+
+
 def _fault_point(name: str) -> None:
     if _CRASH_AT == name:
         os._exit(137)
-    if _STOP_AT == name:
+    if _STOP_AT == name and name not in _stopped:
+        _stopped.add(name)  # once: "mid-apply" comes after every scope
         os.kill(os.getpid(), signal.SIGSTOP)
 
 

@@ -284,8 +284,8 @@ def commit(item: TransactionItem) -> str:
     for scope in _apply_order(list(work)):
         writes, current = work[scope]
         _apply(item, scope, writes, current, seq)
-        _fault_point("mid-apply")
         store.release_lock(scope, item.transaction_id)
+        _fault_point("mid-apply")  # one scope applied and released, the others not yet
     store.drop_pending(item.transaction_id)
     store.mark_applied(item)
     return "COMMITTED"

@@ -237,7 +237,8 @@ def put_committed_table(item: TableItem, fence: Fence) -> bool:
     is there now, also when an earlier roll-forward stored it; False if another incarnation
     holds the name; Fenced if the commit no longer holds its lock)."""
     try:
-        transact(fence, lambda tx: tx.save(item, condition=TableItem.name.does_not_exist() | (TableItem.uid == item.uid)))
+        condition = TableItem.name.does_not_exist() | (TableItem.uid == item.uid)
+        transact(fence, lambda tx: tx.save(item, condition=condition))
         return True
     except TransactWriteError as error:
         if _condition_failed(error):

@@ -2,7 +2,10 @@
 
 Called by the commit protocol in ``chalicelib.actions.transactions``, with the scope's commit
 lock held: ``check`` before the commit point (step 3), ``apply`` after it (step 5, and again by
-whoever rolls a crashed commit forward, so it must be idempotent).
+whoever rolls a crashed commit forward, so it must be idempotent). Every write of ``apply`` that
+could undo a later commit's is fenced (store.fence): it lands only while the commit still holds
+the scope's lock. The rest cannot: unlinking checks the incarnation (uids are never reused), and
+purging only touches an incarnation already unlinked.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from chalicelib.errors import ConcurrentModificationException
 from chalicelib.store import catalog
 from chalicelib.store import statistics as statistics_store
 from chalicelib.store.documents import decode_document, encode_document
+from chalicelib.store.fence import Fence
 from chalicelib.store.models import PendingWriteItem, TransactionItem
 from chalicelib.store.pending_tables import TableChange, as_table_item, change_of, db_uid_of
 
@@ -40,14 +44,15 @@ def check(item: TransactionItem, scope: str, writes: Sequence[PendingWriteItem])
                 f"Database {change_of(writes[0]).database} was deleted after this transaction started")
 
 
-def apply(item: TransactionItem, scope: str, writes: Sequence[PendingWriteItem], seq: int) -> None:
+def apply(item: TransactionItem, scope: str, writes: Sequence[PendingWriteItem], seq: int, fence: Fence) -> None:
     """Make the committed table changes current, each stamped with the commit's ``seq`` and
-    with its UpdateTime (CreateTime for a new table) set to the commit time."""
+    with its UpdateTime (CreateTime for a new table) set to the commit time; under ``fence``
+    (Fenced once the commit no longer holds the scope's lock: another applier did it all)."""
     db_uid = db_uid_of(scope)
     for write in writes:
         change = change_of(write)
         if change.removes_base:
-            _remove(item.catalog, db_uid, write.uri, change)
+            _remove(item.catalog, db_uid, write.uri, change, fence)
         if change.uid is None:
             continue
         new = as_table_item(db_uid, write)
@@ -56,35 +61,36 @@ def apply(item: TransactionItem, scope: str, writes: Sequence[PendingWriteItem],
         if change.creates:
             doc["CreateTime"] = doc["UpdateTime"]
             new.doc, new.changed_seq = encode_document(doc, "table"), seq
-            catalog.put_committed_table(new)
+            catalog.put_committed_table(new, fence)
         else:
-            _update(item.catalog, db_uid, write.uri, change, doc, seq)
+            _update(item.catalog, db_uid, write.uri, change, doc, seq, fence)
 
 
-def _remove(catalog_key: str, db_uid: str, name: str, change: TableChange) -> None:
+def _remove(catalog_key: str, db_uid: str, name: str, change: TableChange, fence: Fence) -> None:
     current = catalog.get_table(db_uid, name)
     if current is None or current.uid != change.base_uid:
         return  # already removed by an earlier roll-forward
     try:
-        catalog.delete_table_item(current)
+        catalog.delete_table_item(current, fence=fence)
     except catalog.ConditionFailed:
         return
     catalog.purge_table(current)
     search_index.after_table_write(catalog_key, change.database, None, catalog.load(current))
 
 
-def _update(catalog_key: str, db_uid: str, name: str, change: TableChange, doc: dict, seq: int) -> None:
+def _update(catalog_key: str, db_uid: str, name: str, change: TableChange, doc: dict, seq: int,
+            fence: Fence) -> None:
     current = catalog.get_table(db_uid, name)
     if current is None or current.uid != change.uid or current.version != change.base_version:
         return  # applied already (or changed, which check() and the lock rule out)
     if change.dropped:
         # Before the new version shows: statistics of a dropped column must never show with
         # it. Bumping twice (a roll-forward after a crash here) only hides them once more.
-        catalog.bump_column_epochs(current, change.dropped)
-        statistics_store.delete_columns(current.uid, "", change.dropped)
+        catalog.bump_column_epochs(current, change.dropped, fence)
+        statistics_store.delete_columns(current.uid, "", change.dropped, fence)
     old = catalog.load(current)
     try:
-        catalog.update_table(current, doc, archive=change.archive, seq=seq)
+        catalog.update_table(current, doc, archive=change.archive, seq=seq, fence=fence)
     except catalog.ConditionFailed:
         return
     search_index.after_table_write(catalog_key, change.database, doc, old)

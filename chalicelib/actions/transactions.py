@@ -12,7 +12,17 @@ when it started, plus its own pending writes. Commit, for any number of writes:
 4. the commit point — one DynamoDB transaction advances the catalog's commit counter and marks
    the transaction COMMITTED with that sequence number; before it nothing is visible, after it
    everything is (readers overlay a committed-but-unapplied transaction's pending writes);
-5. apply the pending writes (idempotent), release the locks.
+5. apply the pending writes (idempotent), release the locks, mark it applied.
+
+Every write of step 5 is fenced (``chalicelib.store.fence``): it lands only while the
+transaction still holds the scope's lock, so a committer that stalls past its lease while
+someone else rolls its commit forward can never land a write after a later commit's.
+
+Recovery needs no later traffic: reading a transaction (any action that loads it by id, or
+ListTransactions) settles one whose commit has run past its lease (``COMMIT_LEASE_SECONDS``
+from the start of the commit): a COMMIT_IN_PROGRESS one is aborted (its locks released), a
+COMMITTED one not yet applied is rolled forward. A committer waiting for a lock does the same
+for the lock's holder.
 
 A transaction's ``tables`` are its commit scopes: a governed table's uid for object writes, and
 ``meta SEP database uid`` for table definitions (``chalicelib.actions.table_commit``); both kinds
@@ -23,6 +33,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import time
 from typing import Any, Optional
 
@@ -33,21 +44,31 @@ from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundEx
                                InvalidInputException, TransactionCanceledException,
                                TransactionCommitInProgressException, TransactionCommittedException)
 from chalicelib.store import transactions as store
+from chalicelib.store.fence import Fenced
 from chalicelib.store.models import TransactionItem
 from chalicelib.store.pending_tables import is_meta_scope
 
 IDLE_SECONDS = float(os.environ.get("GLUE_LF_IDLE_SECONDS", "900"))
 COMMIT_LEASE_SECONDS = float(os.environ.get("GLUE_LF_COMMIT_LEASE_SECONDS", "60"))
 LOCK_WAIT_SECONDS = 20.0
-# Test hook for the crash-consistency test: exit the process abruptly at a commit step.
+# Test hooks for the fault tests, naming a commit step (before-locks, before-commit-point,
+# after-commit-point, mid-apply): exit the process abruptly there, or stop it there with a
+# real SIGSTOP (the test resumes it with SIGCONT), as a server paused by the OS would be.
 _CRASH_AT = os.environ.get("GLUE_FAULT_CRASH_AT", "")
+_STOP_AT = os.environ.get("GLUE_FAULT_STOP_AT", "")
 _STATUS_FILTERS = {"ALL": None, "COMPLETED": {"COMMITTED", "ABORTED"}, "ACTIVE": {"ACTIVE"},
                    "COMMITTED": {"COMMITTED"}, "ABORTED": {"ABORTED"}}
 
 
-def _crash_point(name: str) -> None:
+_stopped: set[str] = set()
+
+
+def _fault_point(name: str) -> None:
     if _CRASH_AT == name:
         os._exit(137)
+    if _STOP_AT == name and name not in _stopped:
+        _stopped.add(name)  # once: "mid-apply" comes after every scope
+        os.kill(os.getpid(), signal.SIGSTOP)
 
 
 def _catalog(ctx: RequestContext) -> str:
@@ -73,12 +94,33 @@ def expire_if_idle(item: TransactionItem) -> TransactionItem:
     return item
 
 
+def past_lease(item: TransactionItem) -> bool:
+    """Whether a commit has run longer than its lease (``last_activity`` is set when the
+    commit starts): then whoever reads it may finish it (roll forward) or abort it."""
+    return time.time() - float(item.last_activity or 0) > COMMIT_LEASE_SECONDS
+
+
+def resolve(item: TransactionItem) -> TransactionItem:
+    """Settle a transaction a stalled or crashed server left unfinished, and return its state:
+    an idle ACTIVE one is aborted (as AWS does); past its commit lease, a COMMIT_IN_PROGRESS
+    one is aborted and a COMMITTED one not fully applied is rolled forward. Costs nothing more
+    for a transaction that needs none of this (its item tells)."""
+    if item.status == "ACTIVE":
+        return expire_if_idle(item)
+    if item.status == "COMMIT_IN_PROGRESS" and past_lease(item):
+        abort(item, ("COMMIT_IN_PROGRESS",))
+        return store.get_transaction(item.catalog, item.transaction_id) or item
+    if item.status == "COMMITTED" and not item.applied and past_lease(item):
+        roll_forward(item)
+    return item
+
+
 def load_transaction(ctx: RequestContext, transaction_id: str) -> TransactionItem:
-    """The caller's transaction (expired ones aborted first), or EntityNotFoundException."""
+    """The caller's transaction (settled first, see :func:`resolve`), or EntityNotFoundException."""
     item = store.get_transaction(_catalog(ctx), transaction_id)
     if item is None:
         raise EntityNotFoundException(f"Transaction {transaction_id} not found.")
-    return expire_if_idle(item)
+    return resolve(item)
 
 
 def require_active(item: TransactionItem, write: bool = False) -> None:
@@ -111,20 +153,31 @@ def _apply_order(scopes: list[str]) -> list[str]:
 
 
 def _apply(item: TransactionItem, scope: str, writes: list, current: Optional[dict], seq: int) -> None:
-    if is_meta_scope(scope):
-        table_commit.apply(item, scope, writes, seq)
-    else:
-        store.apply_writes(scope, writes, seq, current)
+    """Apply one scope under the transaction's fence. Fenced: the transaction no longer holds
+    the scope's lock, which it loses only once the scope is fully applied, so nothing is left."""
+    fence = store.fence_of(scope, item.transaction_id)
+    try:
+        if is_meta_scope(scope):
+            table_commit.apply(item, scope, writes, seq, fence)
+        else:
+            store.apply_writes(fence, scope, writes, seq, current)
+    except Fenced:
+        pass
 
 
 def roll_forward(item: TransactionItem) -> None:
-    """Finish applying a COMMITTED transaction's writes and release its locks (idempotent)."""
+    """Finish applying a COMMITTED transaction's writes, release its locks and mark it applied
+    (idempotent, and safe alongside its own committer or another roll-forward: fenced)."""
     for scope in _apply_order(list(item.tables or [])):
+        lock = store.get_lock(scope)
+        if lock is None or lock.transaction_id != item.transaction_id:
+            continue  # released, so applied in full (a COMMITTED holder releases only then)
         writes = list(store.pending_of(item.transaction_id, scope))
         current = None if is_meta_scope(scope) else store.get_objects(scope, [w.uri for w in writes])
         _apply(item, scope, writes, current, int(item.commit_seq))
         store.release_lock(scope, item.transaction_id)
     store.drop_pending(item.transaction_id)
+    store.mark_applied(item)
 
 
 def abort(item: TransactionItem, expected: tuple[str, ...] = ("ACTIVE", "COMMIT_IN_PROGRESS")) -> bool:
@@ -147,20 +200,16 @@ def clear_lock(table_uid: str, catalog: str) -> bool:
     if holder is None or holder.status in ("ACTIVE", "ABORTED"):
         store.release_lock(table_uid, lock.transaction_id)
         return True
-    stale = time.time() - (lock.since or 0) > COMMIT_LEASE_SECONDS
+    # A live committer is left to finish (within its lease). Rolling forward alongside it would
+    # be safe (fenced), only wasted; meanwhile readers see the commit through the overlay.
+    if not past_lease(holder):
+        return False
     if holder.status == "COMMITTED":
-        # Its committer may still be applying: rolling forward alongside it could let its late
-        # writes land after ours. Only a committer gone past its lease is finished for it
-        # (meanwhile readers already see the commit, by overlaying its pending writes).
-        if not stale:
-            return False
         roll_forward(holder)
         return True
-    if stale:
-        abort(holder, ("COMMIT_IN_PROGRESS",))
-        store.release_lock(table_uid, lock.transaction_id)
-        return True
-    return False
+    # Aborting releases its locks; it fails if the holder reached its commit point meanwhile,
+    # and then the lock must stay until the commit is applied (the caller looks again).
+    return abort(holder, ("COMMIT_IN_PROGRESS",))
 
 
 def _lock_tables(item: TransactionItem) -> None:
@@ -202,37 +251,43 @@ def _check_conflicts(item: TransactionItem) -> dict[str, tuple[list, Optional[di
 def commit(item: TransactionItem) -> str:
     """Commit an ACTIVE transaction atomically (see the module docstring); its final status."""
     if not item.tables or item.kind == "READ_ONLY":
-        if store.change_status(item, ["ACTIVE"], "COMMITTED", end_time=time.time()):
+        if store.change_status(item, ["ACTIVE"], "COMMITTED", end_time=time.time(), applied=1):
             return "COMMITTED"
         fresh = store.get_transaction(item.catalog, item.transaction_id)
         require_active(fresh)
         raise ConcurrentModificationException("Transaction changed concurrently; retry")
-    if not store.change_status(item, ["ACTIVE"], "COMMIT_IN_PROGRESS"):
+    # The commit's lease runs from here: past it, anyone reading the transaction settles it.
+    if not store.change_status(item, ["ACTIVE"], "COMMIT_IN_PROGRESS", last_activity=time.time()):
         fresh = store.get_transaction(item.catalog, item.transaction_id)
         require_active(fresh)
         raise ConcurrentModificationException("Transaction changed concurrently; retry")
+    _fault_point("before-locks")
     try:
         _lock_tables(item)
         work = _check_conflicts(item)
-        _crash_point("before-commit-point")
+        _fault_point("before-commit-point")
         while True:
             previous = store.last_commit_seq(item.catalog)
             seq = max(store.now_micros(), previous + 1)
             if store.commit_point(item.catalog, item, previous, seq, seq / 1_000_000):
                 break
     except store.TransactionStateChanged:
+        # Aborted by recovery while we stalled; locks we took after it released them go too.
+        for scope in item.tables or []:
+            store.release_lock(scope, item.transaction_id)
         raise TransactionCanceledException(
             f"Transaction {item.transaction_id} was aborted while committing (its commit stalled)") from None
     except BaseException:
         abort(item, ("COMMIT_IN_PROGRESS",))
         raise
-    _crash_point("after-commit-point")
+    _fault_point("after-commit-point")
     for scope in _apply_order(list(work)):
         writes, current = work[scope]
         _apply(item, scope, writes, current, seq)
-        _crash_point("mid-apply")
         store.release_lock(scope, item.transaction_id)
+        _fault_point("mid-apply")  # one scope applied and released, the others not yet
     store.drop_pending(item.transaction_id)
+    store.mark_applied(item)
     return "COMMITTED"
 
 
@@ -294,7 +349,7 @@ def list_transactions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, 
     limit = params.get("MaxResults") or 100
     found, last, more = [], None, False
     for item in store.list_transactions(catalog, after):
-        item = expire_if_idle(item)
+        item = resolve(item)
         if wanted is not None and item.status not in wanted:
             last = item.transaction_id
             continue

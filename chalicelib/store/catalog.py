@@ -18,6 +18,7 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import metrics
 from chalicelib.store.config import connection
 from chalicelib.store.documents import decode_document, encode_document
+from chalicelib.store.fence import Fence, transact
 from chalicelib.store.models import CommitStateItem, DatabaseItem, TableItem, TableVersionItem
 
 
@@ -195,40 +196,51 @@ def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
 
 
 def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool,
-                 stamp: Optional[Stamp] = None, seq: Optional[int] = None) -> TableItem:
+                 stamp: Optional[Stamp] = None, seq: Optional[int] = None,
+                 fence: Optional[Fence] = None) -> TableItem:
     """Replace a table with version ``current.version + 1``, archiving the old one if asked.
 
     The write is conditional on the stored version still being ``current.version``: of two
     racing updates from the same version exactly one wins, the other gets ConditionFailed.
     Only the definition and version change: partition indexes and key types stay as stored.
-    The new version is stamped with ``stamp.seq`` (or ``seq``, a transaction's commit).
+    The new version is stamped with ``stamp.seq`` (or ``seq``, a transaction's commit, whose
+    apply passes its ``fence``: Fenced if the commit no longer holds its lock).
     """
     old_version = current.version
     encoded = encode_document(new_doc, "table")
     changed = stamp.seq if stamp else seq
+
+    def build(tx: TransactWrite) -> None:
+        tx.update(current, actions=[TableItem.doc.set(encoded), TableItem.version.set(old_version + 1),
+                                    TableItem.changed_seq.set(changed) if changed is not None
+                                    else TableItem.changed_seq.remove()],
+                  condition=(TableItem.version == old_version) & (TableItem.uid == current.uid))
+        if archive:
+            tx.save(TableVersionItem(current.uid, old_version, doc=current.doc,
+                                     changed_seq=current.changed_seq))
+        _add_stamp(tx, stamp)
     try:
-        with TransactWrite(connection=connection()) as tx:
-            tx.update(current, actions=[TableItem.doc.set(encoded), TableItem.version.set(old_version + 1),
-                                        TableItem.changed_seq.set(changed) if changed is not None
-                                        else TableItem.changed_seq.remove()],
-                      condition=(TableItem.version == old_version) & (TableItem.uid == current.uid))
-            if archive:
-                tx.save(TableVersionItem(current.uid, old_version, doc=current.doc,
-                                         changed_seq=current.changed_seq))
-            _add_stamp(tx, stamp)
+        transact(fence, build) if fence is not None else _transact_once(build)
     except TransactWriteError as error:
         raise _stamped_write_failed(error, stamp) from None
     current.doc, current.version, current.changed_seq = encoded, old_version + 1, changed
     return current
 
 
-def put_committed_table(item: TableItem) -> bool:
-    """Store a table a transaction created (idempotent: True if it is there now, also when
-    an earlier roll-forward stored it; False if another incarnation holds the name)."""
+def _transact_once(build: Callable[[TransactWrite], None]) -> None:
+    with TransactWrite(connection=connection()) as tx:
+        build(tx)
+
+
+def put_committed_table(item: TableItem, fence: Fence) -> bool:
+    """Store a table a transaction created, under its apply's ``fence`` (idempotent: True if it
+    is there now, also when an earlier roll-forward stored it; False if another incarnation
+    holds the name; Fenced if the commit no longer holds its lock)."""
     try:
-        item.save(condition=TableItem.name.does_not_exist() | (TableItem.uid == item.uid))
+        condition = TableItem.name.does_not_exist() | (TableItem.uid == item.uid)
+        transact(fence, lambda tx: tx.save(item, condition=condition))
         return True
-    except PutError as error:
+    except TransactWriteError as error:
         if _condition_failed(error):
             return False
         raise
@@ -254,19 +266,24 @@ def set_last_analyzed(item: TableItem, when: float, attempts: int = 5) -> None:
         item = fresh
 
 
-def bump_column_epochs(item: TableItem, columns: list[str]) -> None:
-    """Mark columns as dropped: statistics written for them before are no longer shown."""
+def bump_column_epochs(item: TableItem, columns: list[str], fence: Optional[Fence] = None) -> None:
+    """Mark columns as dropped: statistics written for them before are no longer shown. With
+    ``fence`` (a commit's apply) only while the commit holds its lock (else Fenced)."""
     for _ in range(5):
         epochs = json.loads(item.column_epochs or "{}")
         for column in columns:
             epochs[column.lower()] = epochs.get(column.lower(), 0) + 1
+        condition = ((TableItem.uid == item.uid)
+                     & (TableItem.column_epochs == item.column_epochs if item.column_epochs
+                        else TableItem.column_epochs.does_not_exist()))
         try:
-            item.update(actions=[TableItem.column_epochs.set(json.dumps(epochs))],
-                        condition=(TableItem.uid == item.uid)
-                        & (TableItem.column_epochs == item.column_epochs if item.column_epochs
-                           else TableItem.column_epochs.does_not_exist()))
+            if fence is None:
+                item.update(actions=[TableItem.column_epochs.set(json.dumps(epochs))], condition=condition)
+            else:
+                transact(fence, lambda tx: tx.update(item, actions=[TableItem.column_epochs.set(json.dumps(epochs))],
+                                                     condition=condition))
             return
-        except UpdateError as error:
+        except (UpdateError, TransactWriteError) as error:
             if not _condition_failed(error):
                 raise
         fresh = get_table(item.db_uid, item.name)
@@ -275,15 +292,18 @@ def bump_column_epochs(item: TableItem, columns: list[str]) -> None:
         item = fresh
 
 
-def delete_table_item(item: TableItem, stamp: Optional[Stamp] = None) -> None:
-    """Unlink a table (only the incarnation we read; with ``stamp``, see Stamp)."""
-    if stamp is None:
+def delete_table_item(item: TableItem, stamp: Optional[Stamp] = None, fence: Optional[Fence] = None) -> None:
+    """Unlink a table (only the incarnation we read; with ``stamp``, see Stamp; with ``fence``,
+    a commit's apply: Fenced if the commit no longer holds its lock)."""
+    if stamp is None and fence is None:
         _delete_if(item, TableItem.uid == item.uid)
         return
+
+    def build(tx: TransactWrite) -> None:
+        tx.delete(item, condition=TableItem.uid == item.uid)
+        _add_stamp(tx, stamp)
     try:
-        with TransactWrite(connection=connection()) as tx:
-            tx.delete(item, condition=TableItem.uid == item.uid)
-            _add_stamp(tx, stamp)
+        transact(fence, build) if fence is not None else _transact_once(build)
     except TransactWriteError as error:
         raise _stamped_write_failed(error, stamp) from None
 

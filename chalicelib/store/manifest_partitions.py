@@ -8,27 +8,26 @@ has no object yet. A table whose objects were committed before summaries existed
 and its partitions are counted from the objects instead.
 
 Written while a commit is applied, *before* its objects: a partition's summary, its new version
-and the end of its previous version change in one DynamoDB transaction, and a summary already
-stamped with the commit's sequence number is skipped. So a roll-forward after a crash applies
-each partition exactly once, computing from the objects' state before the commit (untouched
-until every partition is done).
+and the end of its previous version change in one DynamoDB transaction (with the commit's fence,
+see store.fence), and a summary already stamped with the commit's sequence number is skipped. So
+a roll-forward after a crash applies each partition exactly once, computing from the objects'
+state before the commit (untouched until every partition is done); two appliers of one commit
+at once write the same values.
 """
 
 from __future__ import annotations
 
 from typing import Iterator, Optional, Sequence
 
-from pynamodb.transactions import TransactWrite
-
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
-from chalicelib.store.config import connection
+from chalicelib.store.fence import Fence, transact
 from chalicelib.store.models import (SEP, CommitStateItem, ManifestPartitionItem, ManifestPartitionVersionItem,
                                      ObjectItem, PendingWriteItem, TableItem)
 from chalicelib.store.ranges import query_key_range
 
 SEQ_DIGITS = 20
-_PARTITIONS_PER_TRANSACTION = 33  # 3 actions each, within DynamoDB's 100
+_PARTITIONS_PER_TRANSACTION = 33  # 3 actions each + the fence's check: DynamoDB's 100
 
 
 def version_key(partition_key: str, added_seq: int) -> str:
@@ -69,7 +68,7 @@ def has_summaries(table_uid: str) -> bool:
     return True
 
 
-def _start_summaries(table_uid: str) -> bool:
+def _start_summaries(fence: Fence, table_uid: str) -> bool:
     """Before a table's first commit is applied: mark its summaries complete (True); a table
     that has objects already (committed before summaries existed) gets none (False). Safe to
     repeat in a roll-forward: the marker is written before any object of the commit is."""
@@ -78,14 +77,15 @@ def _start_summaries(table_uid: str) -> bool:
     for _ in ObjectItem.query(table_uid, limit=1, consistent_read=True):
         metrics.count_read()
         return False
-    CommitStateItem(_marker(table_uid)).save()
+    transact(fence, lambda tx: tx.save(CommitStateItem(_marker(table_uid))))
     return True
 
 
-def apply_partition_changes(table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
+def apply_partition_changes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
                             current: dict[str, ObjectItem]) -> None:
-    """Fold a committed transaction's object writes into its partitions' summaries (idempotent)."""
-    if not _start_summaries(table_uid):
+    """Fold a committed transaction's object writes into its partitions' summaries (idempotent;
+    under ``fence``: Fenced once the commit no longer holds the table's lock)."""
+    if not _start_summaries(fence, table_uid):
         return
     changes = _changes(writes, seq, current)
     if not changes:
@@ -94,22 +94,27 @@ def apply_partition_changes(table_uid: str, writes: Sequence[PendingWriteItem], 
     todo = [(key, delta) for key, delta in sorted(changes.items())
             if now.get(key) is None or now[key].changed_seq != seq]  # changed_seq == seq: applied
     for start in range(0, len(todo), _PARTITIONS_PER_TRANSACTION):
-        with TransactWrite(connection=connection()) as tx:
-            for key, (values, files, size) in todo[start:start + _PARTITIONS_PER_TRANSACTION]:
-                before = now.get(key)
-                alive = before is not None and before.files > 0
-                files += int(before.files) if alive else 0
-                size += int(before.size) if alive else 0
-                files, size = max(files, 0), max(size, 0) if files > 0 else 0
-                created = int(before.created_seq) if alive else seq
-                tx.save(ManifestPartitionItem(table_uid, key, values=values, files=files, size=size,
-                                              created_seq=created, changed_seq=seq))
-                if alive:
-                    tx.update(ManifestPartitionVersionItem(table_uid, version_key(key, int(before.changed_seq))),
-                              actions=[ManifestPartitionVersionItem.removed_seq.set(seq)])
-                if files:
-                    tx.save(ManifestPartitionVersionItem(table_uid, version_key(key, seq), values=values, files=files,
-                                                         size=size, created_seq=created, added_seq=seq))
+        chunk = todo[start:start + _PARTITIONS_PER_TRANSACTION]
+        transact(fence, lambda tx: [_write_partition(tx, table_uid, key, delta, now.get(key), seq)
+                                    for key, delta in chunk])
+
+
+def _write_partition(tx, table_uid: str, key: str, delta: list, before: Optional[ManifestPartitionItem],
+                     seq: int) -> None:
+    values, files, size = delta
+    alive = before is not None and before.files > 0
+    files += int(before.files) if alive else 0
+    size += int(before.size) if alive else 0
+    files, size = max(files, 0), max(size, 0) if files > 0 else 0
+    created = int(before.created_seq) if alive else seq
+    tx.save(ManifestPartitionItem(table_uid, key, values=values, files=files, size=size,
+                                  created_seq=created, changed_seq=seq))
+    if alive:
+        tx.update(ManifestPartitionVersionItem(table_uid, version_key(key, int(before.changed_seq))),
+                  actions=[ManifestPartitionVersionItem.removed_seq.set(seq)])
+    if files:
+        tx.save(ManifestPartitionVersionItem(table_uid, version_key(key, seq), values=values, files=files,
+                                             size=size, created_seq=created, added_seq=seq))
 
 
 def partitions_in(table_uid: str, low: Optional[str], high: Optional[str],

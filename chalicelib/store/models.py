@@ -163,10 +163,11 @@ class TransactionItem(StoreModel):
     status = UnicodeAttribute()  # ACTIVE | COMMIT_IN_PROGRESS | COMMITTED | ABORTED
     start_time = NumberAttribute()
     end_time = NumberAttribute(null=True)
-    last_activity = NumberAttribute()
+    last_activity = NumberAttribute()  # from COMMIT_IN_PROGRESS on: when the commit started
     snapshot_seq = NumberAttribute()  # commits with seq <= this are visible to it
     commit_seq = NumberAttribute(null=True)
     tables = ListAttribute(of=UnicodeAttribute, null=True)  # uids of tables it wrote
+    applied = NumberAttribute(null=True)  # 1 once a COMMITTED transaction is fully applied
 
 
 class PendingWriteItem(StoreModel):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from pynamodb.exceptions import DeleteError
 
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.documents import decode_document, encode_document
+from chalicelib.store.fence import Fence, write_all
 from chalicelib.store.models import SEP, ColumnStatisticsItem, TableItem
 
 
@@ -61,8 +62,13 @@ def delete_statistics(table_uid: str, owner: str, column: str, epoch: int) -> bo
         raise
 
 
-def delete_columns(table_uid: str, owner: str, columns: Sequence[str]) -> None:
-    """Delete several columns' statistics (missing ones are fine)."""
+def delete_columns(table_uid: str, owner: str, columns: Sequence[str], fence: Optional[Fence] = None) -> None:
+    """Delete several columns' statistics (missing ones are fine); with ``fence`` (a commit's
+    apply), only while the commit holds its lock (else Fenced)."""
+    if fence is not None:
+        items = [ColumnStatisticsItem(table_uid, _key(owner, column)) for column in columns]
+        write_all(fence, [lambda tx, item=item: tx.delete(item) for item in items])
+        return
     with ColumnStatisticsItem.batch_write() as batch:
         for column in columns:
             batch.delete(ColumnStatisticsItem(table_uid, _key(owner, column)))

@@ -15,6 +15,7 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.config import connection
+from chalicelib.store.fence import Fence, Write, write_all
 from chalicelib.store.manifest_partitions import apply_partition_changes
 from chalicelib.store.ranges import query_key_range
 from chalicelib.store.models import (SEP, CommitStateItem, ObjectItem, ObjectVersionItem,
@@ -29,14 +30,22 @@ def now_micros() -> int:
 
 
 def _conditional(call) -> bool:
-    try:
-        call()
-        return True
-    except (UpdateError, PutError, DeleteError, TransactWriteError) as error:
-        code = getattr(error, "cause_response_code", None)
-        if code in ("ConditionalCheckFailedException", "TransactionCanceledException"):
-            return False
-        raise
+    """Run a conditional write: True if it landed, False if its condition failed. A write that
+    met a DynamoDB transaction on the same item (an apply's lock check) is retried."""
+    delay = 0.005
+    for _ in range(8):
+        try:
+            call()
+            return True
+        except (UpdateError, PutError, DeleteError, TransactWriteError) as error:
+            code = getattr(error, "cause_response_code", None)
+            if code in ("ConditionalCheckFailedException", "TransactionCanceledException"):
+                return False
+            if code != "TransactionConflictException":
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+    return False
 
 
 # ------------------------------------------------------------------------------ transactions
@@ -76,6 +85,14 @@ def change_status(item: TransactionItem, expected: Sequence[str], status: str, *
     if _conditional(lambda: item.update(actions=actions, condition=condition)):
         return True
     return False
+
+
+def mark_applied(item: TransactionItem) -> None:
+    """Record that a COMMITTED transaction is fully applied (its locks released, its pending
+    writes gone), so reading it no longer looks into recovering it."""
+    _conditional(lambda: item.update(actions=[TransactionItem.applied.set(1)],
+                                     condition=TransactionItem.status == "COMMITTED"))
+    item.applied = 1
 
 
 def touch(item: TransactionItem, when: float, tables: Iterable[str] = ()) -> bool:
@@ -171,6 +188,12 @@ def acquire_lock(table_uid: str, transaction_id: str, when: float) -> bool:
     return _conditional(lambda: item.save(condition=condition))
 
 
+def fence_of(table_uid: str, transaction_id: str) -> Fence:
+    """The fence of a transaction's apply to one scope: its writes land only while it holds
+    that scope's lock."""
+    return Fence(lock_name(table_uid), transaction_id)
+
+
 def release_lock(table_uid: str, transaction_id: str) -> None:
     """Release a lock this transaction holds (no-op otherwise)."""
     item = CommitStateItem(lock_name(table_uid))
@@ -216,34 +239,42 @@ class TransactionStateChanged(Exception):
     """The transaction left COMMIT_IN_PROGRESS under us (aborted by recovery)."""
 
 
-def apply_writes(table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
+def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
                  current: dict[str, ObjectItem]) -> None:
-    """Apply a committed transaction's writes (ops add | delete | replace) to the object tables.
+    """Apply a committed transaction's writes (ops add | delete | replace) to the object tables,
+    under ``fence`` (Fenced once the transaction no longer holds the table's lock: then another
+    applier has applied all of it).
 
-    Idempotent — plain puts, and an object already changed at ``seq`` is not removed again — so
-    anyone may roll a committed transaction forward, as often as a crash makes necessary.
+    Idempotent — every applier of the commit writes the same items, and an object already
+    changed at ``seq`` is not removed again — so anyone may roll a committed transaction
+    forward, as often as a crash makes necessary, even alongside its own committer.
     Partition summaries go first, computed from the objects as they were before the commit.
     """
-    apply_partition_changes(table_uid, writes, seq, current)
-    with ObjectVersionItem.batch_write() as versions, ObjectItem.batch_write() as objects:
-        for write in writes:
-            old = current.get(write.uri)
-            already_applied = old is not None and old.changed_seq == seq
-            if write.op in ("delete", "replace") and old is not None and old.live and not already_applied:
-                added = int(old.version_key.rsplit(SEP, 2)[1])
-                versions.save(ObjectVersionItem(table_uid, old.version_key, uri=old.uri, etag=old.etag,
-                                                size=old.size, values=old.values, added_seq=added,
-                                                removed_seq=seq))
-            if write.op in ("add", "replace"):
-                key = version_key(write.partition_key, seq, write.uri)
-                versions.save(ObjectVersionItem(table_uid, key, uri=write.uri, etag=write.etag, size=write.size,
-                                                values=write.values, added_seq=seq))
-                objects.save(ObjectItem(table_uid, write.uri, live=1, changed_seq=seq, version_key=key,
-                                        etag=write.etag, size=write.size, values=write.values))
-            elif old is not None:
-                objects.save(ObjectItem(table_uid, write.uri, live=0, changed_seq=seq,
-                                        version_key=old.version_key, etag=old.etag, size=old.size,
-                                        values=old.values))
+    apply_partition_changes(fence, table_uid, writes, seq, current)
+    puts: list[Write] = []
+    for write in writes:
+        old = current.get(write.uri)
+        already_applied = old is not None and old.changed_seq == seq
+        if write.op in ("delete", "replace") and old is not None and old.live and not already_applied:
+            added = int(old.version_key.rsplit(SEP, 2)[1])
+            puts.append(_saver(ObjectVersionItem(table_uid, old.version_key, uri=old.uri, etag=old.etag,
+                                                 size=old.size, values=old.values, added_seq=added,
+                                                 removed_seq=seq)))
+        if write.op in ("add", "replace"):
+            key = version_key(write.partition_key, seq, write.uri)
+            puts.append(_saver(ObjectVersionItem(table_uid, key, uri=write.uri, etag=write.etag, size=write.size,
+                                                 values=write.values, added_seq=seq)))
+            puts.append(_saver(ObjectItem(table_uid, write.uri, live=1, changed_seq=seq, version_key=key,
+                                          etag=write.etag, size=write.size, values=write.values)))
+        elif old is not None:
+            puts.append(_saver(ObjectItem(table_uid, write.uri, live=0, changed_seq=seq,
+                                          version_key=old.version_key, etag=old.etag, size=old.size,
+                                          values=old.values)))
+    write_all(fence, puts)
+
+
+def _saver(item) -> Write:
+    return lambda tx: tx.save(item)
 
 
 def versions_in(table_uid: str, low: Optional[str], high: Optional[str],

@@ -1,7 +1,8 @@
 """Partition summaries of governed tables: applied twice (a roll-forward after a crash) they
-count once — the store functions run in a separate process on the session's DynamoDB Local (the
-store reads its settings at import), with a table uid of their own —, and a table whose objects
-predate them is counted from its objects."""
+count once, and a stale apply after the commit's lock is gone changes nothing — the store
+functions run in a separate process on the session's DynamoDB Local (the store reads its
+settings at import), with a table uid of their own —, and a table whose objects predate them is
+counted from its objects."""
 
 from __future__ import annotations
 
@@ -18,9 +19,13 @@ from tests.integration.lf_helpers import Governed, add, listed_partitions
 SCRIPT = textwrap.dedent('''
     import json, uuid
     from chalicelib.store import manifest_partitions as mp
+    from chalicelib.store import transactions as store
+    from chalicelib.store.fence import Fenced
     from chalicelib.store.models import ManifestPartitionVersionItem, ObjectItem, PendingWriteItem
 
     uid = uuid.uuid4().hex
+    fence = store.fence_of(uid, "tx")  # both commits' applies run as "tx", holding the table's lock
+    assert store.acquire_lock(uid, "tx", 0)
     A, B = "2020\\x01a\\x01", "2021\\x01b\\x01"
 
     def write(op, uri, key, values, size):
@@ -36,14 +41,23 @@ SCRIPT = textwrap.dedent('''
     first = [write("add", "u1", A, ["2020", "a"], 3), write("add", "u2", A, ["2020", "a"], 4),
              write("add", "u3", B, ["2021", "b"], 5)]
     for _ in range(2):  # the second run is the roll-forward of a crashed apply
-        mp.apply_partition_changes(uid, first, 10, {})
+        mp.apply_partition_changes(fence, uid, first, 10, {})
     after_first = {w.uri: ObjectItem(uid, w.uri, live=1, changed_seq=10, version_key=f"{w.partition_key}\\x01x\\x01{w.uri}",
                                      size=w.size, values=w.values) for w in first}
     second = [PendingWriteItem("tx", "u3", op="delete", uri="u3", values=["2021", "b"], partition_key=B),
               write("replace", "u1", B, ["2021", "b"], 7)]
     for _ in range(2):
-        mp.apply_partition_changes(uid, second, 20, after_first)
-    print(json.dumps(state()))
+        mp.apply_partition_changes(fence, uid, second, 20, after_first)
+    applied = state()
+    # A stalled applier of the first commit, resuming after the lock was released: fenced.
+    store.release_lock(uid, "tx")
+    try:
+        mp.apply_partition_changes(fence, uid, first, 10, {})
+        raise AssertionError("a stale apply was not fenced")
+    except Fenced:
+        pass
+    assert state() == applied
+    print(json.dumps(applied))
 ''')
 
 

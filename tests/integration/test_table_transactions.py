@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import table_input
+from tests.integration.conftest import columns, table_input
 from tests.integration.lf_helpers import Governed, add, governed_input, unvalidated
 
 
@@ -261,3 +261,25 @@ def test_get_partitions_sees_the_table_as_its_reader_does(gov):
     with pytest.raises(glue.exceptions.EntityNotFoundException):
         values("sales", QueryAsOfTime=0)  # before the table existed
     lf.cancel_transaction(TransactionId=tx)
+
+
+def test_a_column_dropped_in_a_transaction_loses_its_statistics_at_commit(gov):
+    """The commit's apply hides (column epoch) and deletes the dropped column's statistics,
+    under the commit's fence; the column coming back later does not bring them back."""
+    glue, lf = gov.glue, gov.lf
+    kw = {"DatabaseName": gov.db, "TableName": "objects"}
+    entry = {"ColumnName": "value", "ColumnType": "string", "AnalyzedTime": 1_700_000_000,
+             "StatisticsData": {"Type": "STRING", "StringColumnStatisticsData": {
+                 "MaximumLength": 9, "AverageLength": 4.5, "NumberOfNulls": 0, "NumberOfDistinctValues": 3}}}
+    glue.update_column_statistics_for_table(**kw, ColumnStatisticsList=[entry])
+    tx = lf.start_transaction()["TransactionId"]
+    only_id = {"Columns": columns("id"), "Location": "s3://lake/objects/"}
+    glue.update_table(DatabaseName=gov.db, TableInput=governed_input("objects", StorageDescriptor=only_id),
+                      TransactionId=tx)
+    assert glue.get_column_statistics_for_table(**kw, ColumnNames=["value"])["ColumnStatisticsList"]
+    assert lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMITTED"
+    got = glue.get_column_statistics_for_table(**kw, ColumnNames=["value"])
+    assert (got["ColumnStatisticsList"], [e["ColumnName"] for e in got["Errors"]]) == ([], ["value"])
+    glue.update_table(DatabaseName=gov.db, TableInput=governed_input("objects"))
+    got = glue.get_column_statistics_for_table(**kw, ColumnNames=["value"])
+    assert (got["ColumnStatisticsList"], [e["ColumnName"] for e in got["Errors"]]) == ([], ["value"])

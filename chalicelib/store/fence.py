@@ -1,0 +1,83 @@
+"""Fenced writes: every write of a commit's apply lands in a DynamoDB transaction that also
+checks that the commit still owns its scope's commit lock (docs/design.md, "Transactions",
+"Fencing"). The lock passes from a commit to anyone else only by being deleted after the
+commit is fully applied, and never names that commit again, so a committer that stalled past
+its lease (or a second applier rolling the same commit forward) cannot land a write after a
+later commit's: its transaction fails the check instead, and it stops with :class:`Fenced`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from chalicelib.store.config import connection
+from chalicelib.store.models import CommitStateItem
+
+# One TransactWriteItems holds at most 100 actions: the lock check and 99 writes.
+WRITES_PER_TRANSACTION = 99
+_CONFLICT_ATTEMPTS = 8
+
+Write = Callable[[TransactWrite], None]
+
+
+@dataclass(frozen=True)
+class Fence:
+    """The condition a commit's apply writes carry: the lock item ``lock`` (in
+    ``lf_commit_state``) still names ``transaction_id``."""
+
+    lock: str
+    transaction_id: str
+
+    def add_check(self, tx: TransactWrite) -> None:
+        """Add the lock check to a DynamoDB transaction. Add it before any other condition
+        check: PynamoDB sends checks first, so its cancellation reason is the first one."""
+        tx.condition_check(CommitStateItem, self.lock,
+                           condition=CommitStateItem.transaction_id == self.transaction_id)
+
+
+class Fenced(Exception):
+    """The commit no longer owns its scope's lock: another applier finished applying it and
+    released the lock (perhaps a later commit holds it now). Nothing of this write landed."""
+
+
+def _codes(error: TransactWriteError) -> list[Optional[str]]:
+    return [r.code if r is not None else None for r in (getattr(error, "cancellation_reasons", None) or [])]
+
+
+def transact(fence: Optional[Fence], build: Callable[[TransactWrite], None]) -> None:
+    """Run one DynamoDB transaction made by ``build``, with ``fence``'s check first (if given).
+
+    Fenced when the check fails; a transaction conflict (another request on one of its items at
+    the same moment, e.g. a committer polling the lock) is retried; any other failure (a
+    condition of ``build``'s own) is raised as the TransactWriteError.
+    """
+    delay = 0.005
+    for attempt in range(_CONFLICT_ATTEMPTS):
+        try:
+            with TransactWrite(connection=connection()) as tx:
+                if fence is not None:
+                    fence.add_check(tx)
+                build(tx)
+            return
+        except TransactWriteError as error:
+            codes = _codes(error)
+            if fence is not None and codes and codes[0] == "ConditionalCheckFailed":
+                raise Fenced() from None
+            conflict = "TransactionConflict" in codes and "ConditionalCheckFailed" not in codes
+            if not conflict or attempt == _CONFLICT_ATTEMPTS - 1:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+
+
+def write_all(fence: Fence, writes: Sequence[Write]) -> None:
+    """Make unconditional writes under the fence, 99 to a DynamoDB transaction, in order.
+    Fenced as soon as one transaction fails the check (the ones before it have landed)."""
+    for start in range(0, len(writes), WRITES_PER_TRANSACTION):
+        chunk = writes[start:start + WRITES_PER_TRANSACTION]
+        transact(fence, lambda tx: [write(tx) for write in chunk])

@@ -1,15 +1,20 @@
-"""Test hook for the crash-consistency tests: exit the process abruptly at a named step.
+"""Test hooks for the fault tests: kill or pause the process at a named step.
 
 A server started with ``GLUE_FAULT_CRASH_AT=<step>`` dies (``os._exit(137)``, as a SIGKILL
-would: no cleanup, no response) when it reaches that step. Unset, as everywhere but those
-tests, a crash point costs one string comparison. Steps are named where they are placed.
+would: no cleanup, no response) when it reaches that step; with ``GLUE_FAULT_STOP_AT=<step>``
+it sends itself a real SIGSTOP there once (the test resumes it with SIGCONT), as a server
+paused by the OS would be. Unset, as everywhere but those tests, a fault point costs one or
+two string comparisons. Steps are named where they are placed.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 
 _CRASH_AT = os.environ.get("GLUE_FAULT_CRASH_AT", "")
+_STOP_AT = os.environ.get("GLUE_FAULT_STOP_AT", "")
+_stopped: set[str] = set()
 
 
 def armed(step: str) -> bool:
@@ -21,3 +26,12 @@ def crash_point(step: str) -> None:
     """Exit at once with status 137 if ``GLUE_FAULT_CRASH_AT`` names ``step``."""
     if _CRASH_AT == step:
         os._exit(137)
+
+
+def fault_point(step: str) -> None:
+    """A crash point that can also pause: stop the process once at ``step`` if
+    ``GLUE_FAULT_STOP_AT`` names it (once, because a step such as "mid-apply" recurs)."""
+    crash_point(step)
+    if _STOP_AT == step and step not in _stopped:
+        _stopped.add(step)
+        os.kill(os.getpid(), signal.SIGSTOP)

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import os
 import secrets
-import signal
 import time
 from typing import Any, Optional
 
+from chalicelib import faults
 from chalicelib.actions import action, table_commit
 from chalicelib.actions.common import make_token, read_token
 from chalicelib.context import RequestContext
@@ -51,24 +51,8 @@ from chalicelib.store.pending_tables import is_meta_scope
 IDLE_SECONDS = float(os.environ.get("GLUE_LF_IDLE_SECONDS", "900"))
 COMMIT_LEASE_SECONDS = float(os.environ.get("GLUE_LF_COMMIT_LEASE_SECONDS", "60"))
 LOCK_WAIT_SECONDS = 20.0
-# Test hooks for the fault tests, naming a commit step (before-locks, before-commit-point,
-# after-commit-point, mid-apply): exit the process abruptly there, or stop it there with a
-# real SIGSTOP (the test resumes it with SIGCONT), as a server paused by the OS would be.
-_CRASH_AT = os.environ.get("GLUE_FAULT_CRASH_AT", "")
-_STOP_AT = os.environ.get("GLUE_FAULT_STOP_AT", "")
 _STATUS_FILTERS = {"ALL": None, "COMPLETED": {"COMMITTED", "ABORTED"}, "ACTIVE": {"ACTIVE"},
                    "COMMITTED": {"COMMITTED"}, "ABORTED": {"ABORTED"}}
-
-
-_stopped: set[str] = set()
-
-
-def _fault_point(name: str) -> None:
-    if _CRASH_AT == name:
-        os._exit(137)
-    if _STOP_AT == name and name not in _stopped:
-        _stopped.add(name)  # once: "mid-apply" comes after every scope
-        os.kill(os.getpid(), signal.SIGSTOP)
 
 
 def _catalog(ctx: RequestContext) -> str:
@@ -261,11 +245,11 @@ def commit(item: TransactionItem) -> str:
         fresh = store.get_transaction(item.catalog, item.transaction_id)
         require_active(fresh)
         raise ConcurrentModificationException("Transaction changed concurrently; retry")
-    _fault_point("before-locks")
+    faults.fault_point("before-locks")
     try:
         _lock_tables(item)
         work = _check_conflicts(item)
-        _fault_point("before-commit-point")
+        faults.fault_point("before-commit-point")
         while True:
             previous = store.last_commit_seq(item.catalog)
             seq = max(store.now_micros(), previous + 1)
@@ -280,12 +264,12 @@ def commit(item: TransactionItem) -> str:
     except BaseException:
         abort(item, ("COMMIT_IN_PROGRESS",))
         raise
-    _fault_point("after-commit-point")
+    faults.fault_point("after-commit-point")
     for scope in _apply_order(list(work)):
         writes, current = work[scope]
         _apply(item, scope, writes, current, seq)
         store.release_lock(scope, item.transaction_id)
-        _fault_point("mid-apply")  # one scope applied and released, the others not yet
+        faults.fault_point("mid-apply")  # one scope applied and released, the others not yet
     store.drop_pending(item.transaction_id)
     store.mark_applied(item)
     return "COMMITTED"

@@ -95,6 +95,19 @@ def test_partition_value_types_are_checked(gov):
     assert gov.objects(table="typed") == {uri("typed/good"): (tuple(good), "etag", 1)}
 
 
+def test_unpartitioned_governed_table(gov):
+    """Objects of a table without partition keys carry no PartitionValues and belong to no
+    partition (their partition summary key would be empty, which DynamoDB refuses)."""
+    gov.glue.create_table(DatabaseName=gov.db, TableInput=governed_input("flat", keys=()))
+    plain_add = {"AddObject": {"Uri": uri("flat/a"), "ETag": "e1", "Size": 5}}
+    gov.lf.update_table_objects(DatabaseName=gov.db, TableName="flat", WriteOperations=[plain_add])
+    tx = gov.lf.start_transaction()["TransactionId"]
+    gov.write(tx, [delete(uri("flat/a")), {"AddObject": {"Uri": uri("flat/b"), "ETag": "e2", "Size": 7}}], table="flat")
+    assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMITTED"
+    assert gov.objects(table="flat") == {uri("flat/b"): ((), "e2", 7)}
+    assert gov.glue.get_partitions(DatabaseName=gov.db, TableName="flat")["Partitions"] == []
+
+
 # ----------------------------------------------------------- own writes, isolation, snapshots
 def test_own_writes_isolation_and_commit(gov):
     lf = gov.lf

@@ -434,6 +434,15 @@ def drop_required(gen: Generator, service: str, operation: str, params: Any, hea
     return _done(f"drop_required {_where(slot)}", service, operation, params, headers)
 
 
+def null_member(gen: Generator, service: str, operation: str, params: Any, headers: dict[str, str]) -> FuzzRequest:
+    """A member or map value sent as JSON null (AWS's JSON protocols read null as absent)."""
+    slot = _slot(gen, lambda s: isinstance(s.path[-1], str))
+    if slot is None:
+        return wrong_type(gen, service, operation, params, headers)
+    set_at(params, slot.path, None)
+    return _done(f"null_member {_where(slot)}", service, operation, params, headers)
+
+
 def boundary(gen: Generator, service: str, operation: str, params: Any, headers: dict[str, str]) -> FuzzRequest:
     """A string at length 0, max and max+1; a list or map at size min-1, max and max+1."""
     rng = gen.rng
@@ -558,7 +567,7 @@ def odd_headers(gen: Generator, service: str, operation: str, params: Any, heade
 
 
 _MUTATIONS_WEIGHTED: list[tuple[Mutation, int]] = [
-    (wrong_type, 12), (drop_required, 10), (boundary, 14), (nasty_string, 22), (nasty_number, 12),
+    (wrong_type, 12), (drop_required, 10), (null_member, 6), (boundary, 14), (nasty_string, 22), (nasty_number, 12),
     (unknown_members, 7), (duplicate_keys, 5), (broken_body, 8), (odd_headers, 6),
 ]
 _MUTATIONS = [m for m, _ in _MUTATIONS_WEIGHTED]

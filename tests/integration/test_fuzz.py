@@ -33,11 +33,12 @@ from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 
 from chalicelib.actions import implemented
 from infra.local.stack import CLIENT_CONFIG, REGION, CatalogStack
-from tests.integration.fuzz_gen import (PARTITION_KEYS, FuzzRequest, Generator, Pool, delete_at, get_at,
+from tests.integration.fuzz_gen import (PARTITION_KEYS, FuzzRequest, Generator, Pool, delete_at,
                                         plain, service_model, to_boto)
 
+REQUESTS = int(os.environ.get("FUZZ_REQUESTS", "2500"))
 # FUZZ_DEBUG=1 prints why valid requests were refused, to tune the generator's hints.
-REQUESTS = int(os.environ.get("FUZZ_REQUESTS", "3000"))
+DEBUG = os.environ.get("FUZZ_DEBUG") == "1"
 SEED = int(os.environ.get("FUZZ_SEED", "11"))
 BOTO_SHARE = 0.1  # of requests sent through boto3 instead of raw HTTP
 MINIMISE_BUDGET = 60  # extra requests spent shrinking one failure class's sample
@@ -360,58 +361,74 @@ def listings_fail(glue: Any, lf: Any) -> list[tuple[str, dict, str]]:
     return problems
 
 
+class Fuzzer:
+    """Sends the generated requests and collects what fails, with a few counters for tuning."""
+
+    def __init__(self, stack: CatalogStack, seed: int):
+        self.rng = random.Random(seed)
+        self.pool = make_pool(self.rng)
+        self.boto = BotoSender(stack.endpoint, self.pool.account)
+        self.glue, self.lf = self.boto.clients[("glue", True)], self.boto.clients[("lakeformation", True)]
+        self.generator = Generator(self.rng, self.pool)
+        self.raw = RawSender(stack.endpoint)
+        self.log = ServerLog(stack.server.log_path)
+        self.report = Report()
+        self.spent: dict[str, float] = defaultdict(float)  # seconds per operation and mutation
+        self.succeeded: dict[str, int] = defaultdict(int)  # 200s per operation: is the generator on target?
+
+    def run(self, operations: list[tuple[str, str]], count: int) -> None:
+        """``count`` requests, cycling through ``operations``, then the listings check."""
+        replenish(self.pool, self.glue, self.lf)
+        try:
+            for i in range(count):
+                if i and i % REPLENISH_EVERY == 0:
+                    replenish(self.pool, self.glue, self.lf)
+                service, operation = operations[i % len(operations)]
+                self.one(self.generator.request(service, operation))
+        finally:
+            self.raw.close()
+        for operation, arguments, error in listings_fail(self.glue, self.lf):
+            self.report.add(Failure(f"{operation} fails after fuzzing: {re.sub(r'[0-9]+', 'N', error[:160])}",
+                                    f"{operation}({arguments}): {error}",
+                                    FuzzRequest("glue", operation, "invariant", None, b"", {})))
+
+    def one(self, request: FuzzRequest) -> None:
+        """Send one request (through boto3 for a sample of those it can send) and check it."""
+        started = time.monotonic()
+        outcome: Optional[Outcome] = None
+        if self.rng.random() < BOTO_SHARE and isinstance(request.params, dict) and plain(request.params) \
+                and not request.kind.startswith("odd_headers"):
+            outcome = self.boto.send(request)
+        if outcome is None:
+            outcome = self.raw.send(request)
+        self.spent[f"{request.operation} {request.kind.split(' ')[0]}"] += time.monotonic() - started
+        self.report.sent += 1
+        self.report.statuses[outcome.status] += 1
+        if outcome.status == 200:
+            self.succeeded[request.operation] += 1
+        elif request.kind == "valid" and DEBUG:
+            print("refused valid request:", request.operation, outcome.status, outcome.body[:300])
+        failure = check(request, outcome, self.log)
+        if failure is not None:
+            fresh = failure.signature not in self.report.failures and not outcome.unparsed
+            self.report.add(minimise(self.raw, failure, self.log) if fresh else failure)
+
+    def summary(self, operations: list[tuple[str, str]]) -> str:
+        """Where the time went and how often each operation got through, for tuning."""
+        slowest = sorted(self.spent.items(), key=lambda kv: -kv[1])[:6]
+        return (f"{self.report.sent} requests, {sum(self.spent.values()):.1f}s sending, statuses "
+                f"{dict(sorted(self.report.statuses.items()))}, {self.report.skipped} known failures skipped; "
+                f"slowest: {', '.join(f'{k} {v:.1f}s' for k, v in slowest)}; 200s per operation: "
+                + ", ".join(f"{op} {self.succeeded[op]}" for _, op in operations))
+
+
 def test_fuzz_every_operation(stack: CatalogStack) -> None:
-    """No input, valid or not, gets a 5xx, a dropped connection or an error body AWS can't parse."""
-    began = time.monotonic()
-    rng = random.Random(SEED)
-    pool = make_pool(rng)
-    boto = BotoSender(stack.endpoint, pool.account)
-    strict_glue, strict_lf = boto.clients[("glue", True)], boto.clients[("lakeformation", True)]
-    replenish(pool, strict_glue, strict_lf)
+    """No input, valid or not, gets a 5xx, a dropped connection or an error body AWS can't parse,
+    and every listing works afterwards."""
     operations = implemented()
     assert len(operations) >= 40, operations
-    generator = Generator(rng, pool)
-    sender, log, report = RawSender(stack.endpoint), ServerLog(stack.server.log_path), Report()
+    fuzzer = Fuzzer(stack, SEED)
     started = time.monotonic()
-    spent: dict[str, float] = defaultdict(float)  # seconds per operation and mutation, for tuning
-    succeeded: dict[str, int] = defaultdict(int)  # how often the generator got a request through
-    try:
-        for i in range(REQUESTS):
-            if i and i % REPLENISH_EVERY == 0:
-                replenish(pool, strict_glue, strict_lf)
-            service, operation = operations[i % len(operations)]
-            request = generator.request(service, operation)
-            outcome: Optional[Outcome] = None
-            sent_at = time.monotonic()
-            if rng.random() < BOTO_SHARE and request.params is not None and plain(request.params) \
-                    and isinstance(request.params, dict) and request.headers.get("Content-Type") in (
-                        "application/x-amz-json-1.1", "application/json") and "odd_headers" not in request.kind:
-                outcome = boto.send(request)
-            if outcome is None:
-                outcome = sender.send(request)
-            report.sent += 1
-            spent[f"{operation} {request.kind.split(' ')[0]}"] += time.monotonic() - sent_at
-            if outcome.status == 200:
-                succeeded[operation] += 1
-            elif request.kind == "valid" and os.environ.get("FUZZ_DEBUG"):
-                print("DEBUG", operation, outcome.status, outcome.body[:300])
-            report.statuses[outcome.status] += 1
-            failure = check(request, outcome, log)
-            if failure is not None:
-                fresh = failure.signature not in report.failures and not outcome.unparsed
-                report.add(minimise(sender, failure, log) if fresh else failure)
-        fuzzed = time.monotonic()
-        for operation, arguments, error in listings_fail(strict_glue, strict_lf):
-            report.add(Failure(f"{operation} fails after fuzzing: {re.sub(r'[0-9]+', 'N', error[:160])}",
-                               f"{operation}({arguments}): {error}",
-                               FuzzRequest("glue", operation, "invariant", None, b"", {})))
-    finally:
-        sender.close()
-    elapsed = time.monotonic() - started
-    print(f"fuzz: setup {started - began:.1f}s, listings {time.monotonic() - fuzzed:.1f}s, "
-          f"replenish+minimise {elapsed - sum(spent.values()) - (time.monotonic() - fuzzed):.1f}s; "
-          f"{report.sent} requests in {elapsed:.1f}s, statuses {dict(sorted(report.statuses.items()))}, "
-          f"{report.skipped} known failures skipped; slowest: "
-          + ", ".join(f"{k} {v:.1f}s" for k, v in sorted(spent.items(), key=lambda kv: -kv[1])[:8])
-          + "; 200s per operation: " + ", ".join(f"{op} {succeeded[op]}" for _, op in operations))
-    assert not report.failures, report.render()
+    fuzzer.run(operations, REQUESTS)
+    print(f"fuzz (seed {SEED}): {time.monotonic() - started:.1f}s in all; {fuzzer.summary(operations)}")
+    assert not fuzzer.report.failures, fuzzer.report.render()

@@ -365,7 +365,7 @@ class Generator:
             choices = TABLE_EXPRESSIONS if op in ("GetTables", "SearchTables") else PARTITION_EXPRESSIONS
             return rng.choice(choices[:7]) if rng.random() < 0.7 else rng.choice(choices)
         if name == "PartitionPredicate":
-            return rng.choice(PARTITION_EXPRESSIONS[:7]).replace("year", "year")
+            return rng.choice(PARTITION_EXPRESSIONS[:7]) if rng.random() < 0.7 else rng.choice(PARTITION_EXPRESSIONS)
         if name in ("Location", "Uri", "LocationUri"):
             return f"s3://fuzz-bucket/{t.db}/{t.table}/{rng.randint(0, 99)}"
         if name == "TableType":

@@ -36,7 +36,7 @@ from infra.local.stack import CLIENT_CONFIG, REGION, CatalogStack
 from tests.integration.fuzz_gen import (PARTITION_KEYS, FuzzRequest, Generator, Pool, delete_at,
                                         plain, service_model, to_boto)
 
-REQUESTS = int(os.environ.get("FUZZ_REQUESTS", "2500"))
+REQUESTS = int(os.environ.get("FUZZ_REQUESTS", "3000"))
 # FUZZ_DEBUG=1 prints why valid requests were refused, to tune the generator's hints.
 DEBUG = os.environ.get("FUZZ_DEBUG") == "1"
 SEED = int(os.environ.get("FUZZ_SEED", "11"))
@@ -136,7 +136,13 @@ class ServerLog:
                      tb[-1] if tb else "?")
         where = re.sub(r'File ".*?([^/]+/[^/]+\.py)", line (\d+), in (\S+)', r"\1:\2 \3", frames[-1]) if frames else "?"
         # Positions and sizes vary from request to request; the class does not.
-        return f"{re.sub(r'[0-9]+', 'N', error[:160])} @ {where}"
+        return f"{_generic(error[:160])} @ {where}"
+
+
+def _generic(text: str) -> str:
+    """An error message without what varies between requests of one failure class (numbers,
+    the escaped character)."""
+    return re.sub(r"[0-9]+", "N", re.sub(r"\\u[0-9a-fA-F]{4}", r"\\uXXXX", text))
 
 
 @dataclass
@@ -181,7 +187,7 @@ def check(request: FuzzRequest, outcome: Outcome, log: ServerLog) -> Optional[Fa
         cause = log.new_exception()
         return Failure(f"no response ({outcome.dropped.split(':')[0]}); server: {cause}", outcome.dropped, request)
     if outcome.unparsed:
-        return Failure(f"boto3 cannot read the answer: {re.sub(r'[0-9]+', 'N', outcome.unparsed[:160])}",
+        return Failure(f"boto3 cannot read the answer: {_generic(outcome.unparsed[:160])}",
                        outcome.unparsed, request)
     if outcome.status >= 500:
         cause = log.new_exception()
@@ -388,7 +394,7 @@ class Fuzzer:
         finally:
             self.raw.close()
         for operation, arguments, error in listings_fail(self.glue, self.lf):
-            self.report.add(Failure(f"{operation} fails after fuzzing: {re.sub(r'[0-9]+', 'N', error[:160])}",
+            self.report.add(Failure(f"{operation} fails after fuzzing: {_generic(error[:160])}",
                                     f"{operation}({arguments}): {error}",
                                     FuzzRequest("glue", operation, "invariant", None, b"", {})))
 

@@ -9,6 +9,8 @@ the fuzzed catalog must still work, since one badly stored value can poison a li
 
 Failures are collected, not raised at the first: the assertion lists every failure class
 (operation, status, error, the server's exception) with its smallest request, minimised.
+FUZZ_SKIP_KNOWN=1 leaves out the classes listed in KNOWN_ELSEWHERE; FUZZ_DEBUG=1 prints why
+valid requests were refused. Run with ``-s`` for a summary (time, statuses, 200s per operation).
 """
 
 from __future__ import annotations

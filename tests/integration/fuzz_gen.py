@@ -242,6 +242,9 @@ class Generator:
     def _value(self, shape: Shape, name: str, parent: str, path: tuple[Any, ...], depth: int) -> Any:
         hinted = self._hint(shape, name, parent)
         if hinted is not _NO_HINT:
+            if isinstance(hinted, list) and shape.type_name == "list":
+                # Items of a hinted list (partition values above all) are mutation targets too.
+                self.slots.extend(Slot(path + (i,), shape.member, False) for i in range(len(hinted)))
             return hinted
         kind, meta, rng = shape.type_name, shape.metadata, self.rng
         if kind == "structure":

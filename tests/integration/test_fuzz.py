@@ -144,7 +144,8 @@ class ServerLog:
 
 def _generic(text: str) -> str:
     """An error message without what varies between requests of one failure class (numbers,
-    the escaped character)."""
+    the escaped character, DynamoDB's request id)."""
+    text = re.sub(r"on request \([0-9a-fA-F-]+\)", "on request (id)", text)
     return re.sub(r"[0-9]+", "N", re.sub(r"\\u[0-9a-fA-F]{4}", r"\\uXXXX", text))
 
 

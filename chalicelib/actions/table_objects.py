@@ -23,6 +23,7 @@ from chalicelib.domain.partition_keys import partition_sort_key
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException, TransactionCommitInProgressException)
 from chalicelib.store import transactions as store
+from chalicelib.store.keycodec import MAX_SORT_KEY_BYTES
 from chalicelib.store.models import ObjectItem, PendingWriteItem, TableItem
 
 LATEST = 10 ** 19  # a snapshot after every commit
@@ -57,6 +58,22 @@ def _partition_values(table: TableItem, keys: list[tuple[str, str]], given: Opti
     return values
 
 
+def _check_key_size(table: TableItem, uri: str, partition_key: Optional[str] = None) -> None:
+    """Refuse an object whose store keys DynamoDB would refuse (over 1,024 bytes).
+
+    Checked before anything is written: a key refused while a commit is applied, after its
+    commit point, would fail that commit's roll-forward for ever and wedge the table.
+    """
+    keys = [store.pending_key(table.uid, uri)]
+    if partition_key is not None:
+        keys.append(store.version_key(partition_key, 0, uri))
+    size = max(len(key.encode("utf-8", errors="surrogatepass")) for key in keys)
+    if size > MAX_SORT_KEY_BYTES:
+        raise InvalidInputException(
+            f"Object {uri if len(uri) <= 64 else uri[:61] + '...'}: its Uri and PartitionValues need a {size}-byte key; this service "
+            f"indexes objects by keys of at most {MAX_SORT_KEY_BYTES} bytes (shorten the Uri or the values)")
+
+
 @action("lakeformation", "UpdateTableObjects")
 def update_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Add or delete up to 100 objects of a governed table within a transaction (without
@@ -73,6 +90,7 @@ def update_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[st
         if len(chosen) != 1:
             raise InvalidInputException("Each WriteOperation must hold exactly one of AddObject or DeleteObject")
         uris.append(operation[chosen[0]]["Uri"])
+        _check_key_size(table, uris[-1])
     if len(set(uris)) != len(uris):
         raise InvalidInputException("WriteOperations name the same object Uri more than once")
     committed = store.get_objects(table.uid, uris)
@@ -97,10 +115,12 @@ def update_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[st
             if live:
                 raise InvalidInputException(f"Object {uri} already exists in table {table.name}")
             values = _partition_values(table, keys, add.get("PartitionValues"), uri)
+            partition_key = partition_sort_key(values, list(table.key_types or []))
+            _check_key_size(table, uri, partition_key)
             op = "replace" if mine and mine.op == "delete" else "add"
             puts.append(PendingWriteItem(item.transaction_id, store.pending_key(table.uid, uri), op=op, uri=uri,
                                          etag=add["ETag"], size=add["Size"], values=values,
-                                         partition_key=partition_sort_key(values, list(table.key_types or []))))
+                                         partition_key=partition_key))
         else:
             delete = operation["DeleteObject"]
             if not live:

@@ -34,7 +34,8 @@ def table_document(table_input: dict[str, Any], database_name: str, create_time:
                    update_time: float) -> dict[str, Any]:
     """The stored Table object for a TableInput (VersionId and CatalogId are added on read)."""
     doc: dict[str, Any] = {"Name": fold(table_input["Name"]), "DatabaseName": database_name}
-    doc.update({k: table_input[k] for k in _TABLE_INPUT_MEMBERS if k in table_input})
+    # A member sent as JSON null is absent, as AWS's JSON protocols read it.
+    doc.update({k: table_input[k] for k in _TABLE_INPUT_MEMBERS if table_input.get(k) is not None})
     doc.setdefault("PartitionKeys", [])
     doc["CreateTime"] = create_time
     doc["UpdateTime"] = update_time

@@ -51,7 +51,9 @@ def _changes(writes: Sequence[PendingWriteItem], seq: int,
             delta = deltas.setdefault(write.partition_key, [list(write.values), 0, 0])
             delta[1] += 1
             delta[2] += int(write.size or 0)
-    return {key: delta for key, delta in deltas.items() if delta[1] or delta[2]}
+    # An unpartitioned table's objects (partition key "") are in no partition: nothing to
+    # summarise, and DynamoDB refuses an empty key.
+    return {key: delta for key, delta in deltas.items() if key and (delta[1] or delta[2])}
 
 
 def _marker(table_uid: str) -> str:

@@ -95,6 +95,43 @@ def test_partition_value_types_are_checked(gov):
     assert gov.objects(table="typed") == {uri("typed/good"): (tuple(good), "etag", 1)}
 
 
+def test_unpartitioned_governed_table(gov):
+    """Objects of a table without partition keys carry no PartitionValues and belong to no
+    partition (their partition summary key would be empty, which DynamoDB refuses)."""
+    gov.glue.create_table(DatabaseName=gov.db, TableInput=governed_input("flat", keys=()))
+    plain_add = {"AddObject": {"Uri": uri("flat/a"), "ETag": "e1", "Size": 5}}
+    gov.lf.update_table_objects(DatabaseName=gov.db, TableName="flat", WriteOperations=[plain_add])
+    tx = gov.lf.start_transaction()["TransactionId"]
+    gov.write(tx, [delete(uri("flat/a")), {"AddObject": {"Uri": uri("flat/b"), "ETag": "e2", "Size": 7}}], table="flat")
+    assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMITTED"
+    assert gov.objects(table="flat") == {uri("flat/b"): ((), "e2", 7)}
+    assert gov.glue.get_partitions(DatabaseName=gov.db, TableName="flat")["Partitions"] == []
+
+
+def test_object_keys_over_dynamodb_limit_are_refused_before_writing(gov):
+    """Uri and PartitionValues within the model's limits can still make a key DynamoDB refuses;
+    refused up front, the table stays writable (applying such a write after the commit point
+    failed every roll-forward, and every later write to the table, with a 500)."""
+    invalid = gov.lf.exceptions.InvalidInputException
+    tx = gov.lf.start_transaction()["TransactionId"]
+
+    def autocommit(ops):
+        gov.lf.update_table_objects(DatabaseName=gov.db, TableName="objects", WriteOperations=ops)
+
+    for call in (autocommit, lambda ops: gov.write(tx, ops)):
+        with pytest.raises(invalid, match="1024 bytes"):
+            call([add(uri("long-value"), ["2021", "r" * 1000])])
+        with pytest.raises(invalid, match="1024 bytes"):
+            call([add("s3://lake/" + "u" * 1000, US21)])
+        with pytest.raises(invalid, match="1024 bytes"):
+            call([delete("s3://lake/" + "数" * 400)])
+    long_but_fitting = add(uri("a" * 300), ["2021", "r" * 500])
+    gov.write(tx, [long_but_fitting])
+    assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMITTED"
+    autocommit([add(uri("after"), US21)])
+    assert set(gov.objects()) == {uri("a" * 300), uri("after")}
+
+
 # ----------------------------------------------------------- own writes, isolation, snapshots
 def test_own_writes_isolation_and_commit(gov):
     lf = gov.lf

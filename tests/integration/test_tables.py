@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+import urllib.request
 
 import pytest
 
@@ -238,3 +240,19 @@ def test_longest_cjk_names_work_everywhere(make_client):
     glue.delete_table(DatabaseName=database, Name=table)
     assert glue.search_tables(SearchText="说明")["TableList"] == []
     glue.delete_database(Name=database)
+
+
+def test_null_members_of_table_input_are_absent(endpoint, glue, db):
+    """JSON null is how some clients spell "not given" (boto3 cannot send it, so raw HTTP); it
+    must not reach the stored table (a null PartitionKeys was a 500)."""
+    nulls = {"PartitionKeys": None, "Description": None, "Parameters": None, "StorageDescriptor": None}
+    for operation, extra in (("CreateTable", {}), ("UpdateTable", {"TableType": "EXTERNAL_TABLE"})):
+        body = json.dumps({"DatabaseName": db, "TableInput": {"Name": "nulls", **nulls, **extra}}).encode()
+        request = urllib.request.Request(endpoint + "/", data=body, method="POST", headers={
+            "Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": f"AWSGlue.{operation}"})
+        with urllib.request.urlopen(request, timeout=30) as response:  # raises on a 4xx/5xx
+            assert response.status == 200
+    table = glue.get_table(DatabaseName=db, Name="nulls")["Table"]
+    assert table["PartitionKeys"] == [] and table["TableType"] == "EXTERNAL_TABLE"
+    assert not {"Description", "Parameters", "StorageDescriptor"} & set(table)
+    assert [t["Name"] for t in glue.get_tables(DatabaseName=db)["TableList"]] == ["nulls"]

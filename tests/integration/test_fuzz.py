@@ -9,8 +9,8 @@ the fuzzed catalog must still work, since one badly stored value can poison a li
 
 Failures are collected, not raised at the first: the assertion lists every failure class
 (operation, status, error, the server's exception) with its smallest request, minimised.
-FUZZ_SKIP_KNOWN=1 leaves out the classes listed in KNOWN_ELSEWHERE; FUZZ_DEBUG=1 prints why
-valid requests were refused. Run with ``-s`` for a summary (time, statuses, 200s per operation).
+FUZZ_DEBUG=1 prints why valid requests were refused. Run with ``-s`` for a summary (time,
+statuses, 200s per operation).
 """
 
 from __future__ import annotations
@@ -46,21 +46,6 @@ BOTO_SHARE = 0.1  # of requests sent through boto3 instead of raw HTTP
 MINIMISE_BUDGET = 60  # extra requests spent shrinking one failure class's sample
 REPLENISH_EVERY = 500  # requests between re-creating pool entities the fuzz deleted
 
-# Failure classes that other branches of issue #11 fix, as regexes over a failure's signature and
-# request kind. Skipped only when FUZZ_SKIP_KNOWN=1 (to see what else remains while those
-# branches are unmerged); the default run asserts on everything. Delete once they are merged.
-KNOWN_ELSEWHERE: tuple[str, ...] = (
-    r"surrogates not allowed",  # lone surrogates echoed into responses / stored
-    r"RecursionError",  # deeply nested JSON bodies
-    r"KeyError: 'Values'",  # PartitionInput without Values
-    r"int too large to convert to float",  # 400-digit integers in timestamps
-    r"long_region",  # a SigV4 region longer than DynamoDB's key limit
-    r"is out of range|timezone offset",  # out-of-range timestamps, stored and unreadable by boto3
-    r"int\(\) with base N: .*²",  # VersionId "²" (a digit to str.isdigit, not to int())
-    r"_check_values",  # PartitionInput.Values null in a batch, like Values missing
-    r"add_postings",  # 255-character multi-byte names (CJK, emoji) overflow a search key
-)
-SKIP_KNOWN = os.environ.get("FUZZ_SKIP_KNOWN") == "1"
 
 pytestmark = pytest.mark.slow
 
@@ -79,14 +64,10 @@ class Report:
     """Every failure, grouped by class, each class with its smallest request."""
 
     failures: dict[str, list[Failure]] = field(default_factory=lambda: defaultdict(list))
-    skipped: int = 0
     sent: int = 0
     statuses: dict[int, int] = field(default_factory=lambda: defaultdict(int))
 
     def add(self, failure: Failure) -> None:
-        if SKIP_KNOWN and any(re.search(k, f"{failure.signature} {failure.request.kind}") for k in KNOWN_ELSEWHERE):
-            self.skipped += 1
-            return
         self.failures[failure.signature].append(failure)
 
     def render(self) -> str:
@@ -427,7 +408,7 @@ class Fuzzer:
         """Where the time went and how often each operation got through, for tuning."""
         slowest = sorted(self.spent.items(), key=lambda kv: -kv[1])[:6]
         return (f"{self.report.sent} requests, {sum(self.spent.values()):.1f}s sending, statuses "
-                f"{dict(sorted(self.report.statuses.items()))}, {self.report.skipped} known failures skipped; "
+                f"{dict(sorted(self.report.statuses.items()))}; "
                 f"slowest: {', '.join(f'{k} {v:.1f}s' for k, v in slowest)}; 200s per operation: "
                 + ", ".join(f"{op} {self.succeeded[op]}" for _, op in operations))
 

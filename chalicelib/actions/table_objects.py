@@ -19,11 +19,11 @@ from chalicelib.actions.partition_indexes import partition_keys_of
 from chalicelib.actions.transactions import commit, load_transaction, require_active, start
 from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
+from chalicelib.domain.keycodec import MAX_SORT_KEY_BYTES
 from chalicelib.domain.partition_keys import partition_sort_key
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException, TransactionCommitInProgressException)
 from chalicelib.store import transactions as store
-from chalicelib.store.keycodec import MAX_SORT_KEY_BYTES
 from chalicelib.store.models import ObjectItem, PendingWriteItem, TableItem
 
 LATEST = 10 ** 19  # a snapshot after every commit

@@ -43,7 +43,7 @@ from decimal import Decimal
 from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, Union
 
 from chalicelib.errors import InvalidInputException
-from chalicelib.store.keycodec import (BOOLEAN, DATE, DECIMAL, FLOAT, INT, STRING, TIMESTAMP,
+from chalicelib.domain.keycodec import (BOOLEAN, DATE, DECIMAL, FLOAT, INT, STRING, TIMESTAMP,
                                        Timestamp, base_type, kind_of, successor)
 
 __all__ = [

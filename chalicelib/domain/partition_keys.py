@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from chalicelib.domain import expressions
+from chalicelib.domain import keycodec
 from chalicelib.errors import InvalidInputException
-from chalicelib.store import keycodec
 
 KEY_BYTES = 990  # components part of a key; + 16 hash characters stays under 1,024 bytes
 # lcm(1..10): for every TotalSegments <= 10, each segment is an equal run of whole buckets.

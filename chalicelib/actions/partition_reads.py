@@ -12,7 +12,7 @@ from chalicelib.actions import action
 from chalicelib.actions import governed_partitions as governed
 from chalicelib.actions.common import (MAX_PAGE_BYTES, fold, make_token, read_token, require_database,
                                        require_table, take_page)
-from chalicelib.actions.glue_transactions import require_table_as_of, table_view
+from chalicelib.actions.glue_transactions import database_snapshot, require_table_as_of
 from chalicelib.actions.partition_indexes import index_specs, partition_keys_of
 from chalicelib.actions.partition_table import (PartitionTableView, check_values, partition_key,
                                                 read_partition_table)
@@ -127,7 +127,7 @@ def _table_as_read(ctx: RequestContext, params: dict[str, Any]) -> _TableAsRead:
     if params.get("QueryAsOfTime") is not None:
         item = require_table(database, name)
         return _TableAsRead(database, item, require_table_as_of(item, params["QueryAsOfTime"])[0], True, None)
-    view = table_view(ctx, params, database, name)
+    view = database_snapshot(ctx, params, database, name)
     seen = view.get(name)
     if seen is None:
         raise EntityNotFoundException(f"Table {name} not found.")

@@ -13,9 +13,8 @@ from chalicelib.context import RequestContext
 
 Action = Callable[[RequestContext, dict[str, Any]], dict[str, Any]]
 
-_FAMILIES = ("databases", "tables", "table_versions", "partitions", "partition_indexes",
-             "statistics", "search",
-             "transactions", "table_objects")
+_FAMILIES = ("databases", "tables", "table_versions", "partition_reads", "partition_writes",
+             "partition_indexes", "statistics", "search", "transactions", "table_objects")
 _ROUTES: dict[tuple[str, str], Action] = {}
 _loaded = False
 

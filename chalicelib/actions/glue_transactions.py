@@ -15,7 +15,7 @@ Table definitions are snapshot-isolated like governed-table objects (docs/design
 - Without a TransactionId a table write is a commit of its own (``autocommit``): it advances the
   catalog's commit counter and stamps the table with that sequence number, so transactions can
   tell what happened after their snapshot.
-- Reads go through a ``TableView``: with a TransactionId the committed tables as of the
+- Reads go through a ``DatabaseSnapshot``: with a TransactionId the committed tables as of the
   transaction's snapshot (older versions come from the archive) under its own pending changes;
   without, the latest tables under the changes of a commit that is past its commit point but
   not applied yet. GetTable / GetTables with QueryAsOfTime read the table version that was
@@ -102,7 +102,7 @@ def table_at_seq(item: TableItem, snapshot: int) -> Optional[tuple[dict[str, Any
 
 # ------------------------------------------------------------------------------------ views
 @dataclass
-class TableView:
+class DatabaseSnapshot:
     """The tables of one database as one reader sees them: committed tables as of ``snapshot``
     (None: the latest) under ``overlay`` (name -> the table, None when deleted), which holds the
     changes of a commit not applied yet and then the reader's own pending changes."""
@@ -164,8 +164,9 @@ def _same_catalog(transaction: TransactionItem, database: DatabaseItem) -> None:
             f"Transaction {transaction.transaction_id} belongs to another catalog than database {database.name}")
 
 
-def table_view(ctx: RequestContext, params: dict[str, Any], database: DatabaseItem,
-               name: Optional[str] = None, transaction: Optional[TransactionItem] = None) -> TableView:
+def database_snapshot(ctx: RequestContext, params: dict[str, Any], database: DatabaseItem,
+                      name: Optional[str] = None, transaction: Optional[TransactionItem] = None
+                      ) -> DatabaseSnapshot:
     """How the request sees ``database``'s tables. ``name``: only that table will be read
     (point reads instead of Queries, and no snapshot needed for the latest state of one table).
     A reading transaction is loaded, checked and marked active unless given."""
@@ -181,7 +182,7 @@ def table_view(ctx: RequestContext, params: dict[str, Any], database: DatabaseIt
         # Several tables: as of the last commit point, so a commit being applied meanwhile
         # shows whole (through the overlay) or not at all. One table is atomic by itself.
         snapshot = None if name is not None else tx_store.last_commit_seq(database.catalog)
-    view = TableView(database, snapshot, transaction=transaction)
+    view = DatabaseSnapshot(database, snapshot, transaction=transaction)
     scope = meta_scope(database.uid)
     lock = tx_store.get_lock(scope)
     if lock is not None and (transaction is None or lock.transaction_id != transaction.transaction_id):
@@ -214,7 +215,7 @@ class TableWriter:
         self.transaction = load_transaction(ctx, params["TransactionId"])
         require_active(self.transaction, write=True)
         _same_catalog(self.transaction, database)
-        self.view = table_view(ctx, params, database, name, self.transaction)
+        self.view = database_snapshot(ctx, params, database, name, self.transaction)
         self.mine = self.view.own.get(name)
         self.seen = self.view.get(name)
 

@@ -19,11 +19,12 @@ from chalicelib import faults
 from chalicelib.actions import action
 from chalicelib.actions.common import require_database, require_table
 from chalicelib.context import RequestContext
+from chalicelib.domain import keycodec
 from chalicelib.domain.partition_keys import IndexSpec, IndexValueError, index_entry_key
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException,
                                EntityNotFoundException, InvalidInputException,
                                ResourceNumberLimitExceededException)
-from chalicelib.store import catalog, keycodec
+from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.store.models import TableItem
 

@@ -12,14 +12,15 @@ from typing import Any, Optional
 
 from chalicelib.actions import action
 from chalicelib.actions.common import require_database, require_table
-from chalicelib.actions.partitions import find_partition, rewrite_partition_document
+from chalicelib.actions.partition_reads import find_partition
+from chalicelib.actions.partition_writes import rewrite_partition_document
 from chalicelib.context import RequestContext
+from chalicelib.domain.keycodec import base_type
 from chalicelib.domain.statistics import COMPATIBLE_TYPES, problem_with
 from chalicelib.errors import EntityNotFoundException, ServiceError
 from chalicelib.store import catalog
 from chalicelib.store import statistics as store
 from chalicelib.store.documents import decode_document
-from chalicelib.store.keycodec import base_type
 from chalicelib.store.models import TableItem
 
 TABLE_OWNER = ""

@@ -10,8 +10,8 @@ from typing import Any
 
 from chalicelib import timestamps
 from chalicelib.actions import action, search_index
-from chalicelib.actions.glue_transactions import (TableWriter, autocommit, require_table_as_of, table_as_of,
-                                                  table_view)
+from chalicelib.actions.glue_transactions import (TableWriter, autocommit, database_snapshot,
+                                                  require_table_as_of, table_as_of)
 from chalicelib.actions.partition_indexes import (check_partition_key_change, indexes_for_new_table,
                                                   partition_keys_of)
 from chalicelib.actions.common import (fold, make_token, now, page_size, parse_version, read_token,
@@ -187,7 +187,7 @@ def get_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         doc, version = require_table_as_of(item, params.get("QueryAsOfTime"))
         return {"Table": render_table(ctx, params, doc, version)}
     name = fold(params["Name"])
-    found = table_view(ctx, params, database, name).get(name)
+    found = database_snapshot(ctx, params, database, name).get(name)
     if found is None:
         raise EntityNotFoundException(f"Table {name} not found.")
     return {"Table": render_table(ctx, params, found[1], found[2])}
@@ -226,7 +226,7 @@ def get_tables(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     if as_of is not None:
         entries = ((item.name, item) for item in catalog.query_tables(database.uid, after, min(limit + 1, 100)))
     else:
-        entries = table_view(ctx, params, database).listing(after, min(limit + 1, 100))
+        entries = database_snapshot(ctx, params, database).listing(after, min(limit + 1, 100))
     page, last = take_page(entries, limit, render, lambda entry: entry[0])
     token = make_token(ctx, last, *scope)
     return {"TableList": page, **({"NextToken": token} if token else {})}

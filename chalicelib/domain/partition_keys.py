@@ -24,9 +24,9 @@ import zlib
 from dataclasses import dataclass
 from typing import Sequence
 
-from chalicelib.domain import expressions
+from chalicelib.domain import keycodec
+from chalicelib.domain.expressions.binding import parse_value
 from chalicelib.errors import InvalidInputException
-from chalicelib.store import keycodec
 
 KEY_BYTES = 990  # components part of a key; + 16 hash characters stays under 1,024 bytes
 # lcm(1..10): for every TotalSegments <= 10, each segment is an equal run of whole buckets.
@@ -57,7 +57,7 @@ def _component(raw: str, glue_type: str) -> str:
     if kind == keycodec.STRING:
         return _escape(raw)
     try:
-        return keycodec.encode_value(expressions.parse_value(raw, glue_type), kind)
+        return keycodec.encode_value(parse_value(raw, glue_type), kind)
     except InvalidInputException:
         return _INVALID_MARK + _escape(raw)
 
@@ -116,7 +116,7 @@ def index_entry_key(values: Sequence[str], index: IndexSpec) -> str:
             raise IndexValueError("UNSUPPORTED_PARTITION_CHARACTER_ERROR",
                                   f"Value of indexed key '{name}' contains U+0000, U+0001 or U+0002")
         try:
-            typed.append(expressions.parse_value(raw, glue_type))
+            typed.append(parse_value(raw, glue_type))
         except InvalidInputException:
             raise IndexValueError("INVALID_PARTITION_TYPE_DATA_ERROR",
                                   f"Value '{raw}' of indexed key '{name}' is not a valid {glue_type}") from None

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from chalicelib.domain import expressions
+from chalicelib.domain import keycodec
 from chalicelib.domain.partition_keys import KEY_BYTES, IndexSpec
 from chalicelib.errors import InvalidInputException
-from chalicelib.store import keycodec
 
 Bounds = tuple[Optional[str], Optional[str]]
 

@@ -8,7 +8,7 @@ import binascii
 from decimal import Decimal
 from typing import Any, Optional
 
-from chalicelib.store.keycodec import base_type
+from chalicelib.domain.keycodec import base_type
 
 # Statistics type -> the Glue column base types it can describe.
 COMPATIBLE_TYPES = {

@@ -74,14 +74,6 @@ def delete_columns(table_uid: str, owner: str, columns: Sequence[str], fence: Op
             batch.delete(ColumnStatisticsItem(table_uid, _key(owner, column)))
 
 
-def delete_owner(table_uid: str, owner: str) -> None:
-    """Delete every statistic of one partition (or of the table's own)."""
-    with ColumnStatisticsItem.batch_write() as batch:
-        for item in ColumnStatisticsItem.query(table_uid, ColumnStatisticsItem.key.startswith(owner + SEP),
-                                               attributes_to_get=["table_uid", "key"]):
-            batch.delete(item)
-
-
 def _purge(table: TableItem) -> None:
     delete_all(ColumnStatisticsItem, table.uid, "key")
 

@@ -18,8 +18,8 @@ from chalicelib.domain.expressions import (MAX_RANGES, TRUE, And, Between, Compa
                                            IsNull, KeyRange, Like, Literal, Not, Or,
                                            bind, conjuncts, evaluate, parse_expression,
                                            parse_partition_predicate, parse_value, plan_ranges)
+from chalicelib.domain.keycodec import Timestamp, encode_key, merge_bounds, range_bounds
 from chalicelib.errors import InvalidInputException
-from chalicelib.store.keycodec import Timestamp, encode_key, merge_bounds, range_bounds
 
 SEED = 1234
 

@@ -12,8 +12,8 @@ from typing import Any, Optional
 import pytest
 
 from chalicelib.errors import InvalidInputException
-from chalicelib.store import keycodec
-from chalicelib.store.keycodec import (SEP, Timestamp, decode_key, encode_key, encode_value,
+from chalicelib.domain import keycodec
+from chalicelib.domain.keycodec import (SEP, Timestamp, decode_key, encode_key, encode_value,
                                        kind_of, merge_bounds, range_bounds)
 
 SEED = 20240611

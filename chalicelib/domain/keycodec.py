@@ -15,7 +15,7 @@ separator, so that
 Glue forbids U+0000-U+0002 in indexed values for exactly this reason; encoded non-string values
 only ever contain ASCII letters, digits and ``- : . ~`` and space.
 
-Also the lowest layer's view of Glue column types (``kind_of``) and a nanosecond ``Timestamp``,
+Also the domain's view of Glue column types (``kind_of``) and a nanosecond ``Timestamp``,
 shared with the expression language in ``chalicelib.domain.expressions``.
 """
 

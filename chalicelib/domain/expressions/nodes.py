@@ -1,0 +1,117 @@
+"""The AST of the partition predicate language: what the grammar builds, ``bind`` types and
+``evaluate`` / ``plan_ranges`` walk. Nodes are frozen dataclasses: the parse cache hands the
+same tree to every caller, so no caller may change it, and trees compare by value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A literal as written, before binding: the text (quotes removed and unescaped) and
+    whether it was quoted. ``pos`` (0-based character offset) is for error messages only."""
+
+    text: str
+    quoted: bool
+    pos: int = field(default=-1, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class KeyRef:
+    """A bound column: the partition key's name (as declared), its position in the partition
+    values, its declared Glue type and its comparison kind (``keycodec.kind_of``)."""
+
+    name: str
+    position: int
+    glue_type: str
+    kind: str
+
+
+Column = Union[str, KeyRef]  # str before binding, KeyRef after
+
+
+@dataclass(frozen=True)
+class Compare:
+    """``column op literal``; op is one of ``= <> < <= > >=`` (``!=`` is read as ``<>``)."""
+
+    column: Column
+    op: str
+    literal: Any  # Literal before binding, a typed value after
+
+
+@dataclass(frozen=True)
+class Between:
+    """``column [NOT] BETWEEN low AND high`` (both ends inclusive)."""
+
+    column: Column
+    low: Any
+    high: Any
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class In:
+    """``column [NOT] IN (v1, v2, ...)``."""
+
+    column: Column
+    values: tuple[Any, ...]
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class Like:
+    """``column [NOT] LIKE 'pattern'``."""
+
+    column: Column
+    pattern: str
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class IsNull:
+    """``column IS [NOT] NULL``."""
+
+    column: Column
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class And:
+    """Conjunction of two or more items (nested ANDs are flattened)."""
+
+    items: tuple["Node", ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    """Disjunction of two or more items (nested ORs are flattened)."""
+
+    items: tuple["Node", ...]
+
+
+@dataclass(frozen=True)
+class Not:
+    """``NOT item``."""
+
+    item: "Node"
+
+
+@dataclass(frozen=True)
+class TrueExpr:
+    """The empty expression: every partition matches."""
+
+
+TRUE = TrueExpr()
+
+Node = Union[Compare, Between, In, Like, IsNull, And, Or, Not, TrueExpr]
+
+
+def conjuncts(node: Node) -> tuple[Node, ...]:
+    """The top-level AND items of an expression (``()`` for TRUE, ``(node,)`` otherwise)."""
+    if isinstance(node, TrueExpr):
+        return ()
+    if isinstance(node, And):
+        return node.items
+    return (node,)

@@ -4,11 +4,10 @@ Partition(s), and GetPartitions with the expression planner."""
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-from chalicelib import json_text, timestamps
+from chalicelib import clock, json_text, timestamps
 from chalicelib.actions import action
 from chalicelib.actions import governed_partitions as governed
 from chalicelib.actions.common import (MAX_PAGE_BYTES, fold, make_token, now, read_token,
@@ -26,6 +25,7 @@ from chalicelib.store import partitions as store
 from chalicelib.json_text import JsonFragments, with_members
 from chalicelib.store.documents import decode_document, decode_document_sized, document_text, encode_document
 from chalicelib.store.models import DatabaseItem, TableItem, TransactionItem
+from chalicelib.store.retry import Policy, attempts
 
 _PARTITION_INPUT_MEMBERS = ("StorageDescriptor", "Parameters", "LastAccessTime", "LastAnalyzedTime")
 _TABLE_RETRIES = 5
@@ -161,14 +161,14 @@ def _view_key(ctx: RequestContext, params: dict[str, Any]) -> tuple:
 def _remember(key: tuple, view: TableView) -> TableView:
     if len(_views) >= _MAX_VIEWS:
         _views.clear()
-    _views[key] = (time.monotonic() + _VIEW_SECONDS, view)
+    _views[key] = (clock.monotonic() + _VIEW_SECONDS, view)
     return view
 
 
 def _write_view(ctx: RequestContext, params: dict[str, Any], key: tuple) -> tuple[TableView, bool]:
     """(view, whether it came from the cache)."""
     hit = _views.get(key)
-    if hit is not None and hit[0] > time.monotonic():
+    if hit is not None and hit[0] > clock.monotonic():
         return hit[1], True
     return _remember(key, _table_view(ctx, params)), False
 
@@ -180,7 +180,8 @@ def _apply(ctx: RequestContext, params: dict[str, Any],
     rebuilding when its indexes changed underneath. Returns errors by request position."""
     key = _view_key(ctx, params)
     view, cached = _write_view(ctx, params, key)
-    for _ in range(_TABLE_RETRIES):
+    # A retry re-reads what changed (often only a cached view gone stale): no pause before it.
+    for _ in attempts(Policy(attempts=_TABLE_RETRIES, base_delay=0.0)):
         writes, positions, errors = build(view)
         if cached and not writes:
             # Nothing to write means no transaction to check the cached table: confirm it.
@@ -534,7 +535,7 @@ def rewrite_partition_document(ctx: RequestContext, params: dict[str, Any], valu
                                      old_revision=item.revision, old_entries=entries,
                                      uid=item.uid)], [0], {}
 
-    for _ in range(_TABLE_RETRIES):
+    for _ in attempts(Policy(attempts=_TABLE_RETRIES)):
         errors = _apply(ctx, params, build, lambda position, reason: ConcurrentModificationException(reason))
         if not errors:
             return

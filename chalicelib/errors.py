@@ -87,3 +87,10 @@ class TransactionCanceledException(ServiceError):
 
 class TransactionCommitInProgressException(ServiceError):
     code = "TransactionCommitInProgressException"
+
+
+class ThrottlingException(ServiceError):
+    """The store throttled a request and bounded retries did not get it through. AWS SDKs
+    retry this code themselves (botocore's standard retry mode counts it as a throttle)."""
+
+    code = "ThrottlingException"

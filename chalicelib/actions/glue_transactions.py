@@ -24,10 +24,10 @@ Table definitions are snapshot-isolated like governed-table objects (docs/design
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator, Optional, TypeVar
 
+from chalicelib import clock
 from chalicelib.context import RequestContext
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, InvalidInputException,
                                TransactionCommitInProgressException)
@@ -35,6 +35,7 @@ from chalicelib.store import catalog
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import encode_document
 from chalicelib.store.models import DatabaseItem, PendingWriteItem, TableItem, TransactionItem
+from chalicelib.store.retry import attempts
 from chalicelib.store.pending_tables import (TableChange, as_table_item, change_of, get_pending_table, meta_scope,
                                              pending_item, pending_tables)
 
@@ -175,7 +176,7 @@ def database_snapshot(ctx: RequestContext, params: dict[str, Any], database: Dat
         transaction = load_transaction(ctx, params["TransactionId"])
         require_active(transaction)
         _same_catalog(transaction, database)
-        tx_store.touch(transaction, time.time())
+        tx_store.touch(transaction, clock.now())
     if transaction is not None:
         snapshot: Optional[int] = int(transaction.snapshot_seq)
     else:
@@ -275,7 +276,7 @@ class TableWriter:
 
     def _save(self, puts: list[PendingWriteItem], removed: list[PendingWriteItem]) -> None:
         from chalicelib.actions.transactions import load_transaction, require_active
-        if not tx_store.save_pending(self.transaction, time.time(), meta_scope(self.database.uid), puts, removed):
+        if not tx_store.save_pending(self.transaction, clock.now(), meta_scope(self.database.uid), puts, removed):
             require_active(load_transaction(self.ctx, self.transaction.transaction_id), write=True)
             raise TransactionCommitInProgressException("Transaction changed while writing; retry")
 
@@ -284,11 +285,9 @@ def autocommit(database: DatabaseItem, write: Callable[[catalog.Stamp], T]) -> T
     """Run a table write made without a TransactionId as a commit of its own: ``write`` gets
     the Stamp to add to its DynamoDB transaction (next commit number, metadata lock free). A
     transaction committing table changes to the database is waited for (or, crashed, cleared)."""
-    from chalicelib.actions.transactions import LOCK_WAIT_SECONDS, clear_lock
+    from chalicelib.actions.transactions import LOCK_WAIT, clear_lock
     scope = meta_scope(database.uid)
-    deadline = time.time() + LOCK_WAIT_SECONDS
-    delay = 0.002
-    while True:
+    for _ in attempts(replace(LOCK_WAIT, base_delay=0.002, max_delay=0.1)):
         previous = tx_store.last_commit_seq(database.catalog)
         if tx_store.get_lock(scope) is None or clear_lock(scope, database.catalog):
             stamp = catalog.Stamp(tx_store.seq_name(database.catalog), previous,
@@ -297,7 +296,4 @@ def autocommit(database: DatabaseItem, write: Callable[[catalog.Stamp], T]) -> T
                 return write(stamp)
             except catalog.StampConflict:
                 pass
-        if time.time() > deadline:
-            raise ConcurrentModificationException("Tables of this database are being committed; retry")
-        time.sleep(delay)
-        delay = min(delay * 2, 0.1)
+    raise ConcurrentModificationException("Tables of this database are being committed; retry")

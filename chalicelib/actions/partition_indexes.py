@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from typing import Any, Callable, Iterator, Sequence
 
-from pynamodb.exceptions import UpdateError
-
-from chalicelib import faults
+from chalicelib import clock, faults
 from chalicelib.actions import action
 from chalicelib.actions.common import require_database, require_table
 from chalicelib.context import RequestContext
@@ -27,6 +24,7 @@ from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationExc
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.store.models import TableItem
+from chalicelib.store.retry import Policy, attempts
 
 MAX_INDEXES = 3
 MAX_FAILED_KEPT = 10  # Glue keeps the last 10 failed indexes of a table
@@ -120,7 +118,7 @@ def check_partition_key_change(table: TableItem, old_keys: Sequence[tuple[str, s
 def _save_indexes(table: TableItem, indexes: list[dict[str, Any]]) -> TableItem:
     try:
         return store.update_table_indexes(table, json.dumps(indexes))
-    except UpdateError:
+    except store.TableChanged:
         raise ConcurrentModificationException(
             "The table's partition indexes changed concurrently; retry") from None
 
@@ -135,7 +133,7 @@ def _save_indexes(table: TableItem, indexes: list[dict[str, Any]]) -> TableItem:
 LEASE_SECONDS = float(os.environ.get("GLUE_BACKFILL_LEASE_SECONDS", "60"))
 # A request taking over does at most this many chunks, then lets go for the next request.
 _RESUME_CHUNKS = int(os.environ.get("GLUE_BACKFILL_RESUME_CHUNKS", "4"))
-_PROGRESS_RETRIES = 8
+_PROGRESS_POLICY = Policy(attempts=8)  # lost a race on the table item: re-read, retry
 # Crash points (chalicelib.faults) of the backfill crash test.
 CRASH_CREATING, CRASH_MID_BACKFILL, CRASH_SCANNED = "index-creating", "mid-backfill", "backfill-scanned"
 
@@ -157,7 +155,7 @@ def _live_progress(table: TableItem, leaving_out: str | None = None) -> dict[str
 def _lease(owner: str, after: str | None, errors: dict[str, list[list[str]]],
            until: float | None = None) -> dict[str, Any]:
     """A progress record: ``owner`` holds the backfill until ``until`` (default: a lease from now)."""
-    return {"owner": owner, "until": time.time() + LEASE_SECONDS if until is None else until,
+    return {"owner": owner, "until": clock.now() + LEASE_SECONDS if until is None else until,
             "after": after, "errors": errors}
 
 
@@ -173,7 +171,7 @@ def _change_progress(table: TableItem, uid: str,
     when the table's index state changed meanwhile. Returns the table as stored after, or
     None when ``change`` declined (returned None) or the index is no longer CREATING."""
     current: TableItem | None = table
-    for _ in range(_PROGRESS_RETRIES):
+    for _ in attempts(_PROGRESS_POLICY):
         if current is None or uid not in _creating(current):
             return None
         record = change(_progress(current).get(uid))
@@ -202,7 +200,7 @@ def _take_over(table: TableItem, uid: str, owner: str) -> TableItem | None:
     """Claim an index whose lease ran out (keeping its cursor and errors); None if someone
     holds it now."""
     def claim(record: dict[str, Any] | None) -> dict[str, Any] | None:
-        if record is not None and record["until"] >= time.time():
+        if record is not None and record["until"] >= clock.now():
             return None
         record = record or {}
         return _lease(owner, record.get("after"), record.get("errors") or {})
@@ -261,7 +259,7 @@ def _backfill(table: TableItem, uid: str, owner: str, max_chunks: int | None = N
 def _finish(table: TableItem, uid: str, owner: str, errors: dict[str, list[list[str]]]) -> None:
     """Mark the index ACTIVE or FAILED (keeping the last 10 FAILED) if its lease is still ours."""
     current: TableItem | None = table
-    for _ in range(_PROGRESS_RETRIES):
+    for _ in attempts(_PROGRESS_POLICY):
         if current is None:
             break
         record = _progress(current).get(uid)
@@ -298,7 +296,7 @@ def resume_backfills(table: TableItem) -> TableItem:
     if '"CREATING"' not in (table.indexes or ""):
         return table
     progress = _progress(table)
-    now = time.time()
+    now = clock.now()
     stale = [uid for uid in _creating(table) if (progress.get(uid) or {}).get("until", 0.0) < now]
     if not stale:
         return table
@@ -319,7 +317,7 @@ def create_partition_index(ctx: RequestContext, params: dict[str, Any]) -> dict[
     database = require_database(ctx, params, params["DatabaseName"])
     table = resume_backfills(require_table(database, params["TableName"]))
     owner = catalog.new_uid()
-    for _ in range(_PROGRESS_RETRIES):
+    for _ in attempts(_PROGRESS_POLICY):
         indexes = load_indexes(table)
         definition = new_index_definition(params["PartitionIndex"], partition_keys_of(catalog.load(table)),
                                           indexes, "CREATING")

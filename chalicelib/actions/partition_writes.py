@@ -4,9 +4,9 @@ entries in one transaction."""
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable, Sequence
 
+from chalicelib import clock
 from chalicelib.actions import action
 from chalicelib.actions.common import fold, now
 from chalicelib.actions.partition_table import (PartitionTableView, check_values, partition_key,
@@ -18,6 +18,7 @@ from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationExc
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.store.documents import decode_document, encode_document
+from chalicelib.store.retry import Policy, attempts
 
 
 _PARTITION_INPUT_MEMBERS = ("StorageDescriptor", "Parameters", "LastAccessTime", "LastAnalyzedTime")
@@ -73,14 +74,14 @@ def _view_key(ctx: RequestContext, params: dict[str, Any]) -> tuple:
 def _remember(key: tuple, view: PartitionTableView) -> PartitionTableView:
     if len(_views) >= _MAX_VIEWS:
         _views.clear()
-    _views[key] = (time.monotonic() + _VIEW_SECONDS, view)
+    _views[key] = (clock.monotonic() + _VIEW_SECONDS, view)
     return view
 
 
 def _write_view(ctx: RequestContext, params: dict[str, Any], key: tuple) -> tuple[PartitionTableView, bool]:
     """(view, whether it came from the cache)."""
     hit = _views.get(key)
-    if hit is not None and hit[0] > time.monotonic():
+    if hit is not None and hit[0] > clock.monotonic():
         return hit[1], True
     return _remember(key, read_partition_table(ctx, params)), False
 
@@ -92,7 +93,8 @@ def _apply(ctx: RequestContext, params: dict[str, Any],
     rebuilding when its indexes changed underneath. Returns errors by request position."""
     key = _view_key(ctx, params)
     view, cached = _write_view(ctx, params, key)
-    for _ in range(_TABLE_RETRIES):
+    # A retry re-reads what changed (often only a cached view gone stale): no pause before it.
+    for _ in attempts(Policy(attempts=_TABLE_RETRIES, base_delay=0.0)):
         writes, positions, errors = build(view)
         if cached and not writes:
             # Nothing to write means no transaction to check the cached table: confirm it.
@@ -292,7 +294,7 @@ def rewrite_partition_document(ctx: RequestContext, params: dict[str, Any], valu
                                      old_revision=item.revision, old_entries=entries,
                                      uid=item.uid)], [0], {}
 
-    for _ in range(_TABLE_RETRIES):
+    for _ in attempts(Policy(attempts=_TABLE_RETRIES)):
         errors = _apply(ctx, params, build, lambda position, reason: ConcurrentModificationException(reason))
         if not errors:
             return

@@ -9,7 +9,7 @@ GetPartitions expression over the version keys, which start with the partition s
 from __future__ import annotations
 
 import heapq
-import time
+from chalicelib import clock
 from typing import Any, Iterator, Optional
 
 from chalicelib.actions import action
@@ -134,7 +134,7 @@ def update_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[st
                 puts.append(PendingWriteItem(item.transaction_id, store.pending_key(table.uid, uri), op="delete",
                                              uri=uri, values=list(state.values),
                                              partition_key=partition_sort_key(list(state.values), list(table.key_types or []))))
-    if not store.save_pending(item, time.time(), table.uid, puts, removed):
+    if not store.save_pending(item, clock.now(), table.uid, puts, removed):
         fresh = load_transaction(ctx, item.transaction_id)
         require_active(fresh, write=True)
         raise TransactionCommitInProgressException("Transaction changed while writing; retry")
@@ -158,7 +158,7 @@ def snapshot_of(ctx: RequestContext, params: dict[str, Any]) -> tuple[int, Optio
     if params.get("TransactionId"):
         item = load_transaction(ctx, params["TransactionId"])
         require_active(item)
-        store.touch(item, time.time())
+        store.touch(item, clock.now())
         return int(item.snapshot_seq), item
     # Never past the last commit point: a commit that lands while this request reads is being
     # applied, and must stay invisible rather than show half applied.

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import os
 import secrets
-import time
+from dataclasses import replace
 from typing import Any, Optional
 
-from chalicelib import faults
+from chalicelib import clock, faults
 from chalicelib.actions import action, table_commit
 from chalicelib.actions.common import make_token, read_token
 from chalicelib.context import RequestContext
@@ -47,10 +47,15 @@ from chalicelib.store import transactions as store
 from chalicelib.store.fence import Fenced
 from chalicelib.store.models import TransactionItem
 from chalicelib.store.pending_tables import is_meta_scope
+from chalicelib.store.retry import Policy, attempts
 
 IDLE_SECONDS = float(os.environ.get("GLUE_LF_IDLE_SECONDS", "900"))
 COMMIT_LEASE_SECONDS = float(os.environ.get("GLUE_LF_COMMIT_LEASE_SECONDS", "60"))
 LOCK_WAIT_SECONDS = 20.0
+# Waiting for a commit lock another committer holds (it lets go within its lease, or is cleared).
+LOCK_WAIT = Policy(attempts=1000, base_delay=0.005, max_delay=0.2, total_seconds=LOCK_WAIT_SECONDS)
+# The commit point loses only to another commit of the catalog landing first: retry at once-ish.
+_COMMIT_POINT = Policy(attempts=64, base_delay=0.001, max_delay=0.05, total_seconds=LOCK_WAIT_SECONDS)
 _STATUS_FILTERS = {"ALL": None, "COMPLETED": {"COMMITTED", "ABORTED"}, "ACTIVE": {"ACTIVE"},
                    "COMMITTED": {"COMMITTED"}, "ABORTED": {"ABORTED"}}
 
@@ -69,7 +74,7 @@ def _describe(item: TransactionItem) -> dict[str, Any]:
 
 def expire_if_idle(item: TransactionItem) -> TransactionItem:
     """Abort an ACTIVE transaction idle for longer than IDLE_SECONDS (as AWS does)."""
-    now = time.time()
+    now = clock.now()
     if item.status == "ACTIVE" and now - item.last_activity > IDLE_SECONDS:
         if store.change_status(item, ["ACTIVE"], "ABORTED", end_time=now):
             store.drop_pending(item.transaction_id)
@@ -81,7 +86,7 @@ def expire_if_idle(item: TransactionItem) -> TransactionItem:
 def past_lease(item: TransactionItem) -> bool:
     """Whether a commit has run longer than its lease (``last_activity`` is set when the
     commit starts): then whoever reads it may finish it (roll forward) or abort it."""
-    return time.time() - float(item.last_activity or 0) > COMMIT_LEASE_SECONDS
+    return clock.now() - float(item.last_activity or 0) > COMMIT_LEASE_SECONDS
 
 
 def resolve(item: TransactionItem) -> TransactionItem:
@@ -121,7 +126,7 @@ def require_active(item: TransactionItem, write: bool = False) -> None:
 
 def start(ctx: RequestContext, kind: str = "READ_AND_WRITE") -> TransactionItem:
     """Begin a transaction whose snapshot is the catalog's latest commit."""
-    now = time.time()
+    now = clock.now()
     catalog = _catalog(ctx)
     item = TransactionItem(catalog, f"{store.now_micros():016x}{secrets.token_hex(8)}", kind=kind,
                            status="ACTIVE", start_time=now, last_activity=now,
@@ -166,7 +171,7 @@ def roll_forward(item: TransactionItem) -> None:
 
 def abort(item: TransactionItem, expected: tuple[str, ...] = ("ACTIVE", "COMMIT_IN_PROGRESS")) -> bool:
     """Abort a transaction that has not reached its commit point; release its locks."""
-    if not store.change_status(item, list(expected), "ABORTED", end_time=time.time()):
+    if not store.change_status(item, list(expected), "ABORTED", end_time=clock.now()):
         return False
     for table_uid in item.tables or []:
         store.release_lock(table_uid, item.transaction_id)
@@ -197,16 +202,14 @@ def clear_lock(table_uid: str, catalog: str) -> bool:
 
 
 def _lock_tables(item: TransactionItem) -> None:
-    deadline = time.time() + LOCK_WAIT_SECONDS
+    deadline = clock.monotonic() + LOCK_WAIT_SECONDS  # for all the locks together
     for table_uid in sorted(item.tables or []):
-        delay = 0.005
-        while not store.acquire_lock(table_uid, item.transaction_id, time.time()):
-            if not clear_lock(table_uid, item.catalog):
-                if time.time() > deadline:
-                    raise ConcurrentModificationException(
-                        "Another transaction is committing to the same table; retry")
-                time.sleep(delay)
-                delay = min(delay * 2, 0.2)
+        for _ in attempts(replace(LOCK_WAIT, total_seconds=max(0.0, deadline - clock.monotonic()))):
+            if store.acquire_lock(table_uid, item.transaction_id, clock.now()):
+                break
+            clear_lock(table_uid, item.catalog)
+        else:
+            raise ConcurrentModificationException("Another transaction is committing to the same table; retry")
 
 
 def _check_conflicts(item: TransactionItem) -> dict[str, tuple[list, Optional[dict]]]:
@@ -235,13 +238,13 @@ def _check_conflicts(item: TransactionItem) -> dict[str, tuple[list, Optional[di
 def commit(item: TransactionItem) -> str:
     """Commit an ACTIVE transaction atomically (see the module docstring); its final status."""
     if not item.tables or item.kind == "READ_ONLY":
-        if store.change_status(item, ["ACTIVE"], "COMMITTED", end_time=time.time(), applied=1):
+        if store.change_status(item, ["ACTIVE"], "COMMITTED", end_time=clock.now(), applied=1):
             return "COMMITTED"
         fresh = store.get_transaction(item.catalog, item.transaction_id)
         require_active(fresh)
         raise ConcurrentModificationException("Transaction changed concurrently; retry")
     # The commit's lease runs from here: past it, anyone reading the transaction settles it.
-    if not store.change_status(item, ["ACTIVE"], "COMMIT_IN_PROGRESS", last_activity=time.time()):
+    if not store.change_status(item, ["ACTIVE"], "COMMIT_IN_PROGRESS", last_activity=clock.now()):
         fresh = store.get_transaction(item.catalog, item.transaction_id)
         require_active(fresh)
         raise ConcurrentModificationException("Transaction changed concurrently; retry")
@@ -250,11 +253,13 @@ def commit(item: TransactionItem) -> str:
         _lock_tables(item)
         work = _check_conflicts(item)
         faults.fault_point("before-commit-point")
-        while True:
+        for _ in attempts(_COMMIT_POINT):
             previous = store.last_commit_seq(item.catalog)
             seq = max(store.now_micros(), previous + 1)
             if store.commit_point(item.catalog, item, previous, seq, seq / 1_000_000):
                 break
+        else:  # aborted below: nothing of it is visible
+            raise ConcurrentModificationException("Other commits kept moving the catalog's commit counter; retry")
     except store.TransactionStateChanged:
         # Aborted by recovery while we stalled; locks we took after it released them go too.
         for scope in item.tables or []:
@@ -318,7 +323,7 @@ def extend_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str,
         raise InvalidInputException("TransactionId is required")
     item = load_transaction(ctx, params["TransactionId"])
     require_active(item)
-    if not store.touch(item, time.time()):
+    if not store.touch(item, clock.now()):
         require_active(store.get_transaction(item.catalog, item.transaction_id))
     return {}
 

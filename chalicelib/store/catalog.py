@@ -12,14 +12,16 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional
 
-from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
+from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
-from chalicelib.store.config import connection
+from chalicelib.errors import ConcurrentModificationException
+from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, classify, condition_failed
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.fence import Fence, transact
 from chalicelib.store.models import CommitStateItem, DatabaseItem, TableItem, TableVersionItem
+from chalicelib.store.retry import Policy, attempts, conditional
 
 
 class ConditionFailed(Exception):
@@ -58,31 +60,24 @@ def _add_stamp(tx: TransactWrite, stamp: Optional[Stamp]) -> None:
 
 def _stamped_write_failed(error: Exception, stamp: Optional[Stamp]) -> Exception:
     """The exception a failed (possibly stamped) write stands for."""
-    if stamp is not None:
-        reasons = getattr(error, "cancellation_reasons", None) or []
-        if any(r is not None and r.code == "TransactionConflict" for r in reasons):
-            return StampConflict()
+    kind = classify(error).kind
+    if stamp is not None and kind == CONFLICT:
+        return StampConflict()
+    if stamp is not None and kind == CONDITION_FAILED:
         counter = _get(CommitStateItem, stamp.counter)
         lock = _get(CommitStateItem, stamp.lock)
         if int((counter.seq if counter else 0) or 0) >= stamp.seq or (lock is not None and lock.transaction_id):
             return StampConflict()
-    if _condition_failed(error):
+    if kind == CONDITION_FAILED:
         return ConditionFailed()
+    if kind == CONFLICT:
+        return ConcurrentModificationException("The item is being changed by another request; retry")
     return error
 
 
 def new_uid() -> str:
     """A fresh identity for a database or table incarnation."""
     return uuid.uuid4().hex
-
-
-def _condition_failed(error: Exception) -> bool:
-    cause = getattr(error, "cause_response_code", None)
-    if cause in ("ConditionalCheckFailedException",):
-        return True
-    reasons = getattr(error, "cancellation_reasons", None) or []
-    return any(r is not None and r.code in ("ConditionalCheckFailed", "TransactionConflict")
-               for r in reasons) or cause == "TransactionCanceledException"
 
 
 def _get(model: Any, *key: Any) -> Any:
@@ -112,12 +107,8 @@ def _counted(items: Iterator[Any]) -> Iterator[Any]:
 
 def _delete_if(item: Any, condition: Any) -> None:
     """Delete an item under a condition; ConditionFailed when it does not hold."""
-    try:
-        item.delete(condition=condition)
-    except DeleteError as error:
-        if _condition_failed(error):
-            raise ConditionFailed() from None
-        raise
+    if not conditional(lambda: item.delete(condition=condition)):
+        raise ConditionFailed()
 
 
 # ---------------------------------------------------------------------------------- databases
@@ -129,23 +120,15 @@ def get_database(catalog: str, name: str) -> DatabaseItem | None:
 def create_database(catalog: str, name: str, doc: dict[str, Any], uid: str) -> None:
     """Insert a database with a fresh ``uid``; ConditionFailed if the name is taken."""
     item = DatabaseItem(catalog, name, uid=uid, doc=encode_document(doc, "database"))
-    try:
-        item.save(condition=DatabaseItem.name.does_not_exist())
-    except PutError as error:
-        if _condition_failed(error):
-            raise ConditionFailed() from None
-        raise
+    if not conditional(lambda: item.save(condition=DatabaseItem.name.does_not_exist())):
+        raise ConditionFailed()
 
 
 def replace_database(item: DatabaseItem, doc: dict[str, Any]) -> None:
     """Overwrite a database's definition, provided it is still the same incarnation."""
     item.doc = encode_document(doc, "database")
-    try:
-        item.save(condition=DatabaseItem.uid == item.uid)
-    except PutError as error:
-        if _condition_failed(error):
-            raise ConditionFailed() from None
-        raise
+    if not conditional(lambda: item.save(condition=DatabaseItem.uid == item.uid)):
+        raise ConditionFailed()
 
 
 def delete_database_item(item: DatabaseItem) -> None:
@@ -184,12 +167,14 @@ def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
     """Insert a table at version 0 (with its partition index definitions), atomically with a
     check that its database still exists (and with ``stamp``, see Stamp)."""
     item = new_table_item(database.uid, name, doc, indexes_json, changed_seq=stamp.seq if stamp else None)
+
+    def build(tx: TransactWrite) -> None:
+        tx.condition_check(DatabaseItem, database.catalog, database.name,
+                           condition=DatabaseItem.uid == database.uid)
+        tx.save(item, condition=TableItem.name.does_not_exist())
+        _add_stamp(tx, stamp)
     try:
-        with TransactWrite(connection=connection()) as tx:
-            tx.condition_check(DatabaseItem, database.catalog, database.name,
-                               condition=DatabaseItem.uid == database.uid)
-            tx.save(item, condition=TableItem.name.does_not_exist())
-            _add_stamp(tx, stamp)
+        transact(None, build)
     except TransactWriteError as error:
         raise _stamped_write_failed(error, stamp) from None
     return item
@@ -220,16 +205,11 @@ def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool,
                                      changed_seq=current.changed_seq))
         _add_stamp(tx, stamp)
     try:
-        transact(fence, build) if fence is not None else _transact_once(build)
+        transact(fence, build)
     except TransactWriteError as error:
         raise _stamped_write_failed(error, stamp) from None
     current.doc, current.version, current.changed_seq = encoded, old_version + 1, changed
     return current
-
-
-def _transact_once(build: Callable[[TransactWrite], None]) -> None:
-    with TransactWrite(connection=connection()) as tx:
-        build(tx)
 
 
 def put_committed_table(item: TableItem, fence: Fence) -> bool:
@@ -241,25 +221,21 @@ def put_committed_table(item: TableItem, fence: Fence) -> bool:
         transact(fence, lambda tx: tx.save(item, condition=condition))
         return True
     except TransactWriteError as error:
-        if _condition_failed(error):
+        if condition_failed(error):
             return False
         raise
 
 
-def set_last_analyzed(item: TableItem, when: float, attempts: int = 5) -> None:
+def set_last_analyzed(item: TableItem, when: float, tries: int = 5) -> None:
     """Raise the table's LastAnalyzedTime to ``when`` without making a new table version."""
-    for _ in range(attempts):
+    for _ in attempts(Policy(attempts=tries)):
         doc = load(item)
         if (doc.get("LastAnalyzedTime") or 0) >= when:
             return
         doc["LastAnalyzedTime"] = when
-        try:
-            item.update(actions=[TableItem.doc.set(encode_document(doc, "table"))],
-                        condition=(TableItem.version == item.version) & (TableItem.uid == item.uid))
+        if conditional(lambda: item.update(actions=[TableItem.doc.set(encode_document(doc, "table"))],
+                                           condition=(TableItem.version == item.version) & (TableItem.uid == item.uid))):
             return
-        except UpdateError as error:
-            if not _condition_failed(error):
-                raise
         fresh = get_table(item.db_uid, item.name)
         if fresh is None or fresh.uid != item.uid:
             return
@@ -269,23 +245,25 @@ def set_last_analyzed(item: TableItem, when: float, attempts: int = 5) -> None:
 def bump_column_epochs(item: TableItem, columns: list[str], fence: Optional[Fence] = None) -> None:
     """Mark columns as dropped: statistics written for them before are no longer shown. With
     ``fence`` (a commit's apply) only while the commit holds its lock (else Fenced)."""
-    for _ in range(5):
+    for _ in attempts(Policy(attempts=5)):
         epochs = json.loads(item.column_epochs or "{}")
         for column in columns:
             epochs[column.lower()] = epochs.get(column.lower(), 0) + 1
         condition = ((TableItem.uid == item.uid)
                      & (TableItem.column_epochs == item.column_epochs if item.column_epochs
                         else TableItem.column_epochs.does_not_exist()))
-        try:
-            if fence is None:
-                item.update(actions=[TableItem.column_epochs.set(json.dumps(epochs))], condition=condition)
-            else:
+        if fence is None:
+            if conditional(lambda: item.update(actions=[TableItem.column_epochs.set(json.dumps(epochs))],
+                                               condition=condition)):
+                return
+        else:
+            try:
                 transact(fence, lambda tx: tx.update(item, actions=[TableItem.column_epochs.set(json.dumps(epochs))],
                                                      condition=condition))
-            return
-        except (UpdateError, TransactWriteError) as error:
-            if not _condition_failed(error):
-                raise
+                return
+            except TransactWriteError as error:
+                if not condition_failed(error):
+                    raise
         fresh = get_table(item.db_uid, item.name)
         if fresh is None or fresh.uid != item.uid:
             return
@@ -303,7 +281,7 @@ def delete_table_item(item: TableItem, stamp: Optional[Stamp] = None, fence: Opt
         tx.delete(item, condition=TableItem.uid == item.uid)
         _add_stamp(tx, stamp)
     try:
-        transact(fence, build) if fence is not None else _transact_once(build)
+        transact(fence, build)
     except TransactWriteError as error:
         raise _stamped_write_failed(error, stamp) from None
 

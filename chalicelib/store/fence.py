@@ -8,19 +8,19 @@ later commit's: its transaction fails the check instead, and it stops with :clas
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
+from chalicelib.store.conditions import CONDITION_FAILED, classify
 from chalicelib.store.config import connection
 from chalicelib.store.models import CommitStateItem
+from chalicelib.store.retry import retry
 
 # One TransactWriteItems holds at most 100 actions: the lock check and 99 writes.
 WRITES_PER_TRANSACTION = 99
-_CONFLICT_ATTEMPTS = 8
 
 Write = Callable[[TransactWrite], None]
 
@@ -45,34 +45,26 @@ class Fenced(Exception):
     released the lock (perhaps a later commit holds it now). Nothing of this write landed."""
 
 
-def _codes(error: TransactWriteError) -> list[Optional[str]]:
-    return [r.code if r is not None else None for r in (getattr(error, "cancellation_reasons", None) or [])]
-
-
 def transact(fence: Optional[Fence], build: Callable[[TransactWrite], None]) -> None:
     """Run one DynamoDB transaction made by ``build``, with ``fence``'s check first (if given).
 
     Fenced when the check fails; a transaction conflict (another request on one of its items at
-    the same moment, e.g. a committer polling the lock) is retried; any other failure (a
-    condition of ``build``'s own) is raised as the TransactWriteError.
+    the same moment, e.g. a committer polling the lock) or a throttle is retried (store.retry:
+    ThrottlingException when a throttle outlasts the retries); any other failure (a condition
+    of ``build``'s own, a conflict that outlasts the retries) is raised as the TransactWriteError.
     """
-    delay = 0.005
-    for attempt in range(_CONFLICT_ATTEMPTS):
-        try:
-            with TransactWrite(connection=connection()) as tx:
-                if fence is not None:
-                    fence.add_check(tx)
-                build(tx)
-            return
-        except TransactWriteError as error:
-            codes = _codes(error)
-            if fence is not None and codes and codes[0] == "ConditionalCheckFailed":
-                raise Fenced() from None
-            conflict = "TransactionConflict" in codes and "ConditionalCheckFailed" not in codes
-            if not conflict or attempt == _CONFLICT_ATTEMPTS - 1:
-                raise
-        time.sleep(delay)
-        delay = min(delay * 2, 0.2)
+    def send() -> None:
+        with TransactWrite(connection=connection()) as tx:
+            if fence is not None:
+                fence.add_check(tx)
+            build(tx)
+    try:
+        retry(send)
+    except TransactWriteError as error:
+        outcome = classify(error)
+        if fence is not None and outcome.kind == CONDITION_FAILED and 0 in outcome.failed:
+            raise Fenced() from None
+        raise
 
 
 def write_all(fence: Fence, writes: Sequence[Write]) -> None:

@@ -10,23 +10,20 @@ layer (``chalicelib.domain.partition_keys``); this module only moves items.
 from __future__ import annotations
 
 import json
-import random
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
-from pynamodb.exceptions import UpdateError
-
 from chalicelib import faults, metrics
 from chalicelib.store import dynamo_json as dj
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
+from chalicelib.store.conditions import CONDITION_FAILED, classify
 from chalicelib.store.models import IndexEntryItem, PartitionItem, TableItem
 from chalicelib.store.ranges import query_key_range
+from chalicelib.store.retry import attempts, conditional, given_up
 
 MAX_ACTIONS = 100  # TransactWriteItems limit
 MAX_TRANSACTION_BYTES = 3_500_000  # of DynamoDB's 4 MB, leaving room for keys and overhead
-_CONFLICT_RETRIES = 8
 
 EXISTS, MISSING, CHANGED = "exists", "missing", "changed"
 BETWEEN_TRANSACTIONS = "between-partition-transactions"  # crash point (chalicelib.faults)
@@ -201,37 +198,37 @@ def _executor() -> ThreadPoolExecutor:
 def _apply_group(table: TableItem, writes: Sequence[PartitionWrite], group: list[int]) -> dict[int, str]:
     failures: dict[int, str] = {}
     pending = list(group)
-    for attempt in range(_CONFLICT_RETRIES):
-        if not pending:
-            return failures
+    retried: Exception | None = None
+    for _ in attempts():
         actions = [_table_check(table)]
         owners: list[tuple[int, str]] = [(-1, "table")]  # per action: (write position, meaning)
         for i in pending:
             owners.extend((i, meaning) for meaning in _add_write(actions, table.uid, writes[i]))
         try:
             dj.transact_write(actions)
-            pending = []
-        except dj.TransactionCancelled as cancelled:
-            failed_here = _failed_writes(owners, cancelled.codes)
-            if failed_here.pop(-1, None) is not None:
-                raise TableChanged() from None
-            if failed_here:
+            return failures
+        except Exception as error:  # noqa: BLE001 - classified; anything but a known outcome is re-raised
+            outcome = classify(error)
+            if outcome.kind == CONDITION_FAILED:
+                failed_here = _failed_writes(owners, outcome.failed)
+                if failed_here.pop(-1, None) is not None:
+                    raise TableChanged() from None
                 failures.update(failed_here)
                 pending = [i for i in pending if i not in failed_here]
-            elif "TransactionConflict" in cancelled.codes:
-                time.sleep(random.uniform(0.005, 0.05) * (attempt + 1))
+                if not pending:
+                    return failures
+            elif outcome.retryable:
+                retried = error
             else:
                 raise
-    if pending:
-        raise TableChanged()
-    return failures
+    raise given_up(retried, TableChanged()) if retried is not None else TableChanged()
 
 
-def _failed_writes(owners: list[tuple[int, str]], codes: Sequence[str | None]) -> dict[int, str]:
+def _failed_writes(owners: list[tuple[int, str]], failed_actions: Sequence[int]) -> dict[int, str]:
     failed: dict[int, str] = {}
-    for (position, meaning), code in zip(owners, codes):
-        if code == "ConditionalCheckFailed":
-            failed.setdefault(position, meaning or CHANGED)
+    for action in failed_actions:
+        position, meaning = owners[action]
+        failed.setdefault(position, meaning or CHANGED)
     return failed
 
 
@@ -267,26 +264,35 @@ def write_entries_checked(table_uid: str, entries: Sequence[tuple[PartitionItem,
     ``entries`` are (partition item as read, index uid, entry key). A partition changed since
     was written by someone who saw the index, so its entry is theirs to write: skip it.
     """
-    pending = list(entries)
-    for _ in range(_CONFLICT_RETRIES * 4):
-        if not pending:
-            return
-        batch, pending = pending[:MAX_ACTIONS // 2], pending[MAX_ACTIONS // 2:]
+    for start in range(0, len(entries), MAX_ACTIONS // 2):
+        _write_entry_batch(table_uid, entries[start:start + MAX_ACTIONS // 2])
+
+
+def _write_entry_batch(table_uid: str, batch: Sequence[tuple[PartitionItem, str, str]]) -> None:
+    pending = list(batch)
+    retried: Exception | None = None
+    for _ in attempts():
         actions = []
-        for item, index_uid, entry_key in batch:  # a check and a put per entry
+        for item, index_uid, entry_key in pending:  # a check and a put per entry
             actions.append(dj.check(_PARTITIONS, {"table_uid": dj.s(table_uid), "key": dj.s(item.key)},
                                     **_revision_is(item.revision)))
             actions.append(dj.put(_ENTRIES, _entry_item(index_uid, entry_key, item.key, item.values,
                                                         item.doc, item.segment)))
         try:
             dj.transact_write(actions)
-        except dj.TransactionCancelled as cancelled:
-            stale = {i // 2 for i, code in enumerate(cancelled.codes) if code == "ConditionalCheckFailed"}
-            if not stale and "TransactionConflict" not in cancelled.codes:
+            return
+        except Exception as error:  # noqa: BLE001 - classified; anything but a known outcome is re-raised
+            outcome = classify(error)
+            if outcome.kind == CONDITION_FAILED:
+                stale = {i // 2 for i in outcome.failed}
+                pending = [entry for i, entry in enumerate(pending) if i not in stale]
+                if not pending:
+                    return
+            elif outcome.retryable:
+                retried = error
+            else:
                 raise
-            pending = [entry for i, entry in enumerate(batch) if i not in stale] + pending
-    if pending:
-        raise TableChanged()
+    raise given_up(retried, TableChanged()) if retried is not None else TableChanged()
 
 
 def delete_index_entries(index_uid: str) -> None:
@@ -296,8 +302,10 @@ def delete_index_entries(index_uid: str) -> None:
 
 def update_table_indexes(table: TableItem, indexes_json: str) -> TableItem:
     """Store new partition-index definitions and bump the epoch (conditional on the one read)."""
-    table.update(actions=[TableItem.indexes.set(indexes_json), TableItem.index_epoch.add(1)],
-                 condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch))
+    if not conditional(lambda: table.update(
+            actions=[TableItem.indexes.set(indexes_json), TableItem.index_epoch.add(1)],
+            condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch))):
+        raise TableChanged()
     return table
 
 
@@ -321,19 +329,9 @@ def save_index_state(table: TableItem, indexes_json: str, backfills_json: str) -
 
 
 def _update_if_unchanged(table: TableItem, actions: list[Any]) -> bool:
-    try:
-        table.update(actions=actions,
-                     condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch)
-                     & _backfills_are(table))
-        return True
-    except UpdateError as error:
-        if _condition_failed(error):
-            return False
-        raise
-
-
-def _condition_failed(error: UpdateError) -> bool:
-    return getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException"
+    return conditional(lambda: table.update(
+        actions=actions,
+        condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch) & _backfills_are(table)))
 
 
 def _purge_partitions(table: TableItem) -> None:

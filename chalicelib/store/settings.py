@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import secrets
 
-from pynamodb.exceptions import PutError
 
 from chalicelib.store.models import SettingItem
+from chalicelib.store.retry import conditional
 
 _TOKEN_KEY = "next-token-signing-key"
 
@@ -22,9 +22,7 @@ def token_signing_key() -> bytes:
     except SettingItem.DoesNotExist:
         pass
     candidate = SettingItem(_TOKEN_KEY, value=secrets.token_bytes(32))
-    try:
-        candidate.save(condition=SettingItem.name.does_not_exist())
+    if conditional(lambda: candidate.save(condition=SettingItem.name.does_not_exist())):
         return candidate.value
-    except PutError:
-        # Another instance stored its key first: everyone uses that one.
-        return SettingItem.get(_TOKEN_KEY, consistent_read=True).value
+    # Another instance stored its key first: everyone uses that one.
+    return SettingItem.get(_TOKEN_KEY, consistent_read=True).value

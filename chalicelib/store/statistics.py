@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-from pynamodb.exceptions import DeleteError
 
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.fence import Fence, write_all
 from chalicelib.store.models import SEP, ColumnStatisticsItem, TableItem
+from chalicelib.store.retry import conditional
 
 
 def _key(owner: str, column: str) -> str:
@@ -52,14 +52,9 @@ def save_statistics(table_uid: str, owner: str, entries: Sequence[tuple[dict[str
 def delete_statistics(table_uid: str, owner: str, column: str, epoch: int) -> bool:
     """Delete one column's statistics; False if there were none for the column's current
     ``epoch`` (statistics of a dropped column are hidden, so there is nothing to delete)."""
-    try:
-        ColumnStatisticsItem(table_uid, _key(owner, column)).delete(
-            condition=ColumnStatisticsItem.key.exists() & (ColumnStatisticsItem.column_epoch == epoch))
-        return True
-    except DeleteError as error:
-        if getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException":
-            return False
-        raise
+    item = ColumnStatisticsItem(table_uid, _key(owner, column))
+    return conditional(lambda: item.delete(
+        condition=ColumnStatisticsItem.key.exists() & (ColumnStatisticsItem.column_epoch == epoch)))
 
 
 def delete_columns(table_uid: str, owner: str, columns: Sequence[str], fence: Optional[Fence] = None) -> None:

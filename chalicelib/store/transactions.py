@@ -9,15 +9,18 @@ from __future__ import annotations
 import time
 from typing import Iterable, Iterator, Optional, Sequence
 
-from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
+from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
+from chalicelib.errors import ConcurrentModificationException
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
+from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, classify
 from chalicelib.store.config import connection
 from chalicelib.store.fence import Fence, Write, write_all
 from chalicelib.store.manifest_partitions import apply_partition_changes
 from chalicelib.store.ranges import query_key_range
+from chalicelib.store.retry import conditional as _conditional, retry
 from chalicelib.store.models import (SEP, CommitStateItem, ObjectItem, ObjectVersionItem,
                                      PendingWriteItem, TableItem, TransactionItem)
 
@@ -27,25 +30,6 @@ SEQ_DIGITS = 20
 def now_micros() -> int:
     """Commit sequence numbers are microseconds since the epoch (so a time is a snapshot)."""
     return time.time_ns() // 1000
-
-
-def _conditional(call) -> bool:
-    """Run a conditional write: True if it landed, False if its condition failed. A write that
-    met a DynamoDB transaction on the same item (an apply's lock check) is retried."""
-    delay = 0.005
-    for _ in range(8):
-        try:
-            call()
-            return True
-        except (UpdateError, PutError, DeleteError, TransactWriteError) as error:
-            code = getattr(error, "cause_response_code", None)
-            if code in ("ConditionalCheckFailedException", "TransactionCanceledException"):
-                return False
-            if code != "TransactionConflictException":
-                raise
-        time.sleep(delay)
-        delay = min(delay * 2, 0.2)
-    return False
 
 
 # ------------------------------------------------------------------------------ transactions
@@ -65,7 +49,7 @@ def last_commit_seq(catalog: str) -> int:
 
 def create_transaction(item: TransactionItem) -> None:
     """Store a new transaction."""
-    item.save(condition=TransactionItem.transaction_id.does_not_exist())
+    retry(lambda: item.save(condition=TransactionItem.transaction_id.does_not_exist()))
 
 
 def get_transaction(catalog: str, transaction_id: str) -> Optional[TransactionItem]:
@@ -90,7 +74,7 @@ def change_status(item: TransactionItem, expected: Sequence[str], status: str, *
 def mark_applied(item: TransactionItem) -> None:
     """Record that a COMMITTED transaction is fully applied (its locks released, its pending
     writes gone), so reading it no longer looks into recovering it."""
-    _conditional(lambda: item.update(actions=[TransactionItem.applied.set(1)],
+    _best_effort(lambda: item.update(actions=[TransactionItem.applied.set(1)],
                                      condition=TransactionItem.status == "COMMITTED"))
     item.applied = 1
 
@@ -132,20 +116,23 @@ def save_pending(item: TransactionItem, when: float, table_uid: str,
     tables = sorted(set(item.tables or []) | {table_uid})
     actions = [("put", p) for p in puts] + [("delete", r) for r in removed]
     for start in range(0, max(len(actions), 1), 99):
-        try:
+        chunk = actions[start:start + 99]
+
+        def send() -> None:
             with TransactWrite(connection=connection()) as tx:
                 tx.update(item, actions=[TransactionItem.last_activity.set(when), TransactionItem.tables.set(tables)],
                           condition=TransactionItem.status == "ACTIVE")
-                for kind, pending in actions[start:start + 99]:
+                for kind, pending in chunk:
                     if kind == "put":
                         tx.save(pending)
                     else:
                         tx.delete(pending)
+        try:
+            retry(send)
         except TransactWriteError as error:
-            reasons = getattr(error, "cancellation_reasons", None) or []
             # The status update is the only conditional action; PynamoDB reorders actions
-            # (checks, deletes, puts, updates), so look for its failure anywhere.
-            if any(r is not None and r.code == "ConditionalCheckFailed" for r in reasons):
+            # (checks, deletes, puts, updates), so any failed condition is its.
+            if classify(error).kind == CONDITION_FAILED:
                 return False
             raise
     item.tables = tables
@@ -197,7 +184,16 @@ def fence_of(table_uid: str, transaction_id: str) -> Fence:
 def release_lock(table_uid: str, transaction_id: str) -> None:
     """Release a lock this transaction holds (no-op otherwise)."""
     item = CommitStateItem(lock_name(table_uid))
-    _conditional(lambda: item.delete(condition=CommitStateItem.transaction_id == transaction_id))
+    _best_effort(lambda: item.delete(condition=CommitStateItem.transaction_id == transaction_id))
+
+
+def _best_effort(call) -> None:
+    """A write recovery repeats if it is lost (a lock a finished commit still holds is cleared
+    by the next reader): a conflict that outlasts the retries is not the caller's failure."""
+    try:
+        _conditional(call)
+    except ConcurrentModificationException:
+        pass
 
 
 # ---------------------------------------------------------------------------------- objects
@@ -217,20 +213,22 @@ def commit_point(catalog: str, item: TransactionItem, previous_seq: int, seq: in
     False when another commit moved the counter first (retry with a fresh counter)."""
     counter = CommitStateItem(seq_name(catalog))
     counter_condition = CommitStateItem.seq == previous_seq if previous_seq else CommitStateItem.seq.does_not_exist()
-    try:
+
+    def send() -> None:
         with TransactWrite(connection=connection()) as tx:
             tx.update(counter, actions=[CommitStateItem.seq.set(seq)], condition=counter_condition)
             tx.update(item, actions=[TransactionItem.status.set("COMMITTED"), TransactionItem.commit_seq.set(seq),
                                      TransactionItem.end_time.set(end_time)],
                       condition=TransactionItem.status == "COMMIT_IN_PROGRESS")
+    try:
+        retry(send)
         return True
     except TransactWriteError as error:
-        reasons = getattr(error, "cancellation_reasons", None) or []
-        codes = [r.code if r else None for r in reasons]
+        outcome = classify(error)
         # Both actions are updates, which PynamoDB sends in the order added: [counter, transaction].
-        if len(codes) > 1 and codes[1] == "ConditionalCheckFailed":
+        if outcome.kind == CONDITION_FAILED and 1 in outcome.failed:
             raise TransactionStateChanged() from None
-        if "ConditionalCheckFailed" in codes or "TransactionConflict" in codes:
+        if outcome.kind in (CONDITION_FAILED, CONFLICT):
             return False
         raise
 

@@ -3,7 +3,6 @@ errors of a finished or unknown transaction, idle expiry, READ_ONLY transactions
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -180,15 +179,22 @@ def test_read_only_transaction_reads_but_cannot_write(gov):
     assert set(gov.objects()) == {"s3://lake/objects/r1"}
 
 
-def test_idle_transactions_are_aborted_and_extend_keeps_them_alive(gov, start_server):
-    server = start_server(GLUE_LF_IDLE_SECONDS="2")
+def test_idle_transactions_are_aborted_and_extend_keeps_them_alive(gov, start_server, tmp_path):
+    # The server's clock (chalicelib.clock) is moved, not waited for: 40 s steps against a
+    # 100 s idle limit leave a minute of margin for a slow machine either way.
+    offset_file, moved = tmp_path / "clock-offset", [0.0]
+
+    def advance(seconds: float) -> None:
+        moved[0] += seconds
+        offset_file.write_text(str(moved[0]))
+    server = start_server(GLUE_LF_IDLE_SECONDS="100", GLUE_CLOCK_OFFSET_FILE=str(offset_file))
     lf = gov.client(endpoint=server.endpoint)
     idle = lf.start_transaction()["TransactionId"]
     gov.write(idle, [add("s3://lake/objects/idle", ["2021", "us"])], lf=lf)
     kept = lf.start_transaction()["TransactionId"]
     gov.write(kept, [add("s3://lake/objects/kept", ["2021", "us"])], lf=lf)
-    for _ in range(4):  # 4 x 1 s: twice the idle limit, but never 2 s without activity
-        time.sleep(1.0)
+    for _ in range(4):  # 4 x 40 s: past the idle limit, but never 100 s without activity
+        advance(40)
         lf.extend_transaction(TransactionId=kept)
     desc = describe(lf, idle)
     assert desc["TransactionStatus"] == "ABORTED"
@@ -206,7 +212,7 @@ def test_idle_transactions_are_aborted_and_extend_keeps_them_alive(gov, start_se
     reader = lf.start_transaction(TransactionType="READ_ONLY")["TransactionId"]
     forgotten = lf.start_transaction()["TransactionId"]
     for _ in range(3):
-        time.sleep(1.0)
+        advance(40)
         gov.objects(lf=lf, TransactionId=reader)
     listed = {t["TransactionId"]: t["TransactionStatus"] for t in lf.list_transactions()["Transactions"]}
     assert listed[reader] == "ACTIVE"

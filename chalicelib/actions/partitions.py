@@ -19,8 +19,9 @@ from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_entry_key,
                                               partition_sort_key, segment_buckets, segment_of)
-from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException,
-                               EntityNotFoundException, InvalidInputException, ServiceError)
+from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
+                               InvalidInputException, ServiceError, partition_already_exists,
+                               partition_not_found, table_not_found)
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.json_text import JsonFragments, with_members
@@ -63,7 +64,7 @@ def _table_view(ctx: RequestContext, params: dict[str, Any]) -> TableView:
 def _reread(view: TableView) -> TableView:
     item = catalog.get_table(view.database.uid, view.item.name)
     if item is None or item.uid != view.item.uid:
-        raise EntityNotFoundException(f"Table {view.item.name} not found.")
+        raise table_not_found(view.item.name)
     return _view_of(view.database, item)
 
 
@@ -212,7 +213,7 @@ def _create_builder(inputs: Sequence[dict[str, Any]]):
                 _check_values(view, values)
                 key = _key(view, values)
                 if key in seen:
-                    raise AlreadyExistsException("Partition already exists.")
+                    raise partition_already_exists()
                 doc = encode_document(_partition_document(partition_input, created, values), "partition")
                 writes.append(store.PartitionWrite("create", key=key, values=list(values), doc=doc,
                                                    segment=segment_of(key), entries=_entries(view, values),
@@ -226,7 +227,7 @@ def _create_builder(inputs: Sequence[dict[str, Any]]):
 
 
 def _create_failure(position: int, reason: str) -> ServiceError:
-    return AlreadyExistsException("Partition already exists.")
+    return partition_already_exists()
 
 
 @action("glue", "CreatePartition")
@@ -263,7 +264,7 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]):
                 _check_values(view, new_values, "PartitionInput.Values")
                 old = current.get(old_key)
                 if old is None:
-                    raise EntityNotFoundException("Partition not found.")
+                    raise partition_not_found()
                 new_key = _key(view, new_values)
                 if old_key in touched or new_key in touched:
                     raise ConcurrentModificationException("The batch changes this partition twice")
@@ -295,7 +296,7 @@ def _entries_or_none(view: TableView, values: Sequence[str]) -> list[tuple[str, 
 
 def _update_failure(position: int, reason: str) -> ServiceError:
     if reason == store.EXISTS:
-        return AlreadyExistsException("A partition with the new values already exists.")
+        return partition_already_exists()
     return ConcurrentModificationException("Partition was changed or deleted concurrently; retry.")
 
 
@@ -330,7 +331,7 @@ def _delete_builder(value_lists: Sequence[list[str]]):
                 _check_values(view, values)
                 old = current.get(key)
                 if old is None or key in touched:
-                    raise EntityNotFoundException("Partition not found.")
+                    raise partition_not_found()
                 writes.append(store.PartitionWrite("delete", old_key=key, old_revision=old.revision,
                                                    old_entries=_entries_or_none(view, old.values)))
                 positions.append(position)
@@ -342,7 +343,7 @@ def _delete_builder(value_lists: Sequence[list[str]]):
 
 
 def _delete_failure(position: int, reason: str) -> ServiceError:
-    return EntityNotFoundException("Partition not found.")
+    return partition_not_found()
 
 
 @action("glue", "DeletePartition")
@@ -375,7 +376,7 @@ def get_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]
     if item is None:
         made = _manifest_partitions(ctx, params, view, [key])
         if key not in made:
-            raise EntityNotFoundException("Cannot find partition.")
+            raise partition_not_found()
         return {"Partition": made[key]}
     return {"Partition": _render(ctx, params, view, item.doc)}
 
@@ -435,7 +436,7 @@ def _table_as_read(ctx: RequestContext, params: dict[str, Any]) -> _TableAsRead:
     view = table_view(ctx, params, database, name)
     seen = view.get(name)
     if seen is None:
-        raise EntityNotFoundException(f"Table {name} not found.")
+        raise table_not_found(name)
     stored = catalog.get_table(database.uid, name)
     return _TableAsRead(database, seen[0], seen[1], stored is not None and stored.uid == seen[0].uid,
                         view.transaction)
@@ -514,7 +515,7 @@ def find_partition(ctx: RequestContext, params: dict[str, Any], values: Sequence
     _check_values(view, values, "PartitionValues")
     item = store.get_partition(view.item.uid, _key(view, values))
     if item is None:
-        raise EntityNotFoundException("Cannot find partition.")
+        raise partition_not_found()
     return view.item, item
 
 
@@ -526,7 +527,7 @@ def rewrite_partition_document(ctx: RequestContext, params: dict[str, Any], valu
         key = _key(view, values)
         item = store.get_partitions(view.item.uid, [key]).get(key)
         if item is None:
-            return [], [], {0: EntityNotFoundException("Cannot find partition.")}
+            return [], [], {0: partition_not_found()}
         doc = encode_document(change(decode_document(item.doc)), "partition")
         entries = _entries_or_none(view, item.values)
         return [store.PartitionWrite("replace", key=key, values=list(item.values), doc=doc,

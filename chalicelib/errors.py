@@ -76,6 +76,59 @@ class RequestEntityTooLargeException(ServiceError):
     status = 413
 
 
+# AWS's fixed messages (issue 12) -------------------------------------------------------------
+# Clients match on these texts (Hive and Spark connectors look for "not found"), so each kind is
+# worded once, here, as Glue words it; raise sites call these instead of spelling a message.
+def database_not_found(name: str) -> EntityNotFoundException:
+    """GetDatabase and every call naming a database that does not exist."""
+    return EntityNotFoundException(f"Database {name} not found.")
+
+
+def table_not_found(name: str) -> EntityNotFoundException:
+    """Every call naming a table that does not exist (``name`` as folded by the catalog)."""
+    return EntityNotFoundException(f"Table {name} not found.")
+
+
+def partition_not_found() -> EntityNotFoundException:
+    """GetPartition, UpdatePartition, DeletePartition (and their batch entries) on missing values."""
+    return EntityNotFoundException("Cannot find partition.")
+
+
+def table_version_not_found(version: str, table: str) -> EntityNotFoundException:
+    """GetTableVersion / DeleteTableVersion on a version the table does not have."""
+    return EntityNotFoundException(f"Version {version} of table {table} not found.")
+
+
+def partition_index_not_found(name: str) -> EntityNotFoundException:
+    """DeletePartitionIndex on an index the table does not have."""
+    return EntityNotFoundException(f"Partition index {name} not found.")
+
+
+def transaction_not_found(transaction_id: str) -> EntityNotFoundException:
+    """Lake Formation calls naming a transaction that does not exist."""
+    return EntityNotFoundException(f"Transaction {transaction_id} not found.")
+
+
+def database_already_exists() -> AlreadyExistsException:
+    """CreateDatabase on a taken name."""
+    return AlreadyExistsException("Database already exists.")
+
+
+def table_already_exists() -> AlreadyExistsException:
+    """CreateTable on a taken name."""
+    return AlreadyExistsException("Table already exists.")
+
+
+def partition_already_exists() -> AlreadyExistsException:
+    """CreatePartition (or UpdatePartition to new values) where the values are taken."""
+    return AlreadyExistsException("Partition already exists.")
+
+
+def partition_index_already_exists(name: str) -> AlreadyExistsException:
+    """CreatePartitionIndex on a taken index name."""
+    return AlreadyExistsException(f"Partition index {name} already exists")
+
+
 # Lake Formation transaction errors (issue 5) --------------------------------------------------
 class TransactionCommittedException(ServiceError):
     code = "TransactionCommittedException"

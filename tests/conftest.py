@@ -12,6 +12,8 @@ Every fixture that starts a process is lazy: a run of tests/unit alone starts no
 - ``restart_server``   a function that restarts the session's API server on the same port.
 - ``start_server``     ``start_server(GLUE_LF_IDLE_SECONDS="2", port=None)``: one more API server on
                        the session's DynamoDB with extra environment variables, stopped after the test.
+- Every Glue / Lake Formation response a boto3 client receives is checked against botocore's output
+  shape (tests/shape_check.py); a violation fails the test phase in which it happened.
 - ``persistent_stack`` a stack of its own with DynamoDB Local on a -dbPath under tmp_path;
                        ``.restart()``, ``.restart_server()``, ``.restart_dynamodb()``, ``.client()``.
 """
@@ -22,9 +24,33 @@ import functools
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import boto3
 import pytest
 
 from infra.local.stack import CatalogStack, ServerProcess, client, localstack_dynamodb_endpoint
+from tests import shape_check
+
+# Every boto3 client the tests create comes from the default session, and a client copies the
+# session's event handlers when it is created: registering here checks every Glue and Lake
+# Formation response of the whole suite against botocore's output shapes.
+boto3.setup_default_session()
+shape_check.install(boto3.DEFAULT_SESSION.events)
+
+
+def _fail_on_shape_violations() -> Iterator[None]:
+    """Fail the test phase during which a response did not follow its output shape."""
+    try:
+        return (yield)
+    finally:
+        found = shape_check.take_violations()
+        if found:
+            pytest.fail("responses that do not follow botocore's output shapes:\n  "
+                        + "\n  ".join(found), pytrace=False)
+
+
+pytest_runtest_setup = pytest.hookimpl(wrapper=True)(_fail_on_shape_violations)
+pytest_runtest_call = pytest.hookimpl(wrapper=True)(_fail_on_shape_violations)
+pytest_runtest_teardown = pytest.hookimpl(wrapper=True)(_fail_on_shape_violations)
 
 
 @pytest.fixture(scope="session")

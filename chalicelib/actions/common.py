@@ -7,7 +7,7 @@ import time
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from chalicelib.context import RequestContext
-from chalicelib.errors import EntityNotFoundException, InvalidInputException
+from chalicelib.errors import InvalidInputException, database_not_found, table_not_found
 from chalicelib.protocol import tokens
 from chalicelib.store import catalog
 from chalicelib.store.models import DatabaseItem, TableItem
@@ -32,7 +32,7 @@ def require_database(ctx: RequestContext, params: dict[str, Any], name: str) -> 
     """The database item, or EntityNotFoundException as Glue words it."""
     item = catalog.get_database(ctx.catalog_key(params), fold(name))
     if item is None:
-        raise EntityNotFoundException(f"Database {fold(name)} not found.")
+        raise database_not_found(fold(name))
     return item
 
 
@@ -40,7 +40,7 @@ def require_table(database: DatabaseItem, name: str) -> TableItem:
     """The current table item, or EntityNotFoundException."""
     item = catalog.get_table(database.uid, fold(name))
     if item is None:
-        raise EntityNotFoundException(f"Table {fold(name)} not found.")
+        raise table_not_found(fold(name))
     return item
 
 

@@ -8,7 +8,8 @@ from chalicelib.actions import action, search_index
 from chalicelib.actions.common import (fold, make_token, now, page_size, read_token,
                                        require_database, take_page)
 from chalicelib.context import RequestContext
-from chalicelib.errors import AlreadyExistsException, ConcurrentModificationException, InvalidInputException
+from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
+                               database_already_exists)
 from chalicelib.store import catalog
 
 # What Glue reports when a database is created without explicit default permissions
@@ -41,7 +42,7 @@ def create_database(ctx: RequestContext, params: dict[str, Any]) -> dict[str, An
     try:
         catalog.create_database(ctx.catalog_key(params), doc["Name"], doc, uid)
     except catalog.ConditionFailed:
-        raise AlreadyExistsException("Database already exists.") from None
+        raise database_already_exists() from None
     return {}
 
 

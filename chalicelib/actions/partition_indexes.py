@@ -18,9 +18,9 @@ from chalicelib.actions.common import require_database, require_table
 from chalicelib.context import RequestContext
 from chalicelib.domain import keycodec
 from chalicelib.domain.partition_keys import IndexSpec, IndexValueError, index_entry_key
-from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException,
-                               EntityNotFoundException, InvalidInputException,
-                               ResourceNumberLimitExceededException)
+from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
+                               ResourceNumberLimitExceededException, partition_index_already_exists,
+                               partition_index_not_found)
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.store.models import TableItem
@@ -64,7 +64,7 @@ def new_index_definition(index_input: dict[str, Any], partition_keys: Sequence[t
     name = index_input["IndexName"]
     keys = index_input["Keys"]
     if any(i["name"] == name for i in existing if i["status"] != "FAILED"):
-        raise AlreadyExistsException(f"Partition index {name} already exists")
+        raise partition_index_already_exists(name)
     if sum(1 for i in existing if i["status"] != "FAILED") >= MAX_INDEXES:
         raise ResourceNumberLimitExceededException(f"A table can have at most {MAX_INDEXES} partition indexes")
     types = {n.lower(): (n, t) for n, t in partition_keys}
@@ -340,7 +340,7 @@ def delete_partition_index(ctx: RequestContext, params: dict[str, Any]) -> dict[
     indexes = load_indexes(table)
     doomed = [i for i in indexes if i["name"] == params["IndexName"]]
     if not doomed:
-        raise EntityNotFoundException(f"Partition index {params['IndexName']} not found.")
+        raise partition_index_not_found(params["IndexName"])
     _save_indexes(table, [i for i in indexes if i["name"] != params["IndexName"]])
     for index in doomed:
         store.delete_index_entries(index["uid"])

@@ -19,7 +19,7 @@ from chalicelib.actions.partition_table import (PartitionTableView, check_values
 from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import segment_buckets
-from chalicelib.errors import EntityNotFoundException, InvalidInputException
+from chalicelib.errors import InvalidInputException, partition_not_found, table_not_found
 from chalicelib.json_text import JsonFragments, with_members
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
@@ -70,7 +70,7 @@ def get_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]
     if item is None:
         made = _manifest_partitions(ctx, params, view, [key])
         if key not in made:
-            raise EntityNotFoundException("Cannot find partition.")
+            raise partition_not_found()
         return {"Partition": made[key]}
     return {"Partition": _render(ctx, params, view, item.doc)}
 
@@ -130,7 +130,7 @@ def _table_as_read(ctx: RequestContext, params: dict[str, Any]) -> _TableAsRead:
     view = database_snapshot(ctx, params, database, name)
     seen = view.get(name)
     if seen is None:
-        raise EntityNotFoundException(f"Table {name} not found.")
+        raise table_not_found(name)
     stored = catalog.get_table(database.uid, name)
     return _TableAsRead(database, seen[0], seen[1], stored is not None and stored.uid == seen[0].uid,
                         view.transaction)
@@ -209,5 +209,5 @@ def find_partition(ctx: RequestContext, params: dict[str, Any], values: Sequence
     check_values(view, values, "PartitionValues")
     item = store.get_partition(view.item.uid, partition_key(view, values))
     if item is None:
-        raise EntityNotFoundException("Cannot find partition.")
+        raise partition_not_found()
     return view.item, item

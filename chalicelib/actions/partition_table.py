@@ -11,7 +11,7 @@ from chalicelib.actions.common import require_database, require_table
 from chalicelib.actions.partition_indexes import LIVE, index_specs, partition_keys_of, resume_backfills
 from chalicelib.context import RequestContext
 from chalicelib.domain.partition_keys import IndexSpec, partition_sort_key
-from chalicelib.errors import EntityNotFoundException, InvalidInputException
+from chalicelib.errors import InvalidInputException, table_not_found
 from chalicelib.store import catalog
 from chalicelib.store.models import DatabaseItem, TableItem
 
@@ -50,7 +50,7 @@ def reread_partition_table(view: PartitionTableView) -> PartitionTableView:
     """The same table read again; EntityNotFoundException if it was deleted or re-created."""
     item = catalog.get_table(view.database.uid, view.item.name)
     if item is None or item.uid != view.item.uid:
-        raise EntityNotFoundException(f"Table {view.item.name} not found.")
+        raise table_not_found(view.item.name)
     return _view_of(view.database, item)
 
 

@@ -13,8 +13,9 @@ from chalicelib.actions.partition_table import (PartitionTableView, check_values
                                                 read_partition_table, reread_partition_table)
 from chalicelib.context import RequestContext
 from chalicelib.domain.partition_keys import IndexValueError, index_entry_key, segment_of
-from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException,
-                               EntityNotFoundException, InvalidInputException, ServiceError)
+from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
+                               InvalidInputException, ServiceError, partition_already_exists,
+                               partition_not_found)
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.store.documents import decode_document, encode_document
@@ -126,7 +127,7 @@ def _create_builder(inputs: Sequence[dict[str, Any]]):
                 check_values(view, values)
                 key = partition_key(view, values)
                 if key in seen:
-                    raise AlreadyExistsException("Partition already exists.")
+                    raise partition_already_exists()
                 doc = encode_document(_partition_document(partition_input, created, values), "partition")
                 writes.append(store.PartitionWrite("create", key=key, values=list(values), doc=doc,
                                                    segment=segment_of(key), entries=_entries(view, values),
@@ -140,7 +141,7 @@ def _create_builder(inputs: Sequence[dict[str, Any]]):
 
 
 def _create_failure(position: int, reason: str) -> ServiceError:
-    return AlreadyExistsException("Partition already exists.")
+    return partition_already_exists()
 
 
 @action("glue", "CreatePartition")
@@ -177,7 +178,7 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]):
                 check_values(view, new_values, "PartitionInput.Values")
                 old = current.get(old_key)
                 if old is None:
-                    raise EntityNotFoundException("Partition not found.")
+                    raise partition_not_found()
                 new_key = partition_key(view, new_values)
                 if old_key in touched or new_key in touched:
                     raise ConcurrentModificationException("The batch changes this partition twice")
@@ -209,7 +210,7 @@ def _entries_or_none(view: PartitionTableView, values: Sequence[str]) -> list[tu
 
 def _update_failure(position: int, reason: str) -> ServiceError:
     if reason == store.EXISTS:
-        return AlreadyExistsException("A partition with the new values already exists.")
+        return partition_already_exists()
     return ConcurrentModificationException("Partition was changed or deleted concurrently; retry.")
 
 
@@ -244,7 +245,7 @@ def _delete_builder(value_lists: Sequence[list[str]]):
                 check_values(view, values)
                 old = current.get(key)
                 if old is None or key in touched:
-                    raise EntityNotFoundException("Partition not found.")
+                    raise partition_not_found()
                 writes.append(store.PartitionWrite("delete", old_key=key, old_revision=old.revision,
                                                    old_entries=_entries_or_none(view, old.values)))
                 positions.append(position)
@@ -256,7 +257,7 @@ def _delete_builder(value_lists: Sequence[list[str]]):
 
 
 def _delete_failure(position: int, reason: str) -> ServiceError:
-    return EntityNotFoundException("Partition not found.")
+    return partition_not_found()
 
 
 @action("glue", "DeletePartition")
@@ -286,7 +287,7 @@ def rewrite_partition_document(ctx: RequestContext, params: dict[str, Any], valu
         key = partition_key(view, values)
         item = store.get_partitions(view.item.uid, [key]).get(key)
         if item is None:
-            return [], [], {0: EntityNotFoundException("Cannot find partition.")}
+            return [], [], {0: partition_not_found()}
         doc = encode_document(change(decode_document(item.doc)), "partition")
         entries = _entries_or_none(view, item.values)
         return [store.PartitionWrite("replace", key=key, values=list(item.values), doc=doc,

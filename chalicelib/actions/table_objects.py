@@ -22,7 +22,7 @@ from chalicelib.domain import expressions, planner
 from chalicelib.domain.keycodec import MAX_SORT_KEY_BYTES
 from chalicelib.domain.partition_keys import partition_sort_key
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
-                               InvalidInputException, TransactionCommitInProgressException)
+                               InvalidInputException, TransactionCommitInProgressException, table_not_found)
 from chalicelib.store import transactions as store
 from chalicelib.store.models import ObjectItem, PendingWriteItem, TableItem
 
@@ -36,7 +36,7 @@ def _governed_table(ctx: RequestContext, params: dict[str, Any]) -> tuple[TableI
     name = fold(params["TableName"])
     found = database_snapshot(ctx, params, database, name).get(name)
     if found is None:
-        raise EntityNotFoundException(f"Table {name} not found.")
+        raise table_not_found(name)
     table, doc, _ = found
     if (doc.get("TableType") or "").upper() != "GOVERNED":
         raise InvalidInputException(f"Table {table.name} is not a governed table (TableType GOVERNED)")

@@ -13,7 +13,8 @@ from chalicelib.actions.common import (make_token, page_size, parse_version, rea
                                        require_database, require_table, take_page)
 from chalicelib.actions.tables import render_table
 from chalicelib.context import RequestContext
-from chalicelib.errors import EntityNotFoundException, InvalidInputException, ServiceError
+from chalicelib.errors import (EntityNotFoundException, InvalidInputException, ServiceError,
+                               table_version_not_found)
 from chalicelib.store import catalog
 from chalicelib.store.models import TableItem
 
@@ -23,7 +24,7 @@ def _version(ctx: RequestContext, params: dict[str, Any], item, version: int) ->
 
 
 def _not_found(table: TableItem, version: int) -> EntityNotFoundException:
-    return EntityNotFoundException(f"Version {version} of table {table.name} not found.")
+    return table_version_not_found(version, table.name)
 
 
 @action("glue", "GetTableVersion")

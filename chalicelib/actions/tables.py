@@ -18,8 +18,9 @@ from chalicelib.actions.common import (fold, make_token, now, page_size, parse_v
                                        require_database, require_table, take_page)
 from chalicelib.context import RequestContext
 from chalicelib.domain.name_patterns import compile_name_pattern, matches
-from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException,
-                               EntityNotFoundException, InvalidInputException)
+from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
+                               InvalidInputException, database_not_found, table_already_exists,
+                               table_not_found)
 from chalicelib.store import catalog
 from chalicelib.store import statistics as statistics_store
 
@@ -75,7 +76,7 @@ def create_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     if params.get("TransactionId"):
         writer = TableWriter(ctx, params, database, name)
         if writer.seen is not None:
-            raise AlreadyExistsException(f"Table already exists: {name}")
+            raise table_already_exists()
         writer.require_fresh()
         search_index.before_table_write(database.catalog, database.name, database.uid, doc)
         writer.create(doc, indexes)
@@ -85,8 +86,8 @@ def create_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         autocommit(database, lambda stamp: catalog.create_table(database, name, doc, indexes, stamp))
     except catalog.ConditionFailed:
         if catalog.get_table(database.uid, name) is not None:
-            raise AlreadyExistsException(f"Table already exists: {name}") from None
-        raise EntityNotFoundException(f"Database {database.name} not found.") from None
+            raise table_already_exists() from None
+        raise database_not_found(database.name) from None
     return {}
 
 
@@ -102,7 +103,7 @@ def update_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     writer = TableWriter(ctx, params, database, name) if params.get("TransactionId") else None
     if writer is not None:
         if writer.seen is None:
-            raise EntityNotFoundException(f"Table {name} not found.")
+            raise table_not_found(name)
         current, old, version = writer.seen
     else:
         current = require_table(database, name)
@@ -144,7 +145,7 @@ def _delete(ctx: RequestContext, params: dict[str, Any], database, name: str) ->
     if params.get("TransactionId"):
         writer = TableWriter(ctx, params, database, fold(name))
         if writer.seen is None:
-            raise EntityNotFoundException(f"Table {fold(name)} not found.")
+            raise table_not_found(fold(name))
         writer.require_fresh()
         writer.delete()
         return
@@ -152,7 +153,7 @@ def _delete(ctx: RequestContext, params: dict[str, Any], database, name: str) ->
     try:
         autocommit(database, lambda stamp: catalog.delete_table_item(item, stamp))
     except catalog.ConditionFailed:
-        raise EntityNotFoundException(f"Table {name} not found.") from None
+        raise table_not_found(name) from None
     catalog.purge_table(item)
     search_index.after_table_write(database.catalog, database.name, None, catalog.load(item))
 
@@ -189,7 +190,7 @@ def get_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     name = fold(params["Name"])
     found = database_snapshot(ctx, params, database, name).get(name)
     if found is None:
-        raise EntityNotFoundException(f"Table {name} not found.")
+        raise table_not_found(name)
     return {"Table": render_table(ctx, params, found[1], found[2])}
 
 

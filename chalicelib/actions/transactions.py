@@ -40,9 +40,9 @@ from chalicelib import clock, faults
 from chalicelib.actions import action, table_commit
 from chalicelib.actions.common import make_token, read_token
 from chalicelib.context import RequestContext
-from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
-                               InvalidInputException, TransactionCanceledException,
-                               TransactionCommitInProgressException, TransactionCommittedException)
+from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
+                               TransactionCanceledException, TransactionCommitInProgressException,
+                               TransactionCommittedException, transaction_not_found)
 from chalicelib.store import transactions as store
 from chalicelib.store.fence import Fenced
 from chalicelib.store.models import TransactionItem
@@ -108,7 +108,7 @@ def load_transaction(ctx: RequestContext, transaction_id: str) -> TransactionIte
     """The caller's transaction (settled first, see :func:`resolve`), or EntityNotFoundException."""
     item = store.get_transaction(_catalog(ctx), transaction_id)
     if item is None:
-        raise EntityNotFoundException(f"Transaction {transaction_id} not found.")
+        raise transaction_not_found(transaction_id)
     return resolve(item)
 
 

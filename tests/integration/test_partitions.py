@@ -238,6 +238,28 @@ def test_get_partition_not_found(glue, db, table):
         glue.get_partition(DatabaseName=db, TableName=table, PartitionValues=["02024", "eu"])
 
 
+def test_missing_partition_is_worded_once(glue, db, table):
+    """Get, update, delete and their batch entries all say what Glue says: one wording."""
+    missing = ["1999", "nowhere"]
+    calls = [
+        lambda: glue.get_partition(DatabaseName=db, TableName=table, PartitionValues=missing),
+        lambda: glue.delete_partition(DatabaseName=db, TableName=table, PartitionValues=missing),
+        lambda: glue.update_partition(DatabaseName=db, TableName=table, PartitionValueList=missing,
+                                      PartitionInput=partition_input(missing)),
+    ]
+    for call in calls:
+        with pytest.raises(glue.exceptions.EntityNotFoundException) as caught:
+            call()
+        assert caught.value.response["Error"]["Message"] == "Cannot find partition."
+    deleted = glue.batch_delete_partition(DatabaseName=db, TableName=table,
+                                          PartitionsToDelete=[{"Values": missing}])
+    updated = glue.batch_update_partition(DatabaseName=db, TableName=table, Entries=[
+        {"PartitionValueList": missing, "PartitionInput": partition_input(missing)}])
+    for errors in (deleted["Errors"], updated["Errors"]):
+        assert [e["ErrorDetail"] for e in errors] == [
+            {"ErrorCode": "EntityNotFoundException", "ErrorMessage": "Cannot find partition."}]
+
+
 def test_batch_get_partition(glue, db, table):
     present = _grid(range(150), ["a"])
     create_partitions(glue, db, table, present)

@@ -252,3 +252,17 @@ def test_credential_scope_with_an_invalid_region_is_refused(endpoint, stack, reg
     store = Store(stack)
     for scope in (region, "us-east-1"):
         assert store.query("databases", "catalog", f"{scope}\x01{account}") == []
+
+
+def test_every_client_checks_response_shapes(glue, lakeformation, make_client):
+    """The harness checks the raw body of every response against botocore's output shape
+    (tests/shape_check.py): the session clients and clients made later are all covered."""
+    from tests import shape_check
+
+    before = shape_check.CHECKED["count"]
+    glue.get_databases()
+    lakeformation.start_transaction()
+    make_client("glue", account=random_account()).get_databases()
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        glue.get_database(Name="no_such_database_anywhere")
+    assert shape_check.CHECKED["count"] - before == 4

@@ -1,6 +1,7 @@
 # Everything a fresh machine needs, installed on first use; stamp files make repeat runs instant.
 #   make run     DynamoDB Local (.data/dynamodb) + the API on http://127.0.0.1:$${PORT:-8000}
-#   make test    the whole test suite against DynamoDB Local
+#   make lint    ruff, the import layering contracts and mypy (settings: pyproject.toml)
+#   make test    lint, then the whole test suite against DynamoDB Local
 #                (narrow it: make test TESTS=tests/unit PYTEST_ARGS="-k name -x")
 #   make bench   boto3 keep-alive latency: chalice local vs infra.local.server; then partition
 #                pruning and writes at 10k/100k vs moto and raw DynamoDB (~10 min;
@@ -19,7 +20,7 @@ NPM_DIR := infra/local
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
 NPM := npm --no-audit --no-fund --loglevel=error
 
-.PHONY: install run test bench package clean clean-data pipelines-install pipelines-test
+.PHONY: install run lint test bench package clean clean-data pipelines-install pipelines-test
 
 install: $(PY_STAMP) $(NPM_STAMP)
 
@@ -43,7 +44,13 @@ $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 run: install
 	$(PY) -m infra.local.run
 
-test: install $(PIPELINES_STAMP)
+# Layering: docs/design.md "Layers and request paths"; the contracts are in pyproject.toml.
+lint: $(PY_STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/mypy
+
+test: install $(PIPELINES_STAMP) lint
 	$(PY) -m pytest $(TESTS) $(PYTEST_ARGS)
 
 pipelines-test: install $(PIPELINES_STAMP)

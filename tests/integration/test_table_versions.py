@@ -82,7 +82,7 @@ def test_unconditional_concurrent_updates_lose_nothing(glue, db, make_client):
 
     def writer(i: int) -> None:
         client = make_client("glue", account=account)
-        for attempt in range(50):
+        for _attempt in range(50):
             try:
                 client.update_table(DatabaseName=db, TableInput=table_input("busy", Description=f"w{i}"))
                 done.append(i)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.store import fast_parse
+from chalicelib.store import fast_parse, transactions
 from chalicelib.store.config import table_connection
 from chalicelib.store.models import ALL_MODELS, IndexEntryItem, ObjectVersionItem, PartitionItem, TableItem
 from chalicelib.store.ranges import record_type
@@ -49,3 +49,13 @@ def test_model_reads_go_through_fast_parse() -> None:
     """StoreModel's hook into PynamoDB (the one private name the store overrides) still works."""
     for model in (TableItem, PartitionItem):  # a client each, ~0.5 s to create
         assert getattr(model._get_connection().connection.client, fast_parse._MARK)
+
+
+def test_version_keys() -> None:
+    partition = "2024\x01us\x01"  # a partition sort key ends with the separator
+    key = transactions.version_key(partition, 42, "s3://b/x")
+    assert transactions.split_version_key(key) == (partition, 42, "s3://b/x")
+    low, high = transactions.partition_versions(partition)
+    assert low <= key <= high == transactions.after_partition(partition)
+    assert transactions.version_key(partition, 10 ** 19, "s3://b/x") < high
+    assert high < transactions.version_key("2024\x01uz\x01", 0, "s3://b/x")  # the next partition's

@@ -19,7 +19,7 @@ from chalicelib.domain.search_text import (SORTABLE, filter_matches, filter_prob
 from chalicelib.errors import InvalidInputException
 from chalicelib.store import catalog
 from chalicelib.store import search as postings_store
-from chalicelib.store.models import SEP, DatabaseItem, TableItem
+from chalicelib.store.models import DatabaseItem, TableItem
 
 Candidate = tuple[str, str]  # (database name, table name)
 
@@ -39,7 +39,7 @@ def _token_stream(catalog_key: str, token: str, databases: dict[str, Optional[Da
                   ) -> Iterator[tuple[Candidate, str, Optional[TableItem]]]:
     """Every table a token reaches: posted directly, or through its database's text."""
     for posting in postings_store.postings(catalog_key, postings_store.TABLE, token):
-        db_name, table_name = postings_store.target_of(posting).split(SEP, 1)
+        db_name, table_name = postings_store.table_of(posting)
         yield (db_name, table_name), posting.uid, None
     for posting in postings_store.postings(catalog_key, postings_store.DATABASE, token):
         # Follow the database by name, not by the posting's uid: a CreateDatabase that lost

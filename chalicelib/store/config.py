@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 
-from pynamodb.connection import Connection
+from typing import Any
+
+from pynamodb.connection import Connection, TableConnection
+from pynamodb.connection.base import MetaTable
 
 from chalicelib.store import fast_parse
 
@@ -13,6 +16,7 @@ ENDPOINT = os.environ.get("GLUE_DDB_ENDPOINT") or None
 REGION = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
 
 _connection: Connection | None = None
+_table_connections: dict[str, TableConnection] = {}
 
 
 class BaseMeta:
@@ -40,3 +44,25 @@ def connection() -> Connection:
                                  read_timeout_seconds=15, max_retry_attempts=3)
     fast_parse.install(_connection.client)
     return _connection
+
+
+def table_connection(model: Any) -> TableConnection:
+    """A low-level connection to ``model``'s table (one per table and process), for the raw
+    reads that skip model objects. It is told the table's key schema from the model's declared
+    attributes, so it never asks DynamoDB (DescribeTable); its reads go through ``fast_parse``."""
+    name = model.Meta.table_name
+    table = _table_connections.get(name)
+    if table is None:
+        key_schema, definitions = [], []
+        for attribute in model.get_attributes().values():
+            if attribute.is_hash_key or attribute.is_range_key:
+                key_schema.append({"AttributeName": attribute.attr_name,
+                                   "KeyType": "HASH" if attribute.is_hash_key else "RANGE"})
+                definitions.append({"AttributeName": attribute.attr_name, "AttributeType": attribute.attr_type})
+        meta = MetaTable({"TableName": name, "KeySchema": key_schema, "AttributeDefinitions": definitions})
+        table = TableConnection(name, region=REGION, host=ENDPOINT, connect_timeout_seconds=BaseMeta.connect_timeout_seconds,
+                                read_timeout_seconds=BaseMeta.read_timeout_seconds,
+                                max_retry_attempts=BaseMeta.max_retry_attempts, meta_table=meta)
+        _table_connections[name] = table
+    fast_parse.install(table.connection.client)
+    return table

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import uuid
 from typing import Any, Optional, Sequence
 
 from botocore.exceptions import ClientError
@@ -98,7 +99,11 @@ def _client() -> Any:
 
 def _send(actions: list[dict[str, Any]]) -> None:
     client = _client()
-    _prepared.body = json.dumps({"TransactItems": actions}, separators=(",", ":")).encode("utf-8")
+    # The idempotency token botocore adds to every TransactWriteItems (it would be lost with the
+    # placeholder body): a retry after a lost response then succeeds instead of failing its
+    # own conditions. Retries resend this same body, so they carry the same token.
+    request = {"TransactItems": actions, "ClientRequestToken": str(uuid.uuid4())}
+    _prepared.body = json.dumps(request, separators=(",", ":")).encode("utf-8")
     try:
         client.transact_write_items(TransactItems=[])
     finally:

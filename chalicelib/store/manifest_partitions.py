@@ -24,7 +24,7 @@ from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.fence import Fence, transact
 from chalicelib.store.models import (SEP, CommitStateItem, ManifestPartitionItem, ManifestPartitionVersionItem,
                                      ObjectItem, PendingWriteItem, TableItem)
-from chalicelib.store.ranges import query_key_range
+from chalicelib.store.ranges import Record, query_key_range
 
 SEQ_DIGITS = 20
 _PARTITIONS_PER_TRANSACTION = 33  # 3 actions each + the fence's check: DynamoDB's 100
@@ -120,7 +120,7 @@ def _write_partition(tx, table_uid: str, key: str, delta: list, before: Optional
 
 
 def partitions_in(table_uid: str, low: Optional[str], high: Optional[str],
-                  after: Optional[str] = None) -> Iterator[ManifestPartitionItem]:
+                  after: Optional[str] = None) -> Iterator[Record]:
     """Partition summaries (emptied ones too) with key in [low, high] after ``after``, in key order."""
     return query_key_range(ManifestPartitionItem, table_uid, low, high, after)
 

@@ -22,6 +22,8 @@ SEP = "\x01"
 class StoreModel(Model):
     """Every model of the store: its DynamoDB client reads responses with ``fast_parse``."""
 
+    # PynamoDB offers no public hook on a model's botocore client; this override is the one
+    # private PynamoDB name the store relies on (tests/unit/test_store_records.py checks it).
     @classmethod
     def _get_connection(cls):  # type: ignore[no-untyped-def]
         table_connection = super()._get_connection()

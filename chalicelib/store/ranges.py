@@ -10,12 +10,16 @@ from __future__ import annotations
 from typing import Any, Iterator, Optional
 
 from chalicelib import metrics
+from chalicelib.store.config import table_connection
 
 
 class Record:
-    """A read-only item: attributes by model name; absent attributes read as None."""
+    """A read-only item of one model: its declared attributes by name, None where the item
+    lacks one (an absent nullable attribute); any other name is an AttributeError, so a typo
+    fails instead of reading as "missing". One subclass per model (see :func:`record_type`)."""
 
     __slots__ = ("_values",)
+    _fields: frozenset[str] = frozenset()
 
     def __init__(self, values: dict[str, Any]) -> None:
         self._values = values
@@ -24,9 +28,29 @@ class Record:
         try:
             return self._values[name]
         except KeyError:
-            if name.startswith("__"):
-                raise AttributeError(name) from None
-            return None
+            if name in self._fields:
+                return None
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}") from None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._values!r})"
+
+
+_record_types: dict[type, type[Record]] = {}
+
+
+def record_type(model: Any) -> type[Record]:
+    """The Record class of ``model``: its fields are the model's declared attributes (whose
+    DynamoDB names are the Python names: checked here, as records are built from raw items)."""
+    kind = _record_types.get(model)
+    if kind is None:
+        attributes = model.get_attributes()
+        renamed = [name for name, attribute in attributes.items() if attribute.attr_name != name]
+        if renamed:
+            raise TypeError(f"{model.__name__}: attributes stored under another name: {renamed}")
+        kind = type(f"{model.__name__}Record", (Record,), {"__slots__": (), "_fields": frozenset(attributes)})
+        _record_types[model] = kind
+    return kind
 
 
 def _plain(value: dict[str, Any]) -> Any:
@@ -81,17 +105,17 @@ def query_key_range(model: Any, hash_key: str, low: Optional[str], high: Optiona
     in_segments = model.segment.between(*segments) if segments else None
     if page_size is not None and skip is not None:
         page_size += 1  # the cursor item comes back first and is dropped
+    make = record_type(model)
+    table = table_connection(model)
     start = None
     yielded = 0
     while True:
-        # The model's own connection knows the table's key schema (no DescribeTable call).
-        page = model._get_connection().connection.query(model.Meta.table_name, hash_key, range_key_condition=condition,
-                                                        filter_condition=in_segments, consistent_read=True,
-                                                        exclusive_start_key=start,
-                                                        limit=_next_page_limit(page_size, yielded))
+        page = table.query(hash_key, range_key_condition=condition, filter_condition=in_segments,
+                           consistent_read=True, exclusive_start_key=start,
+                           limit=_next_page_limit(page_size, yielded))
         metrics.count_read(page.get("ScannedCount", 0))
         for raw in page.get("Items", []):
-            record = Record({name: _plain(value) for name, value in raw.items()})
+            record = make({name: _plain(value) for name, value in raw.items()})
             if record.key != skip:
                 yielded += 1
                 yield record

@@ -42,6 +42,12 @@ def target_of(posting: SearchPostingItem) -> str:
     return posting.long_target or posting.target
 
 
+def table_of(posting: SearchPostingItem) -> tuple[str, str]:
+    """(database name, table name) of a table posting."""
+    db_name, table_name = target_of(posting).split(SEP, 1)
+    return db_name, table_name
+
+
 def add_postings(catalog: str, kind: str, tokens: Iterable[str], target: str, uid: str) -> None:
     """Post ``target`` under every token (BatchWriteItem, 25 a call)."""
     key = _target_key(target)

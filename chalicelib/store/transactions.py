@@ -19,7 +19,7 @@ from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, classify
 from chalicelib.store.config import connection
 from chalicelib.store.fence import Fence, Write, write_all
 from chalicelib.store.manifest_partitions import apply_partition_changes
-from chalicelib.store.ranges import query_key_range
+from chalicelib.store.ranges import Record, query_key_range
 from chalicelib.store.retry import conditional as _conditional, retry
 from chalicelib.store.models import (SEP, CommitStateItem, ObjectItem, ObjectVersionItem,
                                      PendingWriteItem, TableItem, TransactionItem)
@@ -207,6 +207,23 @@ def version_key(partition_key: str, added_seq: int, uri: str) -> str:
     return f"{partition_key}{SEP}{added_seq:0{SEQ_DIGITS}d}{SEP}{uri}"
 
 
+def split_version_key(key: str) -> tuple[str, int, str]:
+    """Inverse of :func:`version_key`: (partition sort key, added_seq, uri)."""
+    partition_key, added, uri = key.rsplit(SEP, 2)  # uris never hold SEP (API pattern)
+    return partition_key, int(added), uri
+
+
+def partition_versions(partition_key: str) -> tuple[str, str]:
+    """The key range (both ends inclusive) holding every version key of one partition."""
+    return partition_key + SEP, after_partition(partition_key)
+
+
+def after_partition(partition_key: str) -> str:
+    """A key after every version key of this partition and before the next partition's
+    (``partition SEP added_seq SEP uri``: ':' sorts after every digit)."""
+    return f"{partition_key}{SEP}:"
+
+
 def commit_point(catalog: str, item: TransactionItem, previous_seq: int, seq: int, end_time: float) -> bool:
     """The single atomic step that makes a transaction committed: advance the catalog's commit
     counter from ``previous_seq`` to ``seq`` and mark the transaction COMMITTED with it.
@@ -254,7 +271,7 @@ def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem
         old = current.get(write.uri)
         already_applied = old is not None and old.changed_seq == seq
         if write.op in ("delete", "replace") and old is not None and old.live and not already_applied:
-            added = int(old.version_key.rsplit(SEP, 2)[1])
+            added = split_version_key(old.version_key)[1]
             puts.append(_saver(ObjectVersionItem(table_uid, old.version_key, uri=old.uri, etag=old.etag,
                                                  size=old.size, values=old.values, added_seq=added,
                                                  removed_seq=seq)))
@@ -276,13 +293,13 @@ def _saver(item) -> Write:
 
 
 def versions_in(table_uid: str, low: Optional[str], high: Optional[str],
-                after: Optional[str] = None) -> Iterator[ObjectVersionItem]:
+                after: Optional[str] = None) -> Iterator[Record]:
     """Object versions with range key in [low, high] (after ``after``), in key order."""
     return query_key_range(ObjectVersionItem, table_uid, low, high, after)
 
 
 def versions_as_of(table_uid: str, snapshot: int, low: Optional[str], high: Optional[str],
-                   after: Optional[str] = None) -> Iterator[ObjectVersionItem]:
+                   after: Optional[str] = None) -> Iterator[Record]:
     """Like :func:`versions_in`, but skipping every version added after ``snapshot``: a version
     key is ``partition SEP added_seq SEP uri``, so each partition's versions up to the snapshot
     are one key range. Finding each partition costs a one-item probe; worth it for a few
@@ -301,12 +318,12 @@ def versions_as_of(table_uid: str, snapshot: int, low: Optional[str], high: Opti
                 break
         if probe is None:
             return
-        partition = probe.rsplit(SEP, 2)[0]
+        partition = split_version_key(probe)[0]
         top = f"{partition}{SEP}{snapshot:0{SEQ_DIGITS}d}\x02"  # every uri at seq <= snapshot
         if top >= probe:
             yield from query_key_range(ObjectVersionItem, table_uid, start, top if high is None or top < high else high,
                                        after)
-        low, after = f"{partition}{SEP}:", None  # ':' sorts after every digit: the next partition
+        low, after = after_partition(partition), None
         if high is not None and low > high:
             return
 

@@ -1,0 +1,61 @@
+"""The store's raw reads: typed records, and the connections they (and the models) read through."""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.store import fast_parse, transactions
+from chalicelib.store.config import table_connection
+from chalicelib.store.models import ALL_MODELS, IndexEntryItem, ObjectVersionItem, PartitionItem, TableItem
+from chalicelib.store.ranges import record_type
+
+
+def test_record_reads_declared_attributes_and_refuses_others() -> None:
+    record = record_type(PartitionItem)({"table_uid": "t", "key": "k", "segment": 3})
+    assert (record.table_uid, record.key, record.segment) == ("t", "k", 3)
+    assert record.uid is None  # declared (nullable) but absent from the item
+    with pytest.raises(AttributeError, match="PartitionItemRecord has no attribute 'segmnet'"):
+        record.segmnet  # noqa: B018 - a typo must fail, not read as missing
+    with pytest.raises(AttributeError):
+        record_type(IndexEntryItem)({}).uid  # noqa: B018 - PartitionItem's, not IndexEntryItem's
+    assert not hasattr(record, "__deepcopy__")
+
+
+def test_one_record_type_per_model() -> None:
+    assert record_type(ObjectVersionItem) is record_type(ObjectVersionItem)
+    assert record_type(ObjectVersionItem) is not record_type(PartitionItem)
+    for model in ALL_MODELS:  # every model's attributes are stored under their Python names
+        record_type(model)
+
+
+@pytest.fixture
+def credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Credentials for the botocore clients (PynamoDB replaces a client that has none)."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
+
+
+@pytest.mark.usefixtures("credentials")
+def test_table_connection_knows_the_key_schema_and_reads_fast() -> None:
+    table = table_connection(PartitionItem)
+    assert table is table_connection(PartitionItem)
+    meta = table.get_meta_table()  # given, not described: no DescribeTable call
+    assert (meta.hash_keyname, meta.range_keyname) == ("table_uid", "key")
+    assert getattr(table.connection.client, fast_parse._MARK)
+
+
+@pytest.mark.usefixtures("credentials")
+def test_model_reads_go_through_fast_parse() -> None:
+    """StoreModel's hook into PynamoDB (the one private name the store overrides) still works."""
+    for model in (TableItem, PartitionItem):  # a client each, ~0.5 s to create
+        assert getattr(model._get_connection().connection.client, fast_parse._MARK)
+
+
+def test_version_keys() -> None:
+    partition = "2024\x01us\x01"  # a partition sort key ends with the separator
+    key = transactions.version_key(partition, 42, "s3://b/x")
+    assert transactions.split_version_key(key) == (partition, 42, "s3://b/x")
+    low, high = transactions.partition_versions(partition)
+    assert low <= key <= high == transactions.after_partition(partition)
+    assert transactions.version_key(partition, 10 ** 19, "s3://b/x") < high
+    assert high < transactions.version_key("2024\x01uz\x01", 0, "s3://b/x")  # the next partition's

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import time
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any
 
 from chalicelib.context import RequestContext
 from chalicelib.errors import InvalidInputException, database_not_found, table_not_found
 from chalicelib.protocol import tokens
+from chalicelib.service.paging import MAX_PAGE_BYTES, take_page  # noqa: F401  (re-exported for the actions)
+from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store.models import DatabaseItem, TableItem
-
-T = TypeVar("T")
-
-# A Lambda response is capped at 6 MB; stop filling a page well before that.
-MAX_PAGE_BYTES = 4_500_000
 
 
 def now() -> float:
@@ -44,6 +40,11 @@ def require_table(database: DatabaseItem, name: str) -> TableItem:
     return item
 
 
+def table_ref(ctx: RequestContext, params: dict[str, Any]) -> TableRef:
+    """The table a request names (DatabaseName, TableName, in its CatalogId)."""
+    return TableRef(ctx.catalog_key(params), ctx.catalog_id(params), params["DatabaseName"], params["TableName"])
+
+
 def page_size(params: dict[str, Any], default: int) -> int:
     """MaxResults (already range-checked against the model) or the operation's default."""
     return params.get("MaxResults") or default
@@ -62,35 +63,6 @@ def make_token(ctx: RequestContext, position: Any, *scope: Any) -> str | None:
     if position is None:
         return None
     return tokens.encode_token(tokens.request_scope(ctx.operation, ctx.region, *scope), position)
-
-
-def take_page(items: Iterable[T], limit: int, render: Callable[[T], Any],
-              position: Callable[[T], Any], sized: bool = False) -> tuple[list[dict], Any]:
-    """Render up to ``limit`` items (``render`` returns None to skip one) within the byte budget.
-
-    With ``sized``, ``render`` returns (object, its JSON size) so nothing is serialized twice.
-    Returns the page and the position to resume after, or None when the items ran out.
-    """
-    page: list[dict] = []
-    size = 0
-    iterator: Iterator[T] = iter(items)
-    last = None
-    for item in iterator:
-        rendered = render(item)
-        if rendered is not None:
-            if sized:
-                rendered, item_size = rendered
-                size += item_size
-            else:
-                size += len(json.dumps(rendered, separators=(",", ":"), default=str))
-            if page and size > MAX_PAGE_BYTES:
-                return page, last
-            page.append(rendered)
-        last = position(item)
-        if len(page) >= limit:
-            # Only hand out a token when something follows, so clients see a clean last page.
-            return page, (last if next(iterator, None) is not None else None)
-    return page, None
 
 
 _MAX_VERSION = 2**63 - 1  # Glue's version ids are Java longs (and DynamoDB numbers hold 38 digits)

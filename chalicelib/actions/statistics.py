@@ -11,13 +11,12 @@ import json
 from typing import Any, Optional
 
 from chalicelib.actions import action
-from chalicelib.actions.common import require_database, require_table
-from chalicelib.actions.partition_reads import find_partition
-from chalicelib.actions.partition_writes import rewrite_partition_document
+from chalicelib.actions.common import require_database, require_table, table_ref
 from chalicelib.context import RequestContext
 from chalicelib.domain.keycodec import base_type
 from chalicelib.domain.statistics import COMPATIBLE_TYPES, problem_with
 from chalicelib.errors import EntityNotFoundException, ServiceError
+from chalicelib.service import partitions
 from chalicelib.store import catalog
 from chalicelib.store import statistics as store
 from chalicelib.store.documents import decode_document
@@ -115,7 +114,7 @@ def delete_column_statistics_for_table(ctx: RequestContext, params: dict[str, An
 
 
 def _partition(ctx: RequestContext, params: dict[str, Any]):
-    table, item = find_partition(ctx, params, params["PartitionValues"])
+    table, item = partitions.find_partition(table_ref(ctx, params), params["PartitionValues"])
     return table, item, item.uid
 
 
@@ -134,8 +133,8 @@ def update_column_statistics_for_partition(ctx: RequestContext, params: dict[str
     declared = _declared_types(catalog.load(table), decode_document(item.doc))
     errors, latest = _update(table, owner, declared, params["ColumnStatisticsList"])
     if latest is not None:
-        rewrite_partition_document(ctx, params, params["PartitionValues"],
-                                   lambda doc: {**doc, "LastAnalyzedTime": max(latest, doc.get("LastAnalyzedTime") or 0)})
+        partitions.rewrite_partition_document(table_ref(ctx, params), params["PartitionValues"],
+                                              lambda doc: {**doc, "LastAnalyzedTime": max(latest, doc.get("LastAnalyzedTime") or 0)})
     return {"Errors": errors}
 
 

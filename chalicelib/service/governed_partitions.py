@@ -26,16 +26,17 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence
 
 from chalicelib import json_text, timestamps
-from chalicelib.actions.common import make_token, now, read_token, take_page
-from chalicelib.actions.table_objects import OWN, can_seek, overlay_of, snapshot_of, visible_objects
-from chalicelib.context import RequestContext
+# TODO(#12): the manifest's visibility rules still live in actions/table_objects.py; move them here.
+from chalicelib.actions.table_objects import OWN, can_seek, overlay_of, visible_objects
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import segment_of
-from chalicelib.json_text import JsonFragments, with_members
+from chalicelib.json_text import with_members
+from chalicelib.service.paging import take_page
 from chalicelib.store import manifest_partitions as manifest_store
 from chalicelib.store import partitions as partition_store
 from chalicelib.store import transactions as tx_store
@@ -48,6 +49,7 @@ _PAST_PARTITION = f"{SEP}:"
 
 
 def is_governed(table_doc: dict[str, Any]) -> bool:
+    """TableType GOVERNED: Lake Formation's manifest holds its objects (and so partitions)."""
     return (table_doc.get("TableType") or "").upper() == "GOVERNED"
 
 
@@ -163,7 +165,8 @@ def made_document(keys: Sequence[tuple[str, str]], table_doc: dict[str, Any], va
 
 
 def _created(first_seq: int) -> float:
-    return now() if first_seq >= OWN else first_seq / 1_000_000
+    # Epoch seconds as the JSON protocols carry them; the reader's own objects: added now.
+    return round(time.time(), 3) if first_seq >= OWN else first_seq / 1_000_000
 
 
 @dataclass
@@ -179,65 +182,76 @@ class Listing:
     limit: int
 
 
-def get_partitions(ctx: RequestContext, params: dict[str, Any], table: TableItem, table_doc: dict[str, Any],
-                   names: dict[str, str], listing: Listing, reader: Optional[TransactionItem] = None) -> dict[str, Any]:
-    """GetPartitions of a governed table (``table`` and ``table_doc`` as the reader sees it;
-    ``reader``: the request's transaction, when the caller has loaded and checked it already)."""
-    snapshot, reader = (int(reader.snapshot_seq), reader) if reader is not None else snapshot_of(ctx, params)
-    as_of = params.get("QueryAsOfTime")
-    reader_time = float(reader.start_time) if reader is not None else as_of
-    plan = planner.choose_plan(listing.bound, listing.keys, list(table.key_types or []), [])
-    total, number = listing.segment or (1, 0)
-    scope = (table.uid, listing.expression, total, number, listing.exclude_columns, "manifest",
-             round(as_of * 1_000_000) if as_of is not None else None, params.get("TransactionId"))
-    position = read_token(ctx, params, *scope)
-    start_range, after = position[:2] if position else (0, None)
-    if position and reader is None:
-        snapshot = position[2]  # later pages of a read without a transaction: the first page's snapshot
-    overlay = overlay_of(table, ctx.catalog_key(params), snapshot, reader)
-    seek = can_seek(listing.bound, listing.keys, reader is not None or as_of is not None)
-    count_objects = _count_objects(table, overlay)
-    lo, hi = listing.buckets
+class ManifestListing:
+    """A governed table's partitions matching a listing, as a reader sees them, a page at a time.
 
-    def candidates() -> Iterator[tuple[int, _Partition]]:
-        for range_number in range(start_range, len(plan.bounds)):
-            low, high = plan.bounds[range_number]
-            resume = after if range_number == start_range else None
-            manifest = (_from_manifest(table, snapshot, overlay, listing.bound, low, high, resume, seek)
-                        if count_objects else
-                        _from_summaries(table, snapshot, listing.bound, low, high, resume, overlay, seek))
-            sources = (_registered(table, listing.bound, low, high, resume, listing.buckets if listing.segment else None,
-                                   listing.limit + 1, reader_time), manifest)
-            for found in _merged(sources):
-                yield range_number, found
+    ``table`` and ``table_doc``: the table as the reader sees it; ``snapshot`` and ``reader``:
+    the commit number read at and the reading transaction (loaded and checked), or None;
+    ``as_of``: the reader's QueryAsOfTime; ``transaction_id`` as the request named it.
+    ``scope``: what a resume position is only valid for."""
 
-    def render(pair: tuple[int, _Partition]) -> Optional[tuple[Any, int]]:
-        found = pair[1]
-        if not lo <= segment_of(found.key) <= hi:
-            return None
-        if found.registered is not None and not listing.exclude_columns:
-            text = with_members(timestamps.readable_text(document_text(found.registered.doc)), names)
+    def __init__(self, catalog_key: str, table: TableItem, table_doc: dict[str, Any], names: dict[str, str],
+                 listing: Listing, snapshot: int, reader: Optional[TransactionItem], as_of: Optional[float],
+                 transaction_id: Optional[str]) -> None:
+        self.catalog_key, self.table, self.table_doc, self.names, self.listing = \
+            catalog_key, table, table_doc, names, listing
+        self.snapshot, self.reader, self.as_of = snapshot, reader, as_of
+        self.plan = planner.choose_plan(listing.bound, listing.keys, list(table.key_types or []), [])
+        total, number = listing.segment or (1, 0)
+        self.scope = (table.uid, listing.expression, total, number, listing.exclude_columns, "manifest",
+                      round(as_of * 1_000_000) if as_of is not None else None, transaction_id)
+
+    def page(self, position: Any) -> tuple[list[str], Any]:
+        """Partition JSON texts after ``position`` (None: from the start), and the position to
+        resume after (None: no more)."""
+        table, table_doc, names, listing, plan = self.table, self.table_doc, self.names, self.listing, self.plan
+        snapshot, reader, as_of = self.snapshot, self.reader, self.as_of
+        reader_time = float(reader.start_time) if reader is not None else as_of
+        start_range, after = position[:2] if position else (0, None)
+        if position and reader is None:
+            snapshot = position[2]  # later pages of a read without a transaction: the first page's snapshot
+        overlay = overlay_of(table, self.catalog_key, snapshot, reader)
+        seek = can_seek(listing.bound, listing.keys, reader is not None or as_of is not None)
+        count_objects = _count_objects(table, overlay)
+        lo, hi = listing.buckets
+
+        def candidates() -> Iterator[tuple[int, _Partition]]:
+            for range_number in range(start_range, len(plan.bounds)):
+                low, high = plan.bounds[range_number]
+                resume = after if range_number == start_range else None
+                manifest = (_from_manifest(table, snapshot, overlay, listing.bound, low, high, resume, seek)
+                            if count_objects else
+                            _from_summaries(table, snapshot, listing.bound, low, high, resume, overlay, seek))
+                sources = (_registered(table, listing.bound, low, high, resume,
+                                       listing.buckets if listing.segment else None, listing.limit + 1,
+                                       reader_time), manifest)
+                for found in _merged(sources):
+                    yield range_number, found
+
+        def render(pair: tuple[int, _Partition]) -> Optional[tuple[Any, int]]:
+            found = pair[1]
+            if not lo <= segment_of(found.key) <= hi:
+                return None
+            if found.registered is not None and not listing.exclude_columns:
+                text = with_members(timestamps.readable_text(document_text(found.registered.doc)), names)
+                return text, len(text)
+            doc = (timestamps.drop_unreadable(decode_document(found.registered.doc)) if found.registered is not None
+                   else made_document(listing.keys, table_doc, found.values, found.files, found.size,
+                                      _created(found.first_seq)))
+            if listing.exclude_columns and "StorageDescriptor" in doc:
+                doc["StorageDescriptor"] = {k: v for k, v in doc["StorageDescriptor"].items() if k != "Columns"}
+            text = json_text.dumps({**doc, **names})
             return text, len(text)
-        doc = (timestamps.drop_unreadable(decode_document(found.registered.doc)) if found.registered is not None else
-               made_document(listing.keys, table_doc, found.values, found.files, found.size,
-                             _created(found.first_seq)))
-        if listing.exclude_columns and "StorageDescriptor" in doc:
-            doc["StorageDescriptor"] = {k: v for k, v in doc["StorageDescriptor"].items() if k != "Columns"}
-        text = json_text.dumps({**doc, **names})
-        return text, len(text)
 
-    page, last = take_page(candidates(), listing.limit, render,
-                           lambda pair: [pair[0], pair[1].key, snapshot], sized=True)
-    token = make_token(ctx, last, *scope)
-    return {"Partitions": JsonFragments(page), **({"NextToken": token} if token else {})}
+        return take_page(candidates(), listing.limit, render,
+                         lambda pair: [pair[0], pair[1].key, snapshot], sized=True)
 
 
-def manifest_partitions(ctx: RequestContext, params: dict[str, Any], table: TableItem, table_doc: dict[str, Any],
+def manifest_partitions(catalog_key: str, table: TableItem, table_doc: dict[str, Any],
                         keys: Sequence[tuple[str, str]], partition_keys: Sequence[str]) -> dict[str, dict[str, Any]]:
     """partition key -> latest Partition document, for those of ``partition_keys`` that hold
     objects (GetPartition, BatchGetPartition of partitions that are not registered): one
     snapshot, one overlay and one batch read of summaries for them all."""
-    catalog_key = ctx.catalog_key(params)
     snapshot = tx_store.last_commit_seq(catalog_key)
     overlay = overlay_of(table, catalog_key, snapshot, None)
     touched = set(partition_keys) if _count_objects(table, overlay) else set()

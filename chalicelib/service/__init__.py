@@ -1,0 +1,1 @@
+"""protocol-free catalog rules; imports domain/ and store/, never protocol/ or actions/"""

@@ -1,0 +1,484 @@
+"""Partitions of a table: the table as partition calls see it, the checks and keys they share,
+writes (each partition with its index entries in one transaction), reads and planner-driven
+listings. Protocol-free: callers pass names and values, and get documents, document texts,
+errors by request position and plain resume positions back."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Optional, Sequence
+
+from chalicelib import clock, json_text, timestamps
+# TODO(#12): partition index rules still live in actions/partition_indexes.py; move them here.
+from chalicelib.actions.partition_indexes import LIVE, index_specs, partition_keys_of, resume_backfills
+from chalicelib.domain import expressions, planner
+from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_entry_key, partition_sort_key,
+                                              segment_buckets, segment_of)
+from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, InvalidInputException,
+                               ServiceError, database_not_found, partition_already_exists, partition_not_found,
+                               table_not_found)
+from chalicelib.json_text import with_members
+from chalicelib.service import governed_partitions as governed
+from chalicelib.service.paging import MAX_PAGE_BYTES, take_page
+from chalicelib.service.table_ref import TableRef
+from chalicelib.store import catalog
+from chalicelib.store import partitions as store
+from chalicelib.store.documents import decode_document, decode_document_sized, document_text, encode_document
+from chalicelib.store.models import DatabaseItem, TableItem
+from chalicelib.store.retry import Policy, attempts
+
+
+def _fold(name: str) -> str:
+    # Glue folds database and table names to lowercase (Hive compatibility).
+    return name.lower()
+
+
+def _now() -> float:
+    # A timestamp as the JSON protocols carry it: epoch seconds, milliseconds at most.
+    return round(time.time(), 3)
+
+
+# ------------------------------------------------------------------------------ the table
+@dataclass
+class PartitionTableView:
+    """What partition calls need to know about a table, read once per request."""
+
+    database: DatabaseItem
+    item: TableItem
+    keys: list[tuple[str, str]]
+    key_types: list[str]
+    indexes: list[IndexSpec]  # CREATING and ACTIVE: every write maintains both
+    doc: dict[str, Any]  # the Table document
+
+    @property
+    def governed(self) -> bool:
+        """TableType GOVERNED: its manifest holds partitions too."""
+        return governed.is_governed(self.doc)
+
+
+def _view_of(database: DatabaseItem, item: TableItem) -> PartitionTableView:
+    item = resume_backfills(item)  # an abandoned backfill must not hold its index CREATING
+    doc = catalog.load(item)
+    keys = partition_keys_of(doc)
+    return PartitionTableView(database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE), doc)
+
+
+def require_database(catalog_key: str, name: str) -> DatabaseItem:
+    """The database item, or EntityNotFoundException as Glue words it."""
+    item = catalog.get_database(catalog_key, _fold(name))
+    if item is None:
+        raise database_not_found(_fold(name))
+    return item
+
+
+def require_table(database: DatabaseItem, name: str) -> TableItem:
+    """The current table item, or EntityNotFoundException."""
+    item = catalog.get_table(database.uid, _fold(name))
+    if item is None:
+        raise table_not_found(_fold(name))
+    return item
+
+
+def read_partition_table(ref: TableRef) -> PartitionTableView:
+    """The table ``ref`` names, or EntityNotFoundException."""
+    database = require_database(ref.catalog_key, ref.database)
+    return _view_of(database, require_table(database, ref.table))
+
+
+def reread_partition_table(view: PartitionTableView) -> PartitionTableView:
+    """The same table read again; EntityNotFoundException if it was deleted or re-created."""
+    item = catalog.get_table(view.database.uid, view.item.name)
+    if item is None or item.uid != view.item.uid:
+        raise table_not_found(view.item.name)
+    return _view_of(view.database, item)
+
+
+def check_values(view: PartitionTableView, values: Sequence[str], member: str = "Values") -> None:
+    """InvalidInputException unless ``values`` has one value per partition key."""
+    if not view.keys:
+        raise InvalidInputException(f"Table {view.item.name} is not partitioned: it has no partition keys")
+    if len(values) != len(view.keys):
+        raise InvalidInputException(
+            f"{member} has {len(values)} value(s) but table {view.item.name} has {len(view.keys)} "
+            f"partition key(s): {', '.join(n for n, _ in view.keys)}")
+
+
+def partition_key(view: PartitionTableView, values: Sequence[str]) -> str:
+    """The partitions table's sort key for these values."""
+    return partition_sort_key(values, view.key_types)
+
+
+def table_names(catalog_id: str, database: DatabaseItem, table: TableItem) -> dict[str, str]:
+    """The members a partition document gets in a response: where it belongs."""
+    return {"DatabaseName": database.name, "TableName": table.name, "CatalogId": catalog_id}
+
+
+# ------------------------------------------------------------------------------ writes
+_PARTITION_INPUT_MEMBERS = ("StorageDescriptor", "Parameters", "LastAccessTime", "LastAnalyzedTime")
+_TABLE_RETRIES = 5
+
+Errors = dict[int, ServiceError]  # by position in the request
+Build = Callable[[PartitionTableView], tuple[list[store.PartitionWrite], list[int], Errors]]
+
+
+def _input_values(partition_input: dict[str, Any], member: str = "PartitionInput.Values") -> list[str]:
+    """A PartitionInput's Values, which botocore's model leaves optional but a partition needs."""
+    values = partition_input.get("Values")
+    if values is None:
+        raise InvalidInputException(f"{member} is required: the partition's values, one per partition key")
+    return values
+
+
+def _entries(view: PartitionTableView, values: Sequence[str]) -> list[tuple[str, str]]:
+    """Index entries for a partition; InvalidInputException when an indexed value is unfit."""
+    entries = []
+    for spec in view.indexes:
+        try:
+            entries.append((spec.uid, index_entry_key(values, spec)))
+        except IndexValueError as error:
+            raise InvalidInputException(f"{error.message} (partition index {spec.name})") from None
+    return entries
+
+
+def _entries_or_none(view: PartitionTableView, values: Sequence[str]) -> list[tuple[str, str]]:
+    """Entries an existing partition has (a CREATING index may not have one yet: harmless)."""
+    entries = []
+    for spec in view.indexes:
+        try:
+            entries.append((spec.uid, index_entry_key(values, spec)))
+        except IndexValueError:
+            pass
+    return entries
+
+
+def _partition_document(partition_input: dict[str, Any], creation_time: float,
+                        values: Sequence[str]) -> dict[str, Any]:
+    doc: dict[str, Any] = {"Values": list(values)}
+    doc.update({k: partition_input[k] for k in _PARTITION_INPUT_MEMBERS if k in partition_input})
+    doc["CreationTime"] = creation_time
+    return doc
+
+
+# Partition *writes* reuse a table read for a moment: safe because every write transaction
+# checks that the table item still has the uid, version and index epoch of the view it was
+# built from (store.partitions), and a failed check means a fresh read and a rebuild. Saves
+# the two GetItems (database, table) of back-to-back BatchCreatePartition calls. Reads never
+# use it: a read must see a deleted or changed table at once.
+_VIEW_SECONDS = 2.0
+_MAX_VIEWS = 1024
+_views: dict[tuple, tuple[float, PartitionTableView]] = {}
+
+
+def _view_key(ref: TableRef) -> tuple:
+    return (ref.catalog_key, _fold(ref.database), _fold(ref.table))
+
+
+def _remember(key: tuple, view: PartitionTableView) -> PartitionTableView:
+    if len(_views) >= _MAX_VIEWS:
+        _views.clear()
+    _views[key] = (clock.monotonic() + _VIEW_SECONDS, view)
+    return view
+
+
+def _write_view(ref: TableRef, key: tuple) -> tuple[PartitionTableView, bool]:
+    """(view, whether it came from the cache)."""
+    hit = _views.get(key)
+    if hit is not None and hit[0] > clock.monotonic():
+        return hit[1], True
+    return _remember(key, read_partition_table(ref)), False
+
+
+def _apply(ref: TableRef, build: Build, failure: Callable[[int, str], ServiceError]) -> Errors:
+    """Build writes against the current table and apply them, re-reading the table and
+    rebuilding when its indexes changed underneath. Returns errors by request position."""
+    key = _view_key(ref)
+    view, cached = _write_view(ref, key)
+    # A retry re-reads what changed (often only a cached view gone stale): no pause before it.
+    for _ in attempts(Policy(attempts=_TABLE_RETRIES, base_delay=0.0)):
+        writes, positions, errors = build(view)
+        if cached and not writes:
+            # Nothing to write means no transaction to check the cached table: confirm it.
+            view, cached = _remember(key, read_partition_table(ref)), False
+            continue
+        try:
+            failed = store.apply_writes(view.item, writes)
+        except store.TableChanged:
+            _views.pop(key, None)
+            # A cached view may predate a re-creation of the table: read it afresh by name.
+            view = read_partition_table(ref) if cached else reread_partition_table(view)
+            view, cached = _remember(key, view), False
+            continue
+        for write_index, reason in failed.items():
+            errors[positions[write_index]] = failure(positions[write_index], reason)
+        return errors
+    raise ConcurrentModificationException("The table changed repeatedly while writing partitions; retry")
+
+
+def _create_builder(inputs: Sequence[dict[str, Any]]) -> Build:
+    def build(view: PartitionTableView):
+        writes, positions, errors = [], [], {}
+        seen: set[str] = set()
+        created = _now()
+        for position, partition_input in enumerate(inputs):
+            try:
+                values = _input_values(partition_input)
+                check_values(view, values)
+                key = partition_key(view, values)
+                if key in seen:
+                    raise partition_already_exists()
+                doc = encode_document(_partition_document(partition_input, created, values), "partition")
+                writes.append(store.PartitionWrite("create", key=key, values=list(values), doc=doc,
+                                                   segment=segment_of(key), entries=_entries(view, values),
+                                                   uid=catalog.new_uid()))
+                positions.append(position)
+                seen.add(key)
+            except ServiceError as error:
+                errors[position] = error
+        return writes, positions, errors
+    return build
+
+
+def _create_failure(position: int, reason: str) -> ServiceError:
+    return partition_already_exists()
+
+
+def create_partitions(ref: TableRef, inputs: Sequence[dict[str, Any]]) -> Errors:
+    """Create partitions from PartitionInput documents, each with its index entries; each
+    succeeds or fails on its own. Returns the failures by position in ``inputs``."""
+    return _apply(ref, _create_builder(inputs), _create_failure)
+
+
+def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Build:
+    def build(view: PartitionTableView):
+        writes, positions, errors = [], [], {}
+        keys = []
+        for values, partition_input in entries:
+            keys.append(partition_key(view, values) if len(values) == len(view.keys) else None)
+        current = store.get_partitions(view.item.uid, [k for k in keys if k])
+        touched: set[str] = set()
+        for position, ((values, partition_input), old_key) in enumerate(zip(entries, keys)):
+            try:
+                check_values(view, values, "PartitionValueList")
+                new_values = _input_values(partition_input)
+                check_values(view, new_values, "PartitionInput.Values")
+                old = current.get(old_key)
+                if old is None:
+                    raise partition_not_found()
+                new_key = partition_key(view, new_values)
+                if old_key in touched or new_key in touched:
+                    raise ConcurrentModificationException("The batch changes this partition twice")
+                old_doc = decode_document(old.doc)
+                doc = _partition_document(partition_input, old_doc.get("CreationTime", _now()), new_values)
+                writes.append(store.PartitionWrite(
+                    "replace", key=new_key, values=list(new_values),
+                    doc=encode_document(doc, "partition"), segment=segment_of(new_key),
+                    entries=_entries(view, new_values), old_key=old_key, old_revision=old.revision,
+                    old_entries=_entries_or_none(view, old.values), uid=old.uid or catalog.new_uid()))
+                positions.append(position)
+                touched |= {old_key, new_key}
+            except ServiceError as error:
+                errors[position] = error
+        return writes, positions, errors
+    return build
+
+
+def _update_failure(position: int, reason: str) -> ServiceError:
+    if reason == store.EXISTS:
+        return partition_already_exists()
+    return ConcurrentModificationException("Partition was changed or deleted concurrently; retry.")
+
+
+def update_partitions(ref: TableRef, entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Errors:
+    """Replace partitions' definitions, given (current values, PartitionInput) pairs (the values
+    may change: the partition moves). Returns the failures by position in ``entries``."""
+    return _apply(ref, _update_builder(entries), _update_failure)
+
+
+def _delete_builder(value_lists: Sequence[list[str]]) -> Build:
+    def build(view: PartitionTableView):
+        writes, positions, errors = [], [], {}
+        keys = [partition_key(view, v) if len(v) == len(view.keys) else None for v in value_lists]
+        current = store.get_partitions(view.item.uid, [k for k in keys if k])
+        touched: set[str] = set()
+        for position, (values, key) in enumerate(zip(value_lists, keys)):
+            try:
+                check_values(view, values)
+                old = current.get(key)
+                if old is None or key in touched:
+                    raise partition_not_found()
+                writes.append(store.PartitionWrite("delete", old_key=key, old_revision=old.revision,
+                                                   old_entries=_entries_or_none(view, old.values)))
+                positions.append(position)
+                touched.add(key)
+            except ServiceError as error:
+                errors[position] = error
+        return writes, positions, errors
+    return build
+
+
+def _delete_failure(position: int, reason: str) -> ServiceError:
+    return partition_not_found()
+
+
+def delete_partitions(ref: TableRef, value_lists: Sequence[list[str]]) -> Errors:
+    """Delete partitions with their index entries. Returns the failures by position."""
+    return _apply(ref, _delete_builder(value_lists), _delete_failure)
+
+
+def rewrite_partition_document(ref: TableRef, values: Sequence[str],
+                               change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Apply ``change`` to a partition's document (and its index entries' copies), atomically;
+    retried from a fresh read if the partition changes meanwhile."""
+    def build(view: PartitionTableView):
+        key = partition_key(view, values)
+        item = store.get_partitions(view.item.uid, [key]).get(key)
+        if item is None:
+            return [], [], {0: partition_not_found()}
+        doc = encode_document(change(decode_document(item.doc)), "partition")
+        entries = _entries_or_none(view, item.values)
+        return [store.PartitionWrite("replace", key=key, values=list(item.values), doc=doc,
+                                     segment=item.segment, entries=entries, old_key=key,
+                                     old_revision=item.revision, old_entries=entries,
+                                     uid=item.uid)], [0], {}
+
+    for _ in attempts(Policy(attempts=_TABLE_RETRIES)):
+        errors = _apply(ref, build, lambda position, reason: ConcurrentModificationException(reason))
+        if not errors:
+            return
+        if isinstance(errors[0], EntityNotFoundException):
+            raise errors[0]
+    raise ConcurrentModificationException("The partition changed repeatedly; retry")
+
+
+# ------------------------------------------------------------------------------ reads
+def _render_sized(names: dict[str, str], view: PartitionTableView, doc_bytes: bytes,
+                  exclude_columns: bool = False) -> tuple[dict[str, Any], int]:
+    """A stored partition as the API returns it, and (an upper bound of) its JSON size."""
+    doc, size = decode_document_sized(doc_bytes)
+    doc = timestamps.drop_unreadable(doc)  # stored before they were refused: would break the page
+    if exclude_columns and "StorageDescriptor" in doc:
+        doc["StorageDescriptor"] = {k: v for k, v in doc["StorageDescriptor"].items() if k != "Columns"}
+    rendered = {**doc, **names}
+    return rendered, size + len(view.database.name) + len(view.item.name) + 80
+
+
+def _render_text(names: dict[str, str], doc_bytes: bytes) -> tuple[str, int]:
+    """A stored partition as response JSON text, spliced from the stored text (decoded only in
+    the rare case it may hold a timestamp no client can parse, which is then left out)."""
+    text = with_members(timestamps.readable_text(document_text(doc_bytes)), names)
+    return text, len(text)
+
+
+def _manifest_partitions(ref: TableRef, view: PartitionTableView, names: dict[str, str],
+                         keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Partitions of a governed table that hold objects without being registered, by key."""
+    if not view.governed or not keys:
+        return {}
+    made = governed.manifest_partitions(ref.catalog_key, view.item, view.doc, view.keys, keys)
+    return {key: {**doc, **names} for key, doc in made.items()}
+
+
+def get_partition(ref: TableRef, values: Sequence[str]) -> dict[str, Any]:
+    """One partition by its values, as the API returns it; EntityNotFoundException if none."""
+    view = read_partition_table(ref)
+    check_values(view, values, "PartitionValues")
+    key = partition_key(view, values)
+    names = table_names(ref.catalog_id, view.database, view.item)
+    item = store.get_partition(view.item.uid, key)
+    if item is None:
+        made = _manifest_partitions(ref, view, names, [key])
+        if key not in made:
+            raise partition_not_found()
+        return made[key]
+    return _render_sized(names, view, item.doc)[0]
+
+
+def batch_get_partitions(ref: TableRef, wanted: Sequence[list[str]]) -> tuple[list[dict[str, Any]], list[list[str]]]:
+    """The partitions with these values that exist, and the values of those that did not fit
+    in one response (to be asked for again)."""
+    view = read_partition_table(ref)
+    for values in wanted:
+        check_values(view, values, "PartitionsToGet.Values")
+    keys = [partition_key(view, values) for values in wanted]
+    names = table_names(ref.catalog_id, view.database, view.item)
+    found = store.get_partitions(view.item.uid, keys)
+    made = _manifest_partitions(ref, view, names, [key for key in keys if key not in found])
+    partitions, unprocessed, size = [], [], 0
+    for values, key in zip(wanted, keys):
+        item = found.get(key)
+        if item is None and key not in made:
+            continue
+        if size > MAX_PAGE_BYTES:
+            unprocessed.append(values)
+            continue
+        rendered = _render_sized(names, view, item.doc)[0] if item else made[key]
+        size += len(json.dumps(rendered, default=str))
+        partitions.append(rendered)
+    return partitions, unprocessed
+
+
+def find_partition(ref: TableRef, values: Sequence[str]) -> tuple[TableItem, Any]:
+    """The table item and the partition item with these values, or EntityNotFoundException."""
+    view = read_partition_table(ref)
+    check_values(view, values, "PartitionValues")
+    item = store.get_partition(view.item.uid, partition_key(view, values))
+    if item is None:
+        raise partition_not_found()
+    return view.item, item
+
+
+def listing(keys: list[tuple[str, str]], expression: Optional[str], segment: Optional[tuple[int, int]],
+            exclude_columns: bool, limit: Optional[int]) -> governed.Listing:
+    """What a listing asks for, checked: the expression bound to the partition keys, and the
+    segment (total, number) as a run of buckets."""
+    expression = (expression or "").strip()
+    bound = expressions.bind(expressions.parse_expression(expression), keys)
+    total, number = segment or (1, 0)
+    if number >= total:
+        raise InvalidInputException(
+            f"Segment.SegmentNumber ({number}) must be less than Segment.TotalSegments ({total})")
+    # A segment is a contiguous run of buckets, filtered by DynamoDB (see segment_buckets).
+    return governed.Listing(expression, bound, keys, segment_buckets(total, number),
+                            (total, number) if segment else None, bool(exclude_columns), limit or 1000)
+
+
+class StoredListing:
+    """The registered partitions of a table matching a listing, in key order of the plan's
+    source, a page at a time. ``scope``: what a resume position is only valid for."""
+
+    def __init__(self, view: PartitionTableView, names: dict[str, str], wanted: governed.Listing) -> None:
+        self.view, self.names, self.wanted = view, names, wanted
+        active = index_specs(view.item, view.keys, ("ACTIVE",))
+        self.plan = planner.choose_plan(wanted.bound, view.keys, view.key_types, active)
+        total, number = wanted.segment or (1, 0)
+        self.scope = (view.item.uid, wanted.expression, total, number, wanted.exclude_columns, self.plan.source)
+
+    def page(self, position: Any) -> tuple[list[str], Any]:
+        """Partition JSON texts after ``position`` (None: from the start), and the position to
+        resume after (None: no more)."""
+        view, plan, wanted, names = self.view, self.plan, self.wanted, self.names
+        bound, buckets, exclude, limit = wanted.bound, wanted.buckets, wanted.exclude_columns, wanted.limit
+        segments_filter = buckets if wanted.segment else None
+        start_range, after = position if position else (0, None)
+
+        def candidates() -> Iterator[tuple[int, Any]]:
+            index_uid = plan.index.uid if plan.index else None
+            for number_of_range in range(start_range, len(plan.bounds)):
+                low, high = plan.bounds[number_of_range]
+                resume = after if number_of_range == start_range else None
+                # A page needs at most limit + 1 items (the one after says whether a token is due).
+                for item in store.scan_range(view.item.uid, low, high, resume, index_uid, segments_filter, limit + 1):
+                    yield number_of_range, item
+
+        def render(pair: tuple[int, Any]) -> tuple[Any, int] | None:
+            item = pair[1]
+            if not buckets[0] <= item.segment <= buckets[1] or not expressions.evaluate(bound, item.values):
+                return None
+            if exclude:  # rare: the document must be edited, so decode it
+                rendered, size = _render_sized(names, view, item.doc, exclude)
+                return json_text.dumps(rendered), size
+            return _render_text(names, item.doc)
+
+        return take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key], sized=True)

@@ -254,7 +254,7 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Buil
     def build(view: PartitionTableView):
         writes, positions, errors = [], [], {}
         keys = []
-        for values, partition_input in entries:
+        for values, _partition_input in entries:
             keys.append(partition_key(view, values) if len(values) == len(view.keys) else None)
         current = store.get_partitions(view.item.uid, [k for k in keys if k])
         touched: set[str] = set()

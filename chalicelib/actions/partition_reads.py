@@ -12,7 +12,7 @@ from chalicelib.actions import action
 from chalicelib.actions import governed_partitions as governed
 from chalicelib.actions.common import (MAX_PAGE_BYTES, fold, make_token, read_token, require_database,
                                        require_table, take_page)
-from chalicelib.actions.glue_transactions import database_snapshot, require_table_as_of
+from chalicelib.service.snapshots import database_snapshot, require_table_as_of
 from chalicelib.actions.partition_indexes import index_specs, partition_keys_of
 from chalicelib.actions.partition_table import (PartitionTableView, check_values, partition_key,
                                                 read_partition_table)

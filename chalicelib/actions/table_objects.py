@@ -14,15 +14,15 @@ from typing import Any, Iterator, Optional
 
 from chalicelib.actions import action
 from chalicelib.actions.common import fold, make_token, read_token, require_database
-from chalicelib.actions.glue_transactions import database_snapshot
 from chalicelib.actions.partition_indexes import partition_keys_of
-from chalicelib.actions.transactions import commit, load_transaction, require_active, start
 from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.keycodec import MAX_SORT_KEY_BYTES
 from chalicelib.domain.partition_keys import partition_sort_key
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException, TransactionCommitInProgressException, table_not_found)
+from chalicelib.service.snapshots import database_snapshot
+from chalicelib.service.transactions import commit, load_transaction, require_active, start
 from chalicelib.store import transactions as store
 from chalicelib.store.models import ObjectItem, PendingWriteItem, TableItem
 

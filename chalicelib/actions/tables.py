@@ -1,7 +1,7 @@
 """Table API: CreateTable, UpdateTable, DeleteTable, BatchDeleteTable, GetTable, GetTables.
 
 With a TransactionId, writes are recorded in the transaction and reads see its snapshot plus
-its own changes; without, every write is a commit of its own (see ``glue_transactions``).
+its own changes; without, every write is a commit of its own (see ``service.table_transactions``).
 """
 
 from __future__ import annotations
@@ -9,9 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import timestamps
-from chalicelib.actions import action, search_index
-from chalicelib.actions.glue_transactions import (TableWriter, autocommit, database_snapshot,
-                                                  require_table_as_of, table_as_of)
+from chalicelib.actions import action
 from chalicelib.actions.partition_indexes import (check_partition_key_change, indexes_for_new_table,
                                                   partition_keys_of)
 from chalicelib.actions.common import (fold, make_token, now, page_size, parse_version, read_token,
@@ -21,6 +19,9 @@ from chalicelib.domain.name_patterns import compile_name_pattern, matches
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException, database_not_found, table_already_exists,
                                table_not_found)
+from chalicelib.service import search_index
+from chalicelib.service.snapshots import database_snapshot, require_table_as_of, table_as_of
+from chalicelib.service.table_transactions import TableWriter, autocommit
 from chalicelib.store import catalog
 from chalicelib.store import statistics as statistics_store
 

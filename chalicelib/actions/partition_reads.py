@@ -127,7 +127,7 @@ def _table_as_read(ctx: RequestContext, params: dict[str, Any]) -> _TableAsRead:
     if params.get("QueryAsOfTime") is not None:
         item = require_table(database, name)
         return _TableAsRead(database, item, require_table_as_of(item, params["QueryAsOfTime"])[0], True, None)
-    view = database_snapshot(ctx, params, database, name)
+    view = database_snapshot(ctx, params.get("TransactionId"), database, name)
     seen = view.get(name)
     if seen is None:
         raise table_not_found(name)

@@ -34,7 +34,7 @@ def _governed_table(ctx: RequestContext, params: dict[str, Any]) -> tuple[TableI
     # As the request sees it: a table the transaction created (not committed yet) is there.
     database = require_database(ctx, params, params["DatabaseName"])
     name = fold(params["TableName"])
-    found = database_snapshot(ctx, params, database, name).get(name)
+    found = database_snapshot(ctx, params.get("TransactionId"), database, name).get(name)
     if found is None:
         raise table_not_found(name)
     table, doc, _ = found

@@ -75,7 +75,7 @@ def create_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     doc = table_document(params["TableInput"], database.name, created, created)
     indexes = indexes_for_new_table(params.get("PartitionIndexes"), partition_keys_of(doc))
     if params.get("TransactionId"):
-        writer = TableWriter(ctx, params, database, name)
+        writer = TableWriter(ctx, params["TransactionId"], database, name)
         if writer.seen is not None:
             raise table_already_exists()
         writer.require_fresh()
@@ -101,7 +101,7 @@ def update_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """
     name = _table_name(params)
     database = require_database(ctx, params, params["DatabaseName"])
-    writer = TableWriter(ctx, params, database, name) if params.get("TransactionId") else None
+    writer = TableWriter(ctx, params["TransactionId"], database, name) if params.get("TransactionId") else None
     if writer is not None:
         if writer.seen is None:
             raise table_not_found(name)
@@ -144,7 +144,7 @@ def _concurrent_update() -> ConcurrentModificationException:
 
 def _delete(ctx: RequestContext, params: dict[str, Any], database, name: str) -> None:
     if params.get("TransactionId"):
-        writer = TableWriter(ctx, params, database, fold(name))
+        writer = TableWriter(ctx, params["TransactionId"], database, fold(name))
         if writer.seen is None:
             raise table_not_found(fold(name))
         writer.require_fresh()
@@ -189,7 +189,7 @@ def get_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         doc, version = require_table_as_of(item, params.get("QueryAsOfTime"))
         return {"Table": render_table(ctx, params, doc, version)}
     name = fold(params["Name"])
-    found = database_snapshot(ctx, params, database, name).get(name)
+    found = database_snapshot(ctx, params.get("TransactionId"), database, name).get(name)
     if found is None:
         raise table_not_found(name)
     return {"Table": render_table(ctx, params, found[1], found[2])}
@@ -228,7 +228,7 @@ def get_tables(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     if as_of is not None:
         entries = ((item.name, item) for item in catalog.query_tables(database.uid, after, min(limit + 1, 100)))
     else:
-        entries = database_snapshot(ctx, params, database).listing(after, min(limit + 1, 100))
+        entries = database_snapshot(ctx, params.get("TransactionId"), database).listing(after, min(limit + 1, 100))
     page, last = take_page(entries, limit, render, lambda entry: entry[0])
     token = make_token(ctx, last, *scope)
     return {"TableList": page, **({"NextToken": token} if token else {})}

@@ -129,14 +129,15 @@ def same_catalog(transaction: TransactionItem, database: DatabaseItem) -> None:
             f"Transaction {transaction.transaction_id} belongs to another catalog than database {database.name}")
 
 
-def database_snapshot(ctx: RequestContext, params: dict[str, Any], database: DatabaseItem,
+def database_snapshot(ctx: RequestContext, transaction_id: Optional[str], database: DatabaseItem,
                       name: Optional[str] = None, transaction: Optional[TransactionItem] = None
                       ) -> DatabaseSnapshot:
-    """How the request sees ``database``'s tables. ``name``: only that table will be read
-    (point reads instead of Queries, and no snapshot needed for the latest state of one table).
-    A reading transaction is loaded, checked and marked active unless given."""
-    if transaction is None and params.get("TransactionId"):
-        transaction = load_transaction(ctx, params["TransactionId"])
+    """How a request made in ``transaction_id`` (None: outside any) sees ``database``'s tables.
+    ``name``: only that table will be read (point reads instead of Queries, and no snapshot
+    needed for the latest state of one table). A reading transaction is loaded, checked and
+    marked active unless given as ``transaction``."""
+    if transaction is None and transaction_id:
+        transaction = load_transaction(ctx, transaction_id)
         require_active(transaction)
         same_catalog(transaction, database)
         tx_store.touch(transaction, clock.now())

@@ -41,12 +41,12 @@ T = TypeVar("T")
 class TableWriter:
     """One table name as a writing transaction sees it, and the recording of its change."""
 
-    def __init__(self, ctx: RequestContext, params: dict[str, Any], database: DatabaseItem, name: str) -> None:
+    def __init__(self, ctx: RequestContext, transaction_id: str, database: DatabaseItem, name: str) -> None:
         self.ctx, self.database, self.name = ctx, database, name
-        self.transaction = load_transaction(ctx, params["TransactionId"])
+        self.transaction = load_transaction(ctx, transaction_id)
         require_active(self.transaction, write=True)
         same_catalog(self.transaction, database)
-        self.view = database_snapshot(ctx, params, database, name, self.transaction)
+        self.view = database_snapshot(ctx, transaction_id, database, name, self.transaction)
         self.mine = self.view.own.get(name)
         self.seen = self.view.get(name)
 

@@ -23,11 +23,7 @@ def action(service: str, operation: str) -> Callable[[Action], Action]:
     """Register the decorated function as the handler of ``service``'s ``operation``."""
 
     def register(fn: Action) -> Action:
-        handler = fn
-        if service == "glue":
-            from chalicelib.actions.glue_transactions import checking_transaction
-            handler = checking_transaction(operation, fn)
-        _ROUTES[(service, operation)] = handler
+        _ROUTES[(service, operation)] = fn
         return fn
 
     return register

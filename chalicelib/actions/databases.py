@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action, search_index
+from chalicelib.actions import action
 from chalicelib.actions.common import (fold, make_token, now, page_size, read_token,
                                        require_database, take_page)
 from chalicelib.context import RequestContext
 from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
                                database_already_exists)
+from chalicelib.service import search_index
 from chalicelib.store import catalog
 
 # What Glue reports when a database is created without explicit default permissions

@@ -10,7 +10,6 @@ from typing import Any, Optional
 
 from chalicelib.actions import action
 from chalicelib.actions.common import fold, make_token, read_token, require_database, require_table, table_ref
-from chalicelib.actions.glue_transactions import database_snapshot, require_table_as_of
 from chalicelib.actions.partition_indexes import partition_keys_of
 from chalicelib.actions.table_objects import snapshot_of
 from chalicelib.context import RequestContext
@@ -18,6 +17,7 @@ from chalicelib.errors import table_not_found
 from chalicelib.json_text import JsonFragments
 from chalicelib.service import governed_partitions as governed
 from chalicelib.service import partitions
+from chalicelib.service.snapshots import database_snapshot, require_table_as_of
 from chalicelib.store import catalog
 from chalicelib.store.models import DatabaseItem, TableItem, TransactionItem
 
@@ -54,7 +54,7 @@ def _table_as_read(ctx: RequestContext, params: dict[str, Any]) -> _TableAsRead:
     if params.get("QueryAsOfTime") is not None:
         item = require_table(database, name)
         return _TableAsRead(database, item, require_table_as_of(item, params["QueryAsOfTime"])[0], True, None)
-    view = database_snapshot(ctx, params, database, name)
+    view = database_snapshot(ctx, params.get("TransactionId"), database, name)
     seen = view.get(name)
     if seen is None:
         raise table_not_found(name)

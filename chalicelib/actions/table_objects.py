@@ -14,15 +14,15 @@ from typing import Any, Iterator, Optional
 
 from chalicelib.actions import action
 from chalicelib.actions.common import fold, make_token, read_token, require_database
-from chalicelib.actions.glue_transactions import database_snapshot
 from chalicelib.actions.partition_indexes import partition_keys_of
-from chalicelib.actions.transactions import commit, load_transaction, require_active, start
 from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.keycodec import MAX_SORT_KEY_BYTES
 from chalicelib.domain.partition_keys import partition_sort_key
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException, TransactionCommitInProgressException, table_not_found)
+from chalicelib.service.snapshots import database_snapshot
+from chalicelib.service.transactions import commit, load_transaction, require_active, start
 from chalicelib.store import transactions as store
 from chalicelib.store.models import ObjectItem, PendingWriteItem, TableItem
 
@@ -34,7 +34,7 @@ def _governed_table(ctx: RequestContext, params: dict[str, Any]) -> tuple[TableI
     # As the request sees it: a table the transaction created (not committed yet) is there.
     database = require_database(ctx, params, params["DatabaseName"])
     name = fold(params["TableName"])
-    found = database_snapshot(ctx, params, database, name).get(name)
+    found = database_snapshot(ctx, params.get("TransactionId"), database, name).get(name)
     if found is None:
         raise table_not_found(name)
     table, doc, _ = found

@@ -1,7 +1,7 @@
 """Table API: CreateTable, UpdateTable, DeleteTable, BatchDeleteTable, GetTable, GetTables.
 
 With a TransactionId, writes are recorded in the transaction and reads see its snapshot plus
-its own changes; without, every write is a commit of its own (see ``glue_transactions``).
+its own changes; without, every write is a commit of its own (see ``service.table_transactions``).
 """
 
 from __future__ import annotations
@@ -9,9 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import timestamps
-from chalicelib.actions import action, search_index
-from chalicelib.actions.glue_transactions import (TableWriter, autocommit, database_snapshot,
-                                                  require_table_as_of, table_as_of)
+from chalicelib.actions import action
 from chalicelib.actions.partition_indexes import (check_partition_key_change, indexes_for_new_table,
                                                   partition_keys_of)
 from chalicelib.actions.common import (fold, make_token, now, page_size, parse_version, read_token,
@@ -21,6 +19,9 @@ from chalicelib.domain.name_patterns import compile_name_pattern, matches
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException, database_not_found, table_already_exists,
                                table_not_found)
+from chalicelib.service import search_index
+from chalicelib.service.snapshots import database_snapshot, require_table_as_of, table_as_of
+from chalicelib.service.table_transactions import TableWriter, autocommit
 from chalicelib.store import catalog
 from chalicelib.store import statistics as statistics_store
 
@@ -74,7 +75,7 @@ def create_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     doc = table_document(params["TableInput"], database.name, created, created)
     indexes = indexes_for_new_table(params.get("PartitionIndexes"), partition_keys_of(doc))
     if params.get("TransactionId"):
-        writer = TableWriter(ctx, params, database, name)
+        writer = TableWriter(ctx, params["TransactionId"], database, name)
         if writer.seen is not None:
             raise table_already_exists()
         writer.require_fresh()
@@ -100,7 +101,7 @@ def update_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """
     name = _table_name(params)
     database = require_database(ctx, params, params["DatabaseName"])
-    writer = TableWriter(ctx, params, database, name) if params.get("TransactionId") else None
+    writer = TableWriter(ctx, params["TransactionId"], database, name) if params.get("TransactionId") else None
     if writer is not None:
         if writer.seen is None:
             raise table_not_found(name)
@@ -143,7 +144,7 @@ def _concurrent_update() -> ConcurrentModificationException:
 
 def _delete(ctx: RequestContext, params: dict[str, Any], database, name: str) -> None:
     if params.get("TransactionId"):
-        writer = TableWriter(ctx, params, database, fold(name))
+        writer = TableWriter(ctx, params["TransactionId"], database, fold(name))
         if writer.seen is None:
             raise table_not_found(fold(name))
         writer.require_fresh()
@@ -188,7 +189,7 @@ def get_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         doc, version = require_table_as_of(item, params.get("QueryAsOfTime"))
         return {"Table": render_table(ctx, params, doc, version)}
     name = fold(params["Name"])
-    found = database_snapshot(ctx, params, database, name).get(name)
+    found = database_snapshot(ctx, params.get("TransactionId"), database, name).get(name)
     if found is None:
         raise table_not_found(name)
     return {"Table": render_table(ctx, params, found[1], found[2])}
@@ -227,7 +228,7 @@ def get_tables(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     if as_of is not None:
         entries = ((item.name, item) for item in catalog.query_tables(database.uid, after, min(limit + 1, 100)))
     else:
-        entries = database_snapshot(ctx, params, database).listing(after, min(limit + 1, 100))
+        entries = database_snapshot(ctx, params.get("TransactionId"), database).listing(after, min(limit + 1, 100))
     page, last = take_page(entries, limit, render, lambda entry: entry[0])
     token = make_token(ctx, last, *scope)
     return {"TableList": page, **({"NextToken": token} if token else {})}

@@ -1,67 +1,19 @@
-"""Lake Formation transactions: Start/Commit/Cancel/Describe/List/ExtendTransaction, and the
-commit protocol (see docs/design.md, "Transactions").
+"""Lake Formation transactions: Start/Commit/Cancel/Describe/List/ExtendTransaction.
 
-Snapshot isolation: a transaction reads the catalog as of the commit sequence number current
-when it started, plus its own pending writes. Commit, for any number of writes:
-
-1. ACTIVE -> COMMIT_IN_PROGRESS (conditional; fails if cancelled or expired meanwhile);
-2. take each written table's commit lock (sorted order), clearing locks left by crashed
-   committers on the way (roll a COMMITTED holder forward, abort a stale COMMIT_IN_PROGRESS);
-3. conflict check: any object or table definition it writes that another writer changed after
-   its snapshot aborts it with ConcurrentModificationException (nothing applied);
-4. the commit point — one DynamoDB transaction advances the catalog's commit counter and marks
-   the transaction COMMITTED with that sequence number; before it nothing is visible, after it
-   everything is (readers overlay a committed-but-unapplied transaction's pending writes);
-5. apply the pending writes (idempotent), release the locks, mark it applied.
-
-Every write of step 5 is fenced (``chalicelib.store.fence``): it lands only while the
-transaction still holds the scope's lock, so a committer that stalls past its lease while
-someone else rolls its commit forward can never land a write after a later commit's.
-
-Recovery needs no later traffic: reading a transaction (any action that loads it by id, or
-ListTransactions) settles one whose commit has run past its lease (``COMMIT_LEASE_SECONDS``
-from the start of the commit): a COMMIT_IN_PROGRESS one is aborted (its locks released), a
-COMMITTED one not yet applied is rolled forward. A committer waiting for a lock does the same
-for the lock's holder.
-
-A transaction's ``tables`` are its commit scopes: a governed table's uid for object writes, and
-``meta SEP database uid`` for table definitions (``chalicelib.actions.table_commit``); both kinds
-go through every step above alike.
+Each action takes the validated request, calls the transaction core
+(``chalicelib.service.transactions``, which also holds the commit protocol) and shapes the answer.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
-from dataclasses import replace
 from typing import Any, Optional
 
-from chalicelib import clock, faults
-from chalicelib.actions import action, table_commit
+from chalicelib.actions import action
 from chalicelib.actions.common import make_token, read_token
 from chalicelib.context import RequestContext
-from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
-                               TransactionCanceledException, TransactionCommitInProgressException,
-                               TransactionCommittedException, transaction_not_found)
-from chalicelib.store import transactions as store
-from chalicelib.store.fence import Fenced
+from chalicelib.errors import InvalidInputException
+from chalicelib.service import transactions as service
 from chalicelib.store.models import TransactionItem
-from chalicelib.store.pending_tables import is_meta_scope
-from chalicelib.store.retry import Policy, attempts
-
-IDLE_SECONDS = float(os.environ.get("GLUE_LF_IDLE_SECONDS", "900"))
-COMMIT_LEASE_SECONDS = float(os.environ.get("GLUE_LF_COMMIT_LEASE_SECONDS", "60"))
-LOCK_WAIT_SECONDS = 20.0
-# Waiting for a commit lock another committer holds (it lets go within its lease, or is cleared).
-LOCK_WAIT = Policy(attempts=1000, base_delay=0.005, max_delay=0.2, total_seconds=LOCK_WAIT_SECONDS)
-# The commit point loses only to another commit of the catalog landing first: retry at once-ish.
-_COMMIT_POINT = Policy(attempts=64, base_delay=0.001, max_delay=0.05, total_seconds=LOCK_WAIT_SECONDS)
-_STATUS_FILTERS = {"ALL": None, "COMPLETED": {"COMMITTED", "ABORTED"}, "ACTIVE": {"ACTIVE"},
-                   "COMMITTED": {"COMMITTED"}, "ABORTED": {"ABORTED"}}
-
-
-def _catalog(ctx: RequestContext) -> str:
-    return ctx.catalog_key({})
 
 
 def _describe(item: TransactionItem) -> dict[str, Any]:
@@ -72,248 +24,29 @@ def _describe(item: TransactionItem) -> dict[str, Any]:
     return description
 
 
-def expire_if_idle(item: TransactionItem) -> TransactionItem:
-    """Abort an ACTIVE transaction idle for longer than IDLE_SECONDS (as AWS does)."""
-    now = clock.now()
-    if item.status == "ACTIVE" and now - item.last_activity > IDLE_SECONDS:
-        if store.change_status(item, ["ACTIVE"], "ABORTED", end_time=now):
-            store.drop_pending(item.transaction_id)
-        fresh = store.get_transaction(item.catalog, item.transaction_id)
-        return fresh or item
-    return item
-
-
-def past_lease(item: TransactionItem) -> bool:
-    """Whether a commit has run longer than its lease (``last_activity`` is set when the
-    commit starts): then whoever reads it may finish it (roll forward) or abort it."""
-    return clock.now() - float(item.last_activity or 0) > COMMIT_LEASE_SECONDS
-
-
-def resolve(item: TransactionItem) -> TransactionItem:
-    """Settle a transaction a stalled or crashed server left unfinished, and return its state:
-    an idle ACTIVE one is aborted (as AWS does); past its commit lease, a COMMIT_IN_PROGRESS
-    one is aborted and a COMMITTED one not fully applied is rolled forward. Costs nothing more
-    for a transaction that needs none of this (its item tells)."""
-    if item.status == "ACTIVE":
-        return expire_if_idle(item)
-    if item.status == "COMMIT_IN_PROGRESS" and past_lease(item):
-        abort(item, ("COMMIT_IN_PROGRESS",))
-        return store.get_transaction(item.catalog, item.transaction_id) or item
-    if item.status == "COMMITTED" and not item.applied and past_lease(item):
-        roll_forward(item)
-    return item
-
-
-def load_transaction(ctx: RequestContext, transaction_id: str) -> TransactionItem:
-    """The caller's transaction (settled first, see :func:`resolve`), or EntityNotFoundException."""
-    item = store.get_transaction(_catalog(ctx), transaction_id)
-    if item is None:
-        raise transaction_not_found(transaction_id)
-    return resolve(item)
-
-
-def require_active(item: TransactionItem, write: bool = False) -> None:
-    """Raise the exception AWS uses for a transaction that can no longer be used."""
-    if item.status == "COMMITTED":
-        raise TransactionCommittedException(f"Transaction {item.transaction_id} is already committed.")
-    if item.status == "ABORTED":
-        raise TransactionCanceledException(f"Transaction {item.transaction_id} was cancelled or aborted.")
-    if item.status == "COMMIT_IN_PROGRESS":
-        raise TransactionCommitInProgressException(f"Transaction {item.transaction_id} is being committed.")
-    if write and item.kind != "READ_AND_WRITE":
-        raise InvalidInputException(f"Transaction {item.transaction_id} is READ_ONLY and cannot write.")
-
-
-def start(ctx: RequestContext, kind: str = "READ_AND_WRITE") -> TransactionItem:
-    """Begin a transaction whose snapshot is the catalog's latest commit."""
-    now = clock.now()
-    catalog = _catalog(ctx)
-    item = TransactionItem(catalog, f"{store.now_micros():016x}{secrets.token_hex(8)}", kind=kind,
-                           status="ACTIVE", start_time=now, last_activity=now,
-                           snapshot_seq=store.last_commit_seq(catalog), tables=[])
-    store.create_transaction(item)
-    return item
-
-
-# ---------------------------------------------------------------------------------- commit
-def _apply_order(scopes: list[str]) -> list[str]:
-    # Table definitions first: a table created with objects exists before its objects land.
-    return sorted(scopes, key=lambda scope: (not is_meta_scope(scope), scope))
-
-
-def _apply(item: TransactionItem, scope: str, writes: list, current: Optional[dict], seq: int) -> None:
-    """Apply one scope under the transaction's fence. Fenced: the transaction no longer holds
-    the scope's lock, which it loses only once the scope is fully applied, so nothing is left."""
-    fence = store.fence_of(scope, item.transaction_id)
-    try:
-        if is_meta_scope(scope):
-            table_commit.apply(item, scope, writes, seq, fence)
-        else:
-            store.apply_writes(fence, scope, writes, seq, current)
-    except Fenced:
-        pass
-
-
-def roll_forward(item: TransactionItem) -> None:
-    """Finish applying a COMMITTED transaction's writes, release its locks and mark it applied
-    (idempotent, and safe alongside its own committer or another roll-forward: fenced)."""
-    for scope in _apply_order(list(item.tables or [])):
-        lock = store.get_lock(scope)
-        if lock is None or lock.transaction_id != item.transaction_id:
-            continue  # released, so applied in full (a COMMITTED holder releases only then)
-        writes = list(store.pending_of(item.transaction_id, scope))
-        current = None if is_meta_scope(scope) else store.get_objects(scope, [w.uri for w in writes])
-        _apply(item, scope, writes, current, int(item.commit_seq))
-        store.release_lock(scope, item.transaction_id)
-    store.drop_pending(item.transaction_id)
-    store.mark_applied(item)
-
-
-def abort(item: TransactionItem, expected: tuple[str, ...] = ("ACTIVE", "COMMIT_IN_PROGRESS")) -> bool:
-    """Abort a transaction that has not reached its commit point; release its locks."""
-    if not store.change_status(item, list(expected), "ABORTED", end_time=clock.now()):
-        return False
-    for table_uid in item.tables or []:
-        store.release_lock(table_uid, item.transaction_id)
-    store.drop_pending(item.transaction_id)
-    return True
-
-
-def clear_lock(table_uid: str, catalog: str) -> bool:
-    """Resolve a lock left by another transaction if it is finished or stale; True if the lock
-    is now free (or was), False if a live committer still holds it."""
-    lock = store.get_lock(table_uid)
-    if lock is None:
-        return True
-    holder = store.get_transaction(catalog, lock.transaction_id)
-    if holder is None or holder.status in ("ACTIVE", "ABORTED"):
-        store.release_lock(table_uid, lock.transaction_id)
-        return True
-    # A live committer is left to finish (within its lease). Rolling forward alongside it would
-    # be safe (fenced), only wasted; meanwhile readers see the commit through the overlay.
-    if not past_lease(holder):
-        return False
-    if holder.status == "COMMITTED":
-        roll_forward(holder)
-        return True
-    # Aborting releases its locks; it fails if the holder reached its commit point meanwhile,
-    # and then the lock must stay until the commit is applied (the caller looks again).
-    return abort(holder, ("COMMIT_IN_PROGRESS",))
-
-
-def _lock_tables(item: TransactionItem) -> None:
-    deadline = clock.monotonic() + LOCK_WAIT_SECONDS  # for all the locks together
-    for table_uid in sorted(item.tables or []):
-        for _ in attempts(replace(LOCK_WAIT, total_seconds=max(0.0, deadline - clock.monotonic()))):
-            if store.acquire_lock(table_uid, item.transaction_id, clock.now()):
-                break
-            clear_lock(table_uid, item.catalog)
-        else:
-            raise ConcurrentModificationException("Another transaction is committing to the same table; retry")
-
-
-def _check_conflicts(item: TransactionItem) -> dict[str, tuple[list, Optional[dict]]]:
-    """Pending writes and current objects per scope; ConcurrentModificationException if any
-    object or table definition was changed by another writer after this one's snapshot."""
-    work: dict[str, tuple[list, Optional[dict]]] = {}
-    for table_uid in item.tables or []:
-        writes = list(store.pending_of(item.transaction_id, table_uid))
-        if is_meta_scope(table_uid):
-            table_commit.check(item, table_uid, writes)
-            work[table_uid] = (writes, None)
-            continue
-        current = store.get_objects(table_uid, [w.uri for w in writes])
-        for write in writes:
-            state = current.get(write.uri)
-            if state is not None and state.changed_seq > item.snapshot_seq:
-                raise ConcurrentModificationException(
-                    f"Object {write.uri} was changed by a transaction committed after this one started")
-            live = state is not None and state.live
-            if (write.op == "add" and live) or (write.op != "add" and not live):
-                raise ConcurrentModificationException(f"Object {write.uri} changed concurrently")
-        work[table_uid] = (writes, current)
-    return work
-
-
-def commit(item: TransactionItem) -> str:
-    """Commit an ACTIVE transaction atomically (see the module docstring); its final status."""
-    if not item.tables or item.kind == "READ_ONLY":
-        if store.change_status(item, ["ACTIVE"], "COMMITTED", end_time=clock.now(), applied=1):
-            return "COMMITTED"
-        fresh = store.get_transaction(item.catalog, item.transaction_id)
-        require_active(fresh)
-        raise ConcurrentModificationException("Transaction changed concurrently; retry")
-    # The commit's lease runs from here: past it, anyone reading the transaction settles it.
-    if not store.change_status(item, ["ACTIVE"], "COMMIT_IN_PROGRESS", last_activity=clock.now()):
-        fresh = store.get_transaction(item.catalog, item.transaction_id)
-        require_active(fresh)
-        raise ConcurrentModificationException("Transaction changed concurrently; retry")
-    faults.fault_point("before-locks")
-    try:
-        _lock_tables(item)
-        work = _check_conflicts(item)
-        faults.fault_point("before-commit-point")
-        for _ in attempts(_COMMIT_POINT):
-            previous = store.last_commit_seq(item.catalog)
-            seq = max(store.now_micros(), previous + 1)
-            if store.commit_point(item.catalog, item, previous, seq, seq / 1_000_000):
-                break
-        else:  # aborted below: nothing of it is visible
-            raise ConcurrentModificationException("Other commits kept moving the catalog's commit counter; retry")
-    except store.TransactionStateChanged:
-        # Aborted by recovery while we stalled; locks we took after it released them go too.
-        for scope in item.tables or []:
-            store.release_lock(scope, item.transaction_id)
-        raise TransactionCanceledException(
-            f"Transaction {item.transaction_id} was aborted while committing (its commit stalled)") from None
-    except BaseException:
-        abort(item, ("COMMIT_IN_PROGRESS",))
-        raise
-    faults.fault_point("after-commit-point")
-    for scope in _apply_order(list(work)):
-        writes, current = work[scope]
-        _apply(item, scope, writes, current, seq)
-        store.release_lock(scope, item.transaction_id)
-        faults.fault_point("mid-apply")  # one scope applied and released, the others not yet
-    store.drop_pending(item.transaction_id)
-    store.mark_applied(item)
-    return "COMMITTED"
-
-
-# --------------------------------------------------------------------------------- actions
 @action("lakeformation", "StartTransaction")
 def start_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Start a READ_AND_WRITE (default) or READ_ONLY transaction."""
-    return {"TransactionId": start(ctx, params.get("TransactionType") or "READ_AND_WRITE").transaction_id}
+    return {"TransactionId": service.start(ctx, params.get("TransactionType") or "READ_AND_WRITE").transaction_id}
 
 
 @action("lakeformation", "CommitTransaction")
 def commit_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Commit a transaction: all of its writes become visible at once, or none."""
-    item = load_transaction(ctx, params["TransactionId"])
-    if item.status in ("COMMITTED", "COMMIT_IN_PROGRESS"):
-        return {"TransactionStatus": item.status}
-    if item.status == "ABORTED":
-        raise TransactionCanceledException(f"Transaction {item.transaction_id} was cancelled or aborted.")
-    return {"TransactionStatus": commit(item)}
+    return {"TransactionStatus": service.commit_transaction(ctx, params["TransactionId"])}
 
 
 @action("lakeformation", "CancelTransaction")
 def cancel_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Abort an ACTIVE transaction; its writes are discarded."""
-    item = load_transaction(ctx, params["TransactionId"])
-    if item.status == "ABORTED":
-        return {}
-    require_active(item)
-    if not abort(item, ("ACTIVE",)):
-        require_active(store.get_transaction(item.catalog, item.transaction_id))
+    service.cancel_transaction(ctx, params["TransactionId"])
     return {}
 
 
 @action("lakeformation", "DescribeTransaction")
 def describe_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Status and start/end times of a transaction."""
-    return {"TransactionDescription": _describe(load_transaction(ctx, params["TransactionId"]))}
+    return {"TransactionDescription": _describe(service.load_transaction(ctx, params["TransactionId"]))}
 
 
 @action("lakeformation", "ExtendTransaction")
@@ -321,10 +54,7 @@ def extend_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str,
     """Keep an ACTIVE transaction from being aborted as idle."""
     if not params.get("TransactionId"):
         raise InvalidInputException("TransactionId is required")
-    item = load_transaction(ctx, params["TransactionId"])
-    require_active(item)
-    if not store.touch(item, clock.now()):
-        require_active(store.get_transaction(item.catalog, item.transaction_id))
+    service.extend_transaction(ctx, params["TransactionId"])
     return {}
 
 
@@ -332,14 +62,14 @@ def extend_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str,
 def list_transactions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """The caller's transactions in start order, filtered by status, paged."""
     catalog = ctx.catalog_key(params)
-    wanted = _STATUS_FILTERS[params.get("StatusFilter") or "ALL"]
-    scope = (catalog, params.get("StatusFilter") or "ALL")
+    status_filter = params.get("StatusFilter") or "ALL"
+    scope = (catalog, status_filter)
     after: Optional[str] = read_token(ctx, params, *scope)
     limit = params.get("MaxResults") or 100
-    found, last, more = [], None, False
-    for item in store.list_transactions(catalog, after):
-        item = resolve(item)
-        if wanted is not None and item.status not in wanted:
+    found: list[dict[str, Any]] = []
+    last, more = None, False
+    for item, listed in service.list_transactions(catalog, status_filter, after):
+        if not listed:
             last = item.transaction_id
             continue
         if len(found) == limit:

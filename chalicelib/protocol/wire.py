@@ -27,6 +27,8 @@ GLUE_TARGET_PREFIX = "AWSGlue."
 JSON_11 = "application/x-amz-json-1.1"
 REST_JSON = "application/json"
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
+# Glue operations that write: a TransactionId they carry must be a READ_AND_WRITE transaction.
+_GLUE_WRITE_PREFIXES = ("Create", "Update", "Delete", "BatchCreate", "BatchUpdate", "BatchDelete")
 
 
 @dataclass
@@ -86,6 +88,13 @@ def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestCo
         raise UnknownOperationException(f"Operation {service}:{operation} {known}")
     params = _decode_body(raw_body)
     validate_input(model.input_shape, params)
+    if service == GLUE and params.get("TransactionId"):
+        # Once for every Glue action: the TransactionId must name a usable transaction of the
+        # caller. Imported here, not at the top: the core pulls in the store (PynamoDB), which
+        # app import leaves for the first request (as the route table does).
+        from chalicelib.service.transactions import check_transaction_use
+        check_transaction_use(ctx, params["TransactionId"], params.get("QueryAsOfTime"),
+                              write=operation.startswith(_GLUE_WRITE_PREFIXES))
     return handler(ctx, params)
 
 

@@ -1,6 +1,6 @@
 """Store operations for Lake Formation transactions and governed-table objects.
 
-The commit protocol that uses them is in ``chalicelib.actions.transactions``; docs/design.md
+The commit protocol that uses them is in ``chalicelib.service.transactions``; docs/design.md
 ("Transactions") explains why each step is safe.
 """
 

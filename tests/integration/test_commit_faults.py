@@ -2,7 +2,7 @@
 killed (SIGKILL) at each step of a commit, with nobody else writing to its tables afterwards.
 
 A server started with GLUE_FAULT_STOP_AT=<step> stops itself there with a real SIGSTOP
-(chalicelib/actions/transactions.py names the steps), so the test can aim the signal: it then
+(chalicelib/service/transactions.py names the steps), so the test can aim the signal: it then
 resumes the server with SIGCONT, or kills it with SIGKILL. Other servers run on the same
 DynamoDB with GLUE_LF_COMMIT_LEASE_SECONDS=1, so a commit is past its lease within a second.
 """

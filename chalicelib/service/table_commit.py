@@ -1,6 +1,6 @@
 """Committing a transaction's table definitions (its metadata scopes, see store.pending_tables).
 
-Called by the commit protocol in ``chalicelib.actions.transactions``, with the scope's commit
+Called by the commit protocol in ``chalicelib.service.transactions``, with the scope's commit
 lock held: ``check`` before the commit point (step 3), ``apply`` after it (step 5, and again by
 whoever rolls a crashed commit forward, so it must be idempotent). Every write of ``apply`` that
 could undo a later commit's is fenced (store.fence): it lands only while the commit still holds
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from chalicelib.actions import search_index
+from chalicelib.service import search_index
 from chalicelib.errors import ConcurrentModificationException
 from chalicelib.store import catalog
 from chalicelib.store import statistics as statistics_store

@@ -1,7 +1,8 @@
 """Keeping SearchTables' postings in step with tables and databases.
 
-Called by the table and database actions: ``before_*`` adds the postings of the new text before
-the document is written, ``after_*`` drops postings only the old text had once it is gone.
+Called by the table and database actions and by the commit of table definitions: ``before_*``
+adds the postings of the new text before the document is written, ``after_*`` drops postings
+only the old text had once it is gone.
 """
 
 from __future__ import annotations

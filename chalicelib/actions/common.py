@@ -6,12 +6,13 @@ import time
 from typing import Any
 
 from chalicelib.context import RequestContext
-from chalicelib.errors import InvalidInputException, database_not_found, table_not_found
+from chalicelib.errors import InvalidInputException
 from chalicelib.protocol import tokens
+from chalicelib.service import lookups
+from chalicelib.service.lookups import fold, require_table  # noqa: F401  (re-exported for the actions)
 from chalicelib.service.paging import MAX_PAGE_BYTES, take_page  # noqa: F401  (re-exported for the actions)
 from chalicelib.service.table_ref import TableRef
-from chalicelib.store import catalog
-from chalicelib.store.models import DatabaseItem, TableItem
+from chalicelib.store.models import DatabaseItem
 
 
 def now() -> float:
@@ -19,25 +20,9 @@ def now() -> float:
     return round(time.time(), 3)
 
 
-def fold(name: str) -> str:
-    """Glue folds database and table names to lowercase (Hive compatibility)."""
-    return name.lower()
-
-
 def require_database(ctx: RequestContext, params: dict[str, Any], name: str) -> DatabaseItem:
-    """The database item, or EntityNotFoundException as Glue words it."""
-    item = catalog.get_database(ctx.catalog_key(params), fold(name))
-    if item is None:
-        raise database_not_found(fold(name))
-    return item
-
-
-def require_table(database: DatabaseItem, name: str) -> TableItem:
-    """The current table item, or EntityNotFoundException."""
-    item = catalog.get_table(database.uid, fold(name))
-    if item is None:
-        raise table_not_found(fold(name))
-    return item
+    """The database item in the request's catalog, or EntityNotFoundException as Glue words it."""
+    return lookups.require_database(ctx.catalog_key(params), name)
 
 
 def table_ref(ctx: RequestContext, params: dict[str, Any]) -> TableRef:

@@ -17,10 +17,11 @@ from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_entry_key, partition_sort_key,
                                               segment_buckets, segment_of)
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, InvalidInputException,
-                               ServiceError, database_not_found, partition_already_exists, partition_not_found,
+                               ServiceError, partition_already_exists, partition_not_found,
                                table_not_found)
 from chalicelib.json_text import with_members
 from chalicelib.service import governed_partitions as governed
+from chalicelib.service.lookups import fold, require_database, require_table
 from chalicelib.service.paging import MAX_PAGE_BYTES, take_page
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
@@ -29,10 +30,6 @@ from chalicelib.store.documents import decode_document, decode_document_sized, d
 from chalicelib.store.models import DatabaseItem, TableItem
 from chalicelib.store.retry import Policy, attempts
 
-
-def _fold(name: str) -> str:
-    # Glue folds database and table names to lowercase (Hive compatibility).
-    return name.lower()
 
 
 def _now() -> float:
@@ -65,20 +62,6 @@ def _view_of(database: DatabaseItem, item: TableItem) -> PartitionTableView:
     return PartitionTableView(database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE), doc)
 
 
-def require_database(catalog_key: str, name: str) -> DatabaseItem:
-    """The database item, or EntityNotFoundException as Glue words it."""
-    item = catalog.get_database(catalog_key, _fold(name))
-    if item is None:
-        raise database_not_found(_fold(name))
-    return item
-
-
-def require_table(database: DatabaseItem, name: str) -> TableItem:
-    """The current table item, or EntityNotFoundException."""
-    item = catalog.get_table(database.uid, _fold(name))
-    if item is None:
-        raise table_not_found(_fold(name))
-    return item
 
 
 def read_partition_table(ref: TableRef) -> PartitionTableView:
@@ -172,7 +155,7 @@ _views: dict[tuple, tuple[float, PartitionTableView]] = {}
 
 
 def _view_key(ref: TableRef) -> tuple:
-    return (ref.catalog_key, _fold(ref.database), _fold(ref.table))
+    return (ref.catalog_key, fold(ref.database), fold(ref.table))
 
 
 def _remember(key: tuple, view: PartitionTableView) -> PartitionTableView:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 # Services the function talks to (dynamodb through pynamodb) or validates against.
-KEEP_SERVICES = {"dynamodb", "glue", "lakeformation", "sts"}
+KEEP_SERVICES = {"dynamodb", "glue", "lakeformation", "s3", "sts"}  # s3: the Paimon warehouse
 
 
 def _keep(name: str) -> bool:

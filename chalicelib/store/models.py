@@ -99,6 +99,13 @@ class PartitionItem(StoreModel):
     # Identity of this partition's life (kept by updates): keys its column statistics, so a
     # partition deleted and re-created never shows statistics of its predecessor.
     uid = UnicodeAttribute(null=True)
+    # Paimon partition statistics (store/paimon.py): added to by each commit's deltas, stamped
+    # with the table's stats operation that last did (``p_seq``) so a roll-forward adds once.
+    p_records = NumberAttribute(null=True)
+    p_bytes = NumberAttribute(null=True)
+    p_files = NumberAttribute(null=True)
+    p_last = NumberAttribute(null=True)
+    p_seq = NumberAttribute(null=True)
 
 
 class IndexEntryItem(StoreModel):
@@ -277,6 +284,33 @@ class CommitStateItem(StoreModel):
     seq = NumberAttribute(null=True)
 
 
+class PaimonItem(StoreModel):
+    """Paimon-only state of a Paimon table (see docs/design.md, "The Paimon catalog").
+
+    Hash: the Glue table's uid; range: ``schema SEP branch SEP id``, ``head SEP branch``,
+    ``snap SEP branch SEP id``, ``tag SEP branch SEP name`` or ``branch SEP name`` (ids 20-digit).
+    """
+
+    class Meta(BaseMeta):
+        table_name = table_name("paimon")
+
+    table_uid = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    doc = BinaryAttribute(legacy_encoding=False, null=True)  # schema / snapshot / tag JSON text
+    snapshot_id = NumberAttribute(null=True)
+    snapshot_uuid = UnicodeAttribute(null=True)
+    records = NumberAttribute(null=True)  # table totals after the snapshot (head, snap)
+    size = NumberAttribute(null=True)
+    files = NumberAttribute(null=True)
+    last_file = NumberAttribute(null=True)
+    stats_seq = NumberAttribute(null=True)  # head: the last partition-stats operation decided
+    pending = BinaryAttribute(legacy_encoding=False, null=True)  # head: its deltas, until applied
+    published = NumberAttribute(null=True)  # head: the snapshot id LATEST was last written with
+    stats = BinaryAttribute(legacy_encoding=False, null=True)  # snap: the commit's deltas
+    created = NumberAttribute(null=True)  # tag, branch: creation time (ms)
+    source = UnicodeAttribute(null=True)  # branch: what it was created from (JSON)
+
+
 class SettingItem(StoreModel):
     """Service-wide settings shared by every server instance (e.g. the NextToken signing key)."""
 
@@ -290,4 +324,4 @@ class SettingItem(StoreModel):
 ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, PartitionItem,
                                  IndexEntryItem, ColumnStatisticsItem, SearchPostingItem, TransactionItem,
                                  PendingWriteItem, ObjectItem, ObjectVersionItem, ManifestPartitionItem,
-                                 ManifestPartitionVersionItem, CommitStateItem, SettingItem]
+                                 ManifestPartitionVersionItem, CommitStateItem, SettingItem, PaimonItem]

@@ -1,0 +1,510 @@
+"""Paimon-only state in DynamoDB: schemas, snapshot heads, snapshots, tags, branches, and the
+Paimon statistics on the Glue partition items. The design (what is where, the commit protocol,
+costs) is docs/design.md, "The Paimon catalog". The only DynamoDB code for Paimon.
+
+Every write that decides something is conditional and says whether it landed (True/False):
+the service turns a lost condition into Paimon's answer (a failed commit, 409, a re-read).
+Files are not written here (``store.warehouse``): the service writes them after a decision.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+from chalicelib import metrics
+from chalicelib.domain.paimon.snapshots import PartitionDelta, Snapshot, Totals
+from chalicelib.store import dynamo_json as dj
+from chalicelib.store.catalog import delete_all, register_table_purger
+from chalicelib.store.conditions import CONDITION_FAILED, classify
+from chalicelib.store.config import connection
+from chalicelib.store.documents import decode_document, encode_document
+from chalicelib.store.models import SEP, PaimonItem, PartitionItem, TableItem
+from chalicelib.store.ranges import query_key_range
+from chalicelib.store.retry import attempts, conditional, given_up
+
+MAIN = "main"
+_TABLE = PaimonItem.Meta.table_name
+_PARTITIONS = PartitionItem.Meta.table_name
+_TABLES = TableItem.Meta.table_name
+
+
+class CommitConflict(Exception):
+    """DynamoDB kept reporting a conflicting transaction on the head: retry the request."""
+
+
+# ------------------------------------------------------------------------------- keys
+def _id(number: int) -> str:
+    return f"{number:020d}"
+
+
+def schema_key(schema_id: int, branch: str = MAIN) -> str:
+    """Range key of a schema item."""
+    return f"schema{SEP}{branch}{SEP}{_id(schema_id)}"
+
+
+def head_key(branch: str = MAIN) -> str:
+    """Range key of a branch's head."""
+    return f"head{SEP}{branch}"
+
+
+def snap_key(snapshot_id: int, branch: str = MAIN) -> str:
+    """Range key of a snapshot item."""
+    return f"snap{SEP}{branch}{SEP}{_id(snapshot_id)}"
+
+
+def tag_key(name: str, branch: str = MAIN) -> str:
+    """Range key of a tag item."""
+    return f"tag{SEP}{branch}{SEP}{name}"
+
+
+def branch_key(name: str) -> str:
+    """Range key of a branch item."""
+    return f"branch{SEP}{name}"
+
+
+def _text(item: PaimonItem) -> str:
+    return bytes(item.doc).decode("utf-8") if item.doc is not None else ""
+
+
+def _get(table_uid: str, key: str) -> PaimonItem | None:
+    metrics.count_read()
+    try:
+        return PaimonItem.get(table_uid, key, consistent_read=True)
+    except PaimonItem.DoesNotExist:
+        return None
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+# ------------------------------------------------------------------------------ schemas
+def create_table_state(table_uid: str, schema_text: str, branch: str = MAIN) -> bool:
+    """A new table's schema 0 and empty head, in one transaction; False if either exists
+    (the uid is fresh, so only a retried request meets that)."""
+    absent = {"ConditionExpression": "attribute_not_exists(#k)", "ExpressionAttributeNames": {"#k": "key"}}
+    actions = [
+        {"Put": {"TableName": _TABLE, "Item": {"table_uid": dj.s(table_uid), "key": dj.s(schema_key(0, branch)),
+                                               "doc": dj.b(schema_text.encode("utf-8"))}, **absent}},
+        {"Put": {"TableName": _TABLE, "Item": {"table_uid": dj.s(table_uid), "key": dj.s(head_key(branch)),
+                                               "stats_seq": dj.n(0), "records": dj.n(0), "size": dj.n(0),
+                                               "files": dj.n(0), "last_file": dj.n(0)}, **absent}},
+    ]
+    return _transact(actions)
+
+
+def append_schema(table_uid: str, schema_id: int, schema_text: str, branch: str = MAIN) -> bool:
+    """Store schema ``schema_id`` (the latest read + 1). False: another alter created it first."""
+    item = PaimonItem(table_uid, schema_key(schema_id, branch), doc=schema_text.encode("utf-8"))
+    return conditional(lambda: item.save(condition=PaimonItem.key.does_not_exist()))
+
+
+def latest_schema(table_uid: str, branch: str = MAIN) -> tuple[int, str] | None:
+    """(id, TableSchema JSON text) of the newest schema: one Query, newest first, one item."""
+    prefix = f"schema{SEP}{branch}{SEP}"
+    for item in PaimonItem.query(table_uid, PaimonItem.key.startswith(prefix), scan_index_forward=False,
+                                 limit=1, consistent_read=True):
+        metrics.count_read()
+        return int(item.key[len(prefix):]), _text(item)
+    return None
+
+
+def get_schema(table_uid: str, schema_id: int, branch: str = MAIN) -> str | None:
+    """A schema's JSON text, or None."""
+    item = _get(table_uid, schema_key(schema_id, branch))
+    return _text(item) if item else None
+
+
+def list_schemas(table_uid: str, branch: str = MAIN) -> list[tuple[int, str]]:
+    """Every schema of a branch, oldest first (the whole history)."""
+    prefix = f"schema{SEP}{branch}{SEP}"
+    return [(int(i.key[len(prefix):]), _text(i))
+            for i in _counted(PaimonItem.query(table_uid, PaimonItem.key.startswith(prefix), consistent_read=True))]
+
+
+# ----------------------------------------------------------------------------- snapshots
+@dataclass(frozen=True)
+class Head:
+    """A branch's head as read: the latest snapshot (None before the first commit), the table
+    totals after it, the stats operation last decided and its deltas if not yet applied."""
+
+    branch: str
+    snapshot_id: int | None
+    snapshot_uuid: str | None
+    totals: Totals
+    stats_seq: int
+    pending: list[PartitionDelta] | None
+    published: int | None
+
+
+@dataclass(frozen=True)
+class StoredSnapshot:
+    """A snapshot item: the JSON text as the client sent it, its uuid, totals and deltas."""
+
+    snapshot_id: int
+    uuid: str | None
+    text: str
+    totals: Totals
+    deltas: list[PartitionDelta]
+
+
+def _deltas(data: Any) -> list[PartitionDelta]:
+    if data is None:
+        return []
+    return [PartitionDelta(d["spec"], d["recordCount"], d["fileSizeInBytes"], d["fileCount"],
+                           d["lastFileCreationTime"], d.get("totalBuckets", 0))
+            for d in decode_document(bytes(data))]
+
+
+def _encode_deltas(deltas: Sequence[PartitionDelta]) -> bytes:
+    return encode_document([d.to_json() for d in deltas], "commit statistics")
+
+
+def _totals(item: Any) -> Totals:
+    return Totals(int(item.records or 0), int(item.size or 0), int(item.files or 0), int(item.last_file or 0))
+
+
+def get_head(table_uid: str, branch: str = MAIN) -> Head | None:
+    """A branch's head (one GetItem), or None when the table has no Paimon state (or branch)."""
+    item = _get(table_uid, head_key(branch))
+    if item is None:
+        return None
+    return Head(branch, None if item.snapshot_id is None else int(item.snapshot_id), item.snapshot_uuid,
+                _totals(item), int(item.stats_seq or 0), _deltas(item.pending) if item.pending is not None else None,
+                None if item.published is None else int(item.published))
+
+
+def commit_snapshot(table: TableItem, base: Head, snapshot: Snapshot,
+                    deltas: Sequence[PartitionDelta]) -> bool:
+    """Make ``snapshot`` the branch's latest if the head is still ``base`` and the table still
+    ``table`` (its uid): one transaction of a table check, the head update and the snapshot put.
+    True: this commit won (the caller then applies ``pending``, writes the files and marks them
+    published); False: another commit (or a rollback) moved the head first, nothing written.
+    The caller has checked ``snapshot.id == (base.snapshot_id or 0) + 1`` and that ``base.pending``
+    is None (rolled forward first)."""
+    totals = base.totals.plus(deltas)
+    seq = base.stats_seq + 1
+    names = {"#u": "snapshot_uuid", "#i": "snapshot_id", "#p": "pending"}
+    values: dict[str, Any] = {":id": dj.n(snapshot.id), ":r": dj.n(totals.record_count),
+                              ":s": dj.n(totals.file_size_in_bytes), ":f": dj.n(totals.file_count),
+                              ":l": dj.n(totals.last_file_creation_time), ":q": dj.n(seq)}
+    sets = "#i = :id, records = :r, size = :s, files = :f, last_file = :l, stats_seq = :q"
+    if snapshot.uuid is not None:
+        values[":uuid"] = dj.s(snapshot.uuid)
+        sets += ", #u = :uuid"
+        remove = ""
+    else:
+        remove = " REMOVE #u"
+    if deltas:
+        values[":pend"] = dj.b(_encode_deltas(deltas))
+        sets += ", #p = :pend"
+    if base.snapshot_id is None:
+        condition = "attribute_exists(stats_seq) AND attribute_not_exists(#i) AND attribute_not_exists(#p)"
+    else:
+        values[":base"] = dj.n(base.snapshot_id)
+        condition = "#i = :base AND attribute_not_exists(#p)"
+        if base.snapshot_uuid is not None:
+            values[":baseuuid"] = dj.s(base.snapshot_uuid)
+            condition += " AND #u = :baseuuid"
+        else:
+            condition += " AND attribute_not_exists(#u)"
+    values[":sq"] = dj.n(base.stats_seq)
+    condition += " AND stats_seq = :sq"
+    key = {"table_uid": dj.s(table.uid), "key": dj.s(head_key(base.branch))}
+    snap_item: dict[str, Any] = {"table_uid": dj.s(table.uid), "key": dj.s(snap_key(snapshot.id, base.branch)),
+                                 "doc": dj.b(snapshot.text().encode("utf-8")), "snapshot_id": dj.n(snapshot.id),
+                                 "records": dj.n(totals.record_count), "size": dj.n(totals.file_size_in_bytes),
+                                 "files": dj.n(totals.file_count), "last_file": dj.n(totals.last_file_creation_time)}
+    if snapshot.uuid is not None:
+        snap_item["snapshot_uuid"] = dj.s(snapshot.uuid)
+    if deltas:
+        snap_item["stats"] = dj.b(_encode_deltas(deltas))
+    actions = [
+        dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)}, "#uid = :tuid",
+                 {"#uid": "uid"}, {":tuid": dj.s(table.uid)}),
+        {"Update": {"TableName": _TABLE, "Key": key, "UpdateExpression": "SET " + sets + remove,
+                    "ConditionExpression": condition, "ExpressionAttributeNames": names,
+                    "ExpressionAttributeValues": values}},
+        dj.put(_TABLE, snap_item),
+    ]
+    return _transact(actions)
+
+
+def get_snapshot(table_uid: str, snapshot_id: int, branch: str = MAIN) -> StoredSnapshot | None:
+    """One snapshot item, or None. (A snapshot above the head, left by a rollback, is the
+    caller's to ignore: compare with the head.)"""
+    item = _get(table_uid, snap_key(snapshot_id, branch))
+    return _stored(item) if item else None
+
+
+def _stored(item: Any) -> StoredSnapshot:
+    return StoredSnapshot(int(item.snapshot_id), item.snapshot_uuid, _text(item), _totals(item), _deltas(item.stats))
+
+
+def snapshots_between(table_uid: str, low: int, high: int, branch: str = MAIN) -> list[StoredSnapshot]:
+    """Snapshot items with low < id <= high, oldest first (one Query)."""
+    if high <= low:
+        return []
+    query = PaimonItem.query(table_uid, PaimonItem.key.between(snap_key(low + 1, branch), snap_key(high, branch)),
+                             consistent_read=True)
+    return [_stored(item) for item in _counted(query)]
+
+
+def mark_published(table_uid: str, snapshot_id: int, branch: str = MAIN) -> bool:
+    """Record that LATEST (and the files up to it) were written for ``snapshot_id``, if that
+    is still the head. False: the head moved meanwhile (a later writer publishes its own)."""
+    item = PaimonItem(table_uid, head_key(branch))
+    return conditional(lambda: item.update(actions=[PaimonItem.published.set(snapshot_id)],
+                                           condition=PaimonItem.snapshot_id == snapshot_id))
+
+
+def rollback(table_uid: str, head: Head, target: StoredSnapshot,
+             undone: Sequence[PartitionDelta]) -> bool:
+    """Move the head back to ``target`` if it is still ``head``; ``undone`` (the negated sum of
+    the rolled-back snapshots' deltas, ``snapshots_between``) becomes the pending statistics
+    operation. The caller has rolled ``head.pending`` forward first. False: the head moved."""
+    item = PaimonItem(table_uid, head_key(head.branch))
+    actions: list[Any] = [PaimonItem.snapshot_id.set(target.snapshot_id),
+                          PaimonItem.records.set(target.totals.record_count),
+                          PaimonItem.size.set(target.totals.file_size_in_bytes),
+                          PaimonItem.files.set(target.totals.file_count),
+                          PaimonItem.last_file.set(target.totals.last_file_creation_time),
+                          PaimonItem.stats_seq.set(head.stats_seq + 1)]
+    actions.append(PaimonItem.snapshot_uuid.set(target.uuid) if target.uuid is not None
+                   else PaimonItem.snapshot_uuid.remove())
+    if undone:
+        actions.append(PaimonItem.pending.set(_encode_deltas(undone)))
+    condition = (PaimonItem.snapshot_id == head.snapshot_id) & (PaimonItem.stats_seq == head.stats_seq) \
+        & PaimonItem.pending.does_not_exist()
+    return conditional(lambda: item.update(actions=actions, condition=condition))
+
+
+def delete_snapshots_above(table_uid: str, snapshot_id: int, upto: int, branch: str = MAIN) -> None:
+    """Remove orphaned snapshot items snapshot_id < id <= upto (after a rollback)."""
+    with PaimonItem.batch_write() as batch:
+        for number in range(snapshot_id + 1, upto + 1):
+            batch.delete(PaimonItem(table_uid, snap_key(number, branch)))
+
+
+# ------------------------------------------------------------------ partition statistics
+@dataclass(frozen=True)
+class StatsResult:
+    """What applying a stats operation found: partitions that do not exist (create them, then
+    apply again), and partitions left with no files (delete them)."""
+
+    missing: list[str]
+    emptied: list[str]
+
+
+def apply_partition_deltas(table_uid: str, seq: int, deltas: Sequence[tuple[str, PartitionDelta]]) -> StatsResult:
+    """Add each (partition sort key, delta) to its partition item once: an UpdateItem
+    conditional on the partition existing and ``p_seq`` < ``seq``, which stamps ``p_seq``.
+    Idempotent: a partition already stamped with ``seq`` is skipped (only its file count read)."""
+    missing: list[str] = []
+    emptied: list[str] = []
+    for key, delta in deltas:
+        files = _apply_one(table_uid, key, seq, delta)
+        if files is None:
+            missing.append(key)
+        elif files <= 0:
+            emptied.append(key)
+    return StatsResult(missing, emptied)
+
+
+def _apply_one(table_uid: str, key: str, seq: int, delta: PartitionDelta) -> int | None:
+    client = connection().client
+    item_key = {"table_uid": {"S": table_uid}, "key": {"S": key}}
+    base = "attribute_exists(#k) AND (attribute_not_exists(p_seq) OR p_seq < :q)"
+    values = {":q": {"N": str(seq)}, ":r": {"N": str(delta.record_count)},
+              ":b": {"N": str(delta.file_size_in_bytes)}, ":f": {"N": str(delta.file_count)}}
+    update = "SET p_seq = :q ADD p_records :r, p_bytes :b, p_files :f"
+    # First try with the creation time too, when it is later (max: Paimon's rule); a failure
+    # of that part alone is retried without it.
+    with_time = dict(values, **{":t": {"N": str(delta.last_file_creation_time)}})
+    tries = [(update.replace("SET p_seq = :q", "SET p_seq = :q, p_last = :t"),
+              base + " AND (attribute_not_exists(p_last) OR p_last < :t)", with_time),
+             (update, base, values)]
+    for expression, condition, vals in tries:
+        try:
+            metrics.count_read()
+            answer = _retrying(lambda: client.update_item(
+                TableName=_PARTITIONS, Key=item_key, UpdateExpression=expression, ConditionExpression=condition,
+                ExpressionAttributeNames={"#k": "key"}, ExpressionAttributeValues=vals,
+                ReturnValues="UPDATED_NEW"))
+            return int(answer["Attributes"]["p_files"]["N"])
+        except Exception as error:  # noqa: BLE001 - classified; only a lost condition is handled
+            if classify(error).kind != CONDITION_FAILED:
+                raise
+    # Both conditions failed: absent, or already applied (then report its files as they are).
+    metrics.count_read()
+    found = client.get_item(TableName=_PARTITIONS, Key=item_key, ConsistentRead=True,
+                            ProjectionExpression="p_files").get("Item")
+    if found is None:
+        return None
+    return int(found.get("p_files", {}).get("N", "0"))
+
+
+def _retrying(call: Any) -> Any:
+    retried: Exception | None = None
+    for _ in attempts():
+        try:
+            return call()
+        except Exception as error:  # noqa: BLE001 - classified, re-raised unless retryable
+            if not classify(error).retryable:
+                raise
+            retried = error
+    assert retried is not None
+    raise given_up(retried, retried)
+
+
+def clear_pending(table_uid: str, seq: int, branch: str = MAIN) -> bool:
+    """Mark stats operation ``seq`` applied (remove ``pending``). False: not the head's."""
+    item = PaimonItem(table_uid, head_key(branch))
+    return conditional(lambda: item.update(actions=[PaimonItem.pending.remove()],
+                                           condition=PaimonItem.stats_seq == seq))
+
+
+def partition_stats(table_uid: str, low: str | None = None, high: str | None = None, after: str | None = None,
+                    page_size: int | None = None) -> Iterator[Any]:
+    """The table's partition items in sort-key order (records with ``key``, ``values`` and
+    ``p_records``, ``p_bytes``, ``p_files``, ``p_last``; None where never counted)."""
+    return query_key_range(PartitionItem, table_uid, low, high, after, None, page_size)
+
+
+# ----------------------------------------------------------------------------------- tags
+@dataclass(frozen=True)
+class StoredTag:
+    """A tag: its name, snapshot id, the tag file's text and creation time (ms)."""
+
+    name: str
+    snapshot_id: int
+    text: str
+    created: int
+
+
+def create_tag(table_uid: str, name: str, snapshot_id: int, tag_text: str, branch: str = MAIN) -> bool:
+    """Store a tag; False if one of that name exists."""
+    item = PaimonItem(table_uid, tag_key(name, branch), snapshot_id=snapshot_id,
+                      doc=tag_text.encode("utf-8"), created=_now_ms())
+    return conditional(lambda: item.save(condition=PaimonItem.key.does_not_exist()))
+
+
+def get_tag(table_uid: str, name: str, branch: str = MAIN) -> StoredTag | None:
+    """A tag, or None."""
+    item = _get(table_uid, tag_key(name, branch))
+    return _tag(item, f"tag{SEP}{branch}{SEP}") if item else None
+
+
+def _tag(item: Any, prefix: str) -> StoredTag:
+    return StoredTag(item.key[len(prefix):], int(item.snapshot_id), _text(item), int(item.created or 0))
+
+
+def list_tags(table_uid: str, after: str | None = None, limit: int = 100, branch: str = MAIN) -> list[StoredTag]:
+    """Tags in name order, after ``after`` (a name), at most ``limit`` (one Query)."""
+    prefix = f"tag{SEP}{branch}{SEP}"
+    condition = PaimonItem.key.startswith(prefix)
+    query = PaimonItem.query(table_uid, condition, consistent_read=True, limit=limit,
+                             last_evaluated_key={"table_uid": {"S": table_uid}, "key": {"S": prefix + after}}
+                             if after is not None else None)
+    return [_tag(item, prefix) for item in _counted(query)]
+
+
+def delete_tag(table_uid: str, name: str, branch: str = MAIN) -> bool:
+    """Remove a tag; False if there is none."""
+    item = PaimonItem(table_uid, tag_key(name, branch))
+    return conditional(lambda: item.delete(condition=PaimonItem.key.exists()))
+
+
+# ------------------------------------------------------------------------------- branches
+def create_branch(table_uid: str, name: str, source: dict[str, Any], schema: tuple[int, str],
+                  start: StoredSnapshot | None) -> bool:
+    """A branch: its item (conditional: False if it exists), its copy of the source schema and,
+    when created from a tag, that snapshot as its first snapshot and head. One transaction."""
+    uid = dj.s(table_uid)
+    absent = {"ConditionExpression": "attribute_not_exists(#k)", "ExpressionAttributeNames": {"#k": "key"}}
+    head: dict[str, Any] = {"table_uid": uid, "key": dj.s(head_key(name)), "stats_seq": dj.n(0),
+                            "records": dj.n(0), "size": dj.n(0), "files": dj.n(0), "last_file": dj.n(0)}
+    actions: list[dict[str, Any]] = [
+        {"Put": {"TableName": _TABLE, "Item": {"table_uid": uid, "key": dj.s(branch_key(name)),
+                                               "created": dj.n(_now_ms()), "source": dj.s(json.dumps(source))},
+                 **absent}},
+        dj.put(_TABLE, {"table_uid": uid, "key": dj.s(schema_key(schema[0], name)),
+                        "doc": dj.b(schema[1].encode("utf-8"))}),
+    ]
+    if start is not None:
+        totals = start.totals
+        head.update({"snapshot_id": dj.n(start.snapshot_id), "records": dj.n(totals.record_count),
+                     "size": dj.n(totals.file_size_in_bytes), "files": dj.n(totals.file_count),
+                     "last_file": dj.n(totals.last_file_creation_time)})
+        if start.uuid is not None:
+            head["snapshot_uuid"] = dj.s(start.uuid)
+        snap = {"table_uid": uid, "key": dj.s(snap_key(start.snapshot_id, name)),
+                "doc": dj.b(start.text.encode("utf-8")), "snapshot_id": dj.n(start.snapshot_id),
+                "records": dj.n(totals.record_count), "size": dj.n(totals.file_size_in_bytes),
+                "files": dj.n(totals.file_count), "last_file": dj.n(totals.last_file_creation_time)}
+        if start.uuid is not None:
+            snap["snapshot_uuid"] = dj.s(start.uuid)
+        actions.append(dj.put(_TABLE, snap))
+    actions.append(dj.put(_TABLE, head))
+    return _transact(actions)
+
+
+def list_branches(table_uid: str) -> list[str]:
+    """Branch names, in order (one Query)."""
+    prefix = f"branch{SEP}"
+    return [item.key[len(prefix):] for item in _counted(
+        PaimonItem.query(table_uid, PaimonItem.key.startswith(prefix), consistent_read=True))]
+
+
+def branch_exists(table_uid: str, name: str) -> bool:
+    """Whether the branch exists."""
+    return _get(table_uid, branch_key(name)) is not None
+
+
+def drop_branch(table_uid: str, name: str) -> bool:
+    """Remove a branch: its item first (conditional: False if none), so it is gone at once,
+    then its schemas, head, snapshots and tags."""
+    item = PaimonItem(table_uid, branch_key(name))
+    if not conditional(lambda: item.delete(condition=PaimonItem.key.exists())):
+        return False
+    with PaimonItem.batch_write() as batch:
+        for kind in ("schema", "snap", "tag"):
+            for child in PaimonItem.query(table_uid, PaimonItem.key.startswith(f"{kind}{SEP}{name}{SEP}")):
+                batch.delete(child)
+        batch.delete(PaimonItem(table_uid, head_key(name)))
+    return True
+
+
+# ------------------------------------------------------------------------------- helpers
+def _counted(items: Any) -> Iterator[Any]:
+    for item in items:
+        metrics.count_read()
+        yield item
+
+
+def _transact(actions: list[dict[str, Any]]) -> bool:
+    """One transaction: True if applied, False if a condition failed; conflicts are retried,
+    then CommitConflict."""
+    retried: Exception | None = None
+    for _ in attempts():
+        try:
+            dj.transact_write(actions)
+            return True
+        except Exception as error:  # noqa: BLE001 - classified; anything but a known outcome is re-raised
+            outcome = classify(error)
+            if outcome.kind == CONDITION_FAILED:
+                return False
+            if not outcome.retryable:
+                raise
+            retried = error
+    raise given_up(retried, CommitConflict()) if retried is not None else CommitConflict()
+
+
+def _purge(table: TableItem) -> None:
+    delete_all(PaimonItem, table.uid, "key")
+
+
+register_table_purger(_purge)

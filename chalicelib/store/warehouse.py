@@ -1,0 +1,221 @@
+"""The Paimon warehouse: the files of table directories that pypaimon reads on its own.
+
+pypaimon commits through the catalog but reads older snapshots, schemas and tags straight from
+the table's directory (``schema/schema-N``, ``snapshot/snapshot-N``, ``snapshot/LATEST``,
+``tag/tag-NAME``, ``branch/branch-NAME/...``), so every one of those the catalog decides is
+also written here. Two backends, chosen by the URI's scheme:
+
+- ``file://`` (local runs): a put writes a temporary file in the same directory and renames it
+  over the target, so a reader never sees half a file;
+- ``s3://bucket/prefix`` (deployed): a put is one PUT, which S3 makes visible whole.
+
+The warehouse is ``PAIMON_WAREHOUSE``, by default ``file://<repo>/.data/paimon-warehouse``
+(the data directory of ``make run``). botocore is imported on the first S3 call only, never at
+import (Lambda cold start); it is botocore rather than boto3 because the Lambda package carries
+botocore (pynamodb's dependency) and not boto3.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import quote, unquote, urlsplit
+
+DB_SUFFIX = ".db"  # Paimon's Catalog.DB_SUFFIX: <warehouse>/<database>.db/<table>
+MAIN_BRANCH = "main"
+
+_REPO = Path(__file__).resolve().parents[2]
+DEFAULT_WAREHOUSE = (_REPO / ".data" / "paimon-warehouse").as_uri()
+
+
+def warehouse_root() -> str:
+    """The configured warehouse URI (``PAIMON_WAREHOUSE``), without a trailing slash."""
+    return (os.environ.get("PAIMON_WAREHOUSE") or DEFAULT_WAREHOUSE).rstrip("/")
+
+
+# ------------------------------------------------------------------------------ layout
+def table_path(database: str, table: str, root: str | None = None) -> str:
+    """Where a new table's directory goes: ``<warehouse>/<database>.db/<table>``."""
+    return f"{root or warehouse_root()}/{database}{DB_SUFFIX}/{table}"
+
+
+def branch_root(table: str, branch: str | None = None) -> str:
+    """A branch's directory inside the table's (the table's own for the main branch)."""
+    if not branch or branch == MAIN_BRANCH:
+        return table.rstrip("/")
+    return f"{table.rstrip('/')}/branch/branch-{branch}"
+
+
+def schema_file(table: str, schema_id: int, branch: str | None = None) -> str:
+    """``schema/schema-N``."""
+    return f"{branch_root(table, branch)}/schema/schema-{schema_id}"
+
+
+def snapshot_file(table: str, snapshot_id: int, branch: str | None = None) -> str:
+    """``snapshot/snapshot-N``."""
+    return f"{branch_root(table, branch)}/snapshot/snapshot-{snapshot_id}"
+
+
+def latest_file(table: str, branch: str | None = None) -> str:
+    """``snapshot/LATEST``: the id of the latest snapshot, as text (a hint to readers)."""
+    return f"{branch_root(table, branch)}/snapshot/LATEST"
+
+
+def earliest_file(table: str, branch: str | None = None) -> str:
+    """``snapshot/EARLIEST``: the id of the earliest snapshot kept."""
+    return f"{branch_root(table, branch)}/snapshot/EARLIEST"
+
+
+def tag_file(table: str, tag: str, branch: str | None = None) -> str:
+    """``tag/tag-NAME``."""
+    return f"{branch_root(table, branch)}/tag/tag-{tag}"
+
+
+# ------------------------------------------------------------------------------ access
+class WarehouseError(Exception):
+    """A URI the warehouse cannot serve (unknown scheme, no bucket)."""
+
+
+def put(uri: str, data: bytes | str) -> None:
+    """Write a whole file, replacing any: readers see the old content or the new, never a part."""
+    body = data.encode("utf-8") if isinstance(data, str) else data
+    scheme, where = _split(uri)
+    if scheme == "file":
+        _local_put(Path(where), body)
+    else:
+        bucket, key = where
+        _s3().put_object(Bucket=bucket, Key=key, Body=body)
+
+
+def get(uri: str) -> bytes | None:
+    """A file's content, or None if there is none."""
+    scheme, where = _split(uri)
+    if scheme == "file":
+        try:
+            return Path(where).read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+    bucket, key = where
+    client = _s3()
+    try:
+        return client.get_object(Bucket=bucket, Key=key)["Body"].read()  # type: ignore[no-any-return]
+    except client.exceptions.NoSuchKey:
+        return None
+
+
+def exists(uri: str) -> bool:
+    """Whether the file exists."""
+    scheme, where = _split(uri)
+    if scheme == "file":
+        return Path(where).is_file()
+    bucket, key = where
+    from botocore.exceptions import ClientError  # lazily, as _s3()
+
+    try:
+        _s3().head_object(Bucket=bucket, Key=key)
+        return True
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
+            return False
+        raise
+
+
+def list_prefix(uri: str) -> list[str]:
+    """URIs of every file under the directory ``uri`` (recursively), sorted."""
+    scheme, where = _split(uri)
+    if scheme == "file":
+        base = Path(where)
+        if not base.is_dir():
+            return []
+        return sorted(p.as_uri() for p in base.rglob("*") if p.is_file())
+    bucket, key = where
+    prefix = key.rstrip("/") + "/"
+    return sorted(f"s3://{bucket}/{k}" for k in _s3_keys(bucket, prefix))
+
+
+def delete(uri: str) -> None:
+    """Remove one file (nothing if it is absent)."""
+    scheme, where = _split(uri)
+    if scheme == "file":
+        Path(where).unlink(missing_ok=True)
+    else:
+        bucket, key = where
+        _s3().delete_object(Bucket=bucket, Key=key)
+
+
+def delete_tree(uri: str) -> None:
+    """Remove the directory ``uri`` and everything under it (nothing if it is absent)."""
+    scheme, where = _split(uri)
+    if scheme == "file":
+        shutil.rmtree(Path(where), ignore_errors=True)
+        return
+    bucket, key = where
+    keys = list(_s3_keys(bucket, key.rstrip("/") + "/"))
+    client = _s3()
+    for start in range(0, len(keys), 1000):  # DeleteObjects takes at most 1,000 keys
+        client.delete_objects(Bucket=bucket, Delete={
+            "Objects": [{"Key": k} for k in keys[start:start + 1000]], "Quiet": True})
+
+
+# ------------------------------------------------------------------------------ backends
+def _split(uri: str) -> tuple[str, Any]:
+    """("file", local path) or ("s3", (bucket, key))."""
+    parts = urlsplit(uri)
+    if parts.scheme == "file":
+        return "file", unquote(parts.path)
+    if parts.scheme in ("s3", "s3a"):
+        if not parts.netloc:
+            raise WarehouseError(f"no bucket in warehouse URI {uri!r}")
+        return "s3", (parts.netloc, parts.path.lstrip("/"))
+    raise WarehouseError(f"unsupported warehouse URI {uri!r}: use file:// or s3://bucket/prefix")
+
+
+def local_uri(path: Path | str) -> str:
+    """``file://`` URI of a local path (what pypaimon's FileIO takes)."""
+    return "file://" + quote(str(Path(path).resolve()))
+
+
+def _local_put(path: Path, body: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Same directory, so the rename stays on one file system and is atomic.
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(body)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+_client: Any = None
+_client_lock = threading.Lock()
+
+
+def _s3() -> Any:
+    """One S3 client per process; botocore honours AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL."""
+    global _client
+    if _client is None:
+        with _client_lock:
+            if _client is None:
+                import botocore.session  # lazily: only S3 warehouses pay for it
+
+                _client = botocore.session.get_session().create_client("s3")
+    return _client
+
+
+def _s3_keys(bucket: str, prefix: str) -> Iterator[str]:
+    client = _s3()
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        for entry in page.get("Contents") or []:
+            yield entry["Key"]
+
+
+def reset_client() -> None:
+    """Forget the S3 client (tests that change the endpoint)."""
+    global _client
+    _client = None

@@ -286,3 +286,13 @@ def test_a_failed_change_leaves_the_old_schema_untouched() -> None:
 def test_bad_changes_name_the_field(bad: Any, field: str) -> None:
     with pytest.raises(InvalidInputException, match=field):
         parse_change(bad)
+
+
+def test_immutable_options_are_locked_once_the_table_has_snapshots() -> None:
+    old = TableSchema.from_json(pjson(PTableSchema.from_schema(0, p_schema())))
+    change = parse_changes([{"action": "setOption", "key": "merge-engine", "value": "partial-update"}])
+    assert apply_changes(old, change, 0).options["merge-engine"] == "partial-update"
+    with pytest.raises(InvalidInputException, match="merge-engine"):
+        apply_changes(old, change, 0, has_snapshots=True)
+    assert apply_changes(old, parse_changes([{"action": "setOption", "key": "bucket", "value": "2"}]), 0,
+                         has_snapshots=True).options["bucket"] == "2"

@@ -25,6 +25,15 @@ COLUMN = "COLUMN"
 MOVE_TYPES = ("FIRST", "AFTER", "BEFORE", "LAST")
 _NULL_TO_NOT_NULL_DISABLED = "alter-column-null-to-not-null.disabled"
 _ADD_COLUMN_BEFORE_PARTITION = "add-column-before-partition"
+# Options a table with snapshots can no longer change (Java CoreOptions.IMMUTABLE_OPTIONS, as in pypaimon).
+IMMUTABLE_OPTIONS = frozenset({
+    "type", "bucket-key", "bucket-function.type", "data-file.path-directory", "merge-engine",
+    "sequence.snapshot-ordering", "aggregation.remove-record-on-delete", "partial-update.remove-record-on-delete",
+    "partial-update.remove-record-on-sequence-group", "rowkind.field", "primary-key", "primary-key.nullable",
+    "partition", "dynamic-bucket.initial-buckets", "force-lookup", "row-tracking.enabled", "data-evolution.enabled",
+    "index-file-in-data-file-dir", "blob-field", "video-frame-field", "blob-descriptor-field", "blob-view-field",
+    "pk-clustering-override",
+})
 
 
 def column_not_found(name: str) -> EntityNotFoundException:
@@ -269,8 +278,12 @@ def _key_guard(schema: TableSchema, names: list[str], operation: str, partition:
         raise InvalidInputException(f"Cannot {operation} primary key")
 
 
-def apply_changes(old: TableSchema, changes: list[SchemaChange], time_millis: int) -> TableSchema:
-    """The TableSchema after ``changes`` (id + 1); raises on the first invalid change."""
+def apply_changes(old: TableSchema, changes: list[SchemaChange], time_millis: int,
+                  has_snapshots: bool = False) -> TableSchema:
+    """The TableSchema after ``changes`` (id + 1); raises on the first invalid change.
+
+    ``has_snapshots``: whether the table has a snapshot; then IMMUTABLE_OPTIONS cannot change.
+    """
     fields = copy.deepcopy(old.fields)
     options = dict(old.options)
     comment = old.comment
@@ -282,12 +295,14 @@ def apply_changes(old: TableSchema, changes: list[SchemaChange], time_millis: in
     for change in changes:
         a = change.args
         if change.action == "setOption":
-            if a["key"] == "type" and options.get("type") != a["value"]:
-                raise InvalidInputException("Change 'type' is not supported yet.")
+            if options.get(a["key"]) == a["value"]:
+                continue
+            if a["key"] == "type" or (has_snapshots and a["key"] in IMMUTABLE_OPTIONS):
+                raise InvalidInputException(f"Change '{a['key']}' is not supported yet.")
             options[a["key"]] = a["value"]
         elif change.action == "removeOption":
-            if a["key"] == "type":
-                raise InvalidInputException("Change 'type' is not supported yet.")
+            if a["key"] == "type" or (has_snapshots and a["key"] in IMMUTABLE_OPTIONS):
+                raise InvalidInputException(f"Change '{a['key']}' is not supported yet.")
             options.pop(a["key"], None)
         elif change.action == "updateComment":
             comment = a["comment"]

@@ -1,6 +1,8 @@
-"""HTTP routes only: Glue on ``POST /``, Lake Formation on ``POST /<Operation>``.
+"""HTTP routes only: Glue on ``POST /``, Lake Formation on ``POST /<Operation>``, the Paimon REST
+catalog on ``/v1/...``.
 
-Everything else happens in chalicelib.protocol.wire (decode, validate, dispatch, encode).
+Everything else happens in chalicelib.protocol.wire (decode, validate, dispatch, encode) and
+chalicelib.protocol.paimon.wire for Paimon.
 """
 
 from typing import Callable
@@ -9,6 +11,8 @@ from chalice import Chalice, Response
 from chalice.app import Request
 
 from chalicelib.protocol import framework, wire
+from chalicelib.protocol.paimon import wire as paimon_wire
+from chalicelib.protocol.paimon.routes import ROUTE_LIST as PAIMON_ROUTES
 
 app = Chalice(app_name="glue-catalog")
 
@@ -28,6 +32,10 @@ def aws_shaped_framework_errors(request: Request, get_response: Callable[[Reques
     response = get_response(request)
     if not framework.is_framework_error(response.status_code, response.body):
         return response
+    if request is not None and request.path.startswith("/v1/"):
+        body = response.body if isinstance(response.body, dict) else {}
+        answer = paimon_wire.framework_error(response.status_code, str(body.get("Message") or body.get("Code")))
+        return Response(body=answer.body, status_code=answer.status, headers=answer.headers)
     glue = request is None or request.path == "/"
     return _respond(framework.reshape(response.status_code, response.body, response.headers, glue,
                                       tuple(_CONTENT_TYPES)))
@@ -49,3 +57,28 @@ def glue() -> Response:
 def lakeformation(operation: str) -> Response:
     headers, body, context = _request_parts()
     return _respond(wire.handle_lakeformation(operation, headers, body, context))
+
+
+def _paimon_view(template: str) -> Callable[..., Response]:
+    def view(**_params: str) -> Response:
+        request = app.current_request
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        params = request.query_params or {}
+        query = {name: params[name] for name in params}
+        result = paimon_wire.handle(request.method, template, request.uri_params, query, headers,
+                                    request.raw_body, request.context)
+        return Response(body=result.body, status_code=result.status, headers=result.headers)
+    return view
+
+
+def _register_paimon_routes() -> None:
+    """One Chalice route per Paimon path template (Chalice has no greedy path parameters)."""
+    methods: dict[str, list[str]] = {}
+    for method, template, _handler in PAIMON_ROUTES:
+        methods.setdefault(template, []).append(method)
+    for i, (template, verbs) in enumerate(methods.items()):
+        app.route(template, methods=verbs, content_types=_CONTENT_TYPES,
+                  name=f"paimon_{i}")(_paimon_view(template))
+
+
+_register_paimon_routes()

@@ -67,3 +67,33 @@ def context_from_request(headers: dict[str, str], api_gateway_context: dict | No
     if identity.get("accountId"):
         account_id = identity["accountId"]
     return RequestContext(account_id=account_id, region=region)
+
+
+# "Bearer <token>" (pypaimon's token.provider=bear); "<account>" or "<account>/<region>" name a catalog.
+_BEARER = re.compile(r"Bearer\s+(\S+)", re.IGNORECASE)
+
+
+def context_from_bearer(headers: dict[str, str], api_gateway_context: dict | None) -> RequestContext:
+    """The caller of a Paimon REST request, the way context_from_request reads a Glue caller.
+
+    In today's open local mode nothing verifies the token: as a 12-digit access key id does for Glue,
+    a 12-digit token names the account (``123456789012``), optionally with a region after a slash
+    (``123456789012/eu-west-1``, since a bearer token has no credential scope); any other token,
+    or none, is the default account in the default region. API Gateway's verified identity wins.
+    """
+    account_id, region = DEFAULT_ACCOUNT_ID, DEFAULT_REGION
+    match = _BEARER.fullmatch(headers.get("authorization", "").strip())
+    if match:
+        account, _, scope = match.group(1).partition("/")
+        if _ACCOUNT_ID.fullmatch(account):
+            account_id = account
+            if scope:
+                if not _REGION.fullmatch(scope):
+                    raise InvalidSignatureException(
+                        f"The bearer token's region must be a valid region name, not '{scope[:64]}'. Region "
+                        "names are 1 to 32 lowercase letters, digits and hyphens.")
+                region = scope
+    identity = (api_gateway_context or {}).get("identity") or {}
+    if identity.get("accountId"):
+        account_id = identity["accountId"]
+    return RequestContext(account_id=account_id, region=region, service="paimon")

@@ -13,10 +13,19 @@ class ServiceError(Exception):
 
     code = "InternalServiceException"
     status = 400
+    # The Paimon REST protocol names the resource an error is about (ErrorResponse's resourceType,
+    # resourceName: "DATABASE", "TABLE", "COLUMN", ...); Glue and Lake Formation ignore both.
+    resource_type: str | None = None
+    resource_name: str | None = None
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, resource_type: str | None = None,
+                 resource_name: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        if resource_type is not None:
+            self.resource_type = resource_type
+        if resource_name is not None:
+            self.resource_name = resource_name
 
 
 class InvalidInputException(ServiceError):

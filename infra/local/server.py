@@ -212,6 +212,12 @@ class GatewayHandler(BaseHTTPRequestHandler):
             # API Gateway's answer for a path no resource matches. chalice's own answer lacks
             # __type, and quotes the Authorization header into its JSON unescaped.
             path = self.path.split("?", 1)[0]
+            if path.startswith("/v1/"):
+                # A Paimon REST client maps only an ErrorResponse with code 404 to "no such resource".
+                message = json.dumps({"message": f"No Paimon resource at {path[:200]}", "code": 404,
+                                      "resourceType": None, "resourceName": None})
+                self._send(404, {"Content-Type": "application/json"}, message.encode())
+                return
             self._send_error(403, "MissingAuthenticationTokenException",
                              f"Missing Authentication Token: no resource at {path!r}")
             return

@@ -1,0 +1,79 @@
+"""The route table: (HTTP method, Chalice path template) -> handler. Plain data, read by app.py
+(to register the routes) and by wire.handle (to dispatch).
+
+Every path pypaimon 2.1.0 sends (api/resource_paths.py, api/rest_api.py), plus the Java client's
+global table/view/function listings and view paths (paimon-api .../rest/ResourcePaths.java).
+Chalice has no greedy path parameters, so each shape is its own template.
+"""
+
+from __future__ import annotations
+
+from chalicelib.protocol.paimon import (branches, config, databases, functions, partitions, permissions,
+                                        snapshots, tables, tags, views)
+from chalicelib.protocol.paimon.wire import Handler
+
+P = "/v1/{prefix}"
+DB = P + "/databases/{database}"
+TABLE = DB + "/tables/{table}"
+
+ROUTE_LIST: list[tuple[str, str, Handler]] = [
+    ("GET", "/v1/config", config.get_config),
+    # databases
+    ("GET", P + "/databases", databases.list_databases),
+    ("POST", P + "/databases", databases.create_database),
+    ("GET", DB, databases.get_database),
+    ("POST", DB, databases.alter_database),
+    ("DELETE", DB, databases.drop_database),
+    # tables
+    ("GET", DB + "/tables", tables.list_tables),
+    ("POST", DB + "/tables", tables.create_table),
+    ("GET", DB + "/table-details", tables.list_table_details),
+    ("GET", P + "/tables", tables.list_tables_globally),
+    ("POST", P + "/tables/rename", tables.rename_table),
+    ("GET", TABLE, tables.get_table),
+    ("POST", TABLE, tables.alter_table),
+    ("DELETE", TABLE, tables.drop_table),
+    ("GET", TABLE + "/token", tables.load_table_token),
+    ("POST", TABLE + "/auth", tables.auth_table_query),
+    # snapshots
+    ("POST", TABLE + "/commit", snapshots.commit_table),
+    ("GET", TABLE + "/snapshot", snapshots.load_snapshot),
+    ("POST", TABLE + "/rollback", snapshots.rollback_table),
+    # partitions
+    ("GET", TABLE + "/partitions", partitions.list_partitions),
+    ("POST", TABLE + "/partitions", partitions.create_partitions),
+    # tags
+    ("GET", TABLE + "/tags", tags.list_tags),
+    ("POST", TABLE + "/tags", tags.create_tag),
+    ("GET", TABLE + "/tags/{tag}", tags.get_tag),
+    ("DELETE", TABLE + "/tags/{tag}", tags.delete_tag),
+    # branches
+    ("GET", TABLE + "/branches", branches.list_branches),
+    ("POST", TABLE + "/branches", branches.create_branch),
+    ("DELETE", TABLE + "/branches/{branch}", branches.drop_branch),
+    ("POST", TABLE + "/branches/{branch}/rename", branches.rename_branch),
+    ("POST", TABLE + "/branches/{branch}/forward", branches.fast_forward_branch),
+    # functions
+    ("GET", DB + "/functions", functions.list_functions),
+    ("POST", DB + "/functions", functions.create_function),
+    ("GET", DB + "/function-details", functions.list_function_details),
+    ("GET", P + "/functions", functions.list_functions_globally),
+    ("GET", DB + "/functions/{function}", functions.get_function),
+    ("POST", DB + "/functions/{function}", functions.alter_function),
+    ("DELETE", DB + "/functions/{function}", functions.drop_function),
+    # views
+    ("GET", DB + "/views", views.list_views),
+    ("POST", DB + "/views", views.create_view),
+    ("GET", DB + "/view-details", views.list_view_details),
+    ("GET", P + "/views", views.list_views_globally),
+    ("POST", P + "/views/rename", views.rename_view),
+    ("GET", DB + "/views/{view}", views.get_view),
+    ("POST", DB + "/views/{view}", views.alter_view),
+    ("DELETE", DB + "/views/{view}", views.drop_view),
+    # permissions
+    ("GET", P + "/permissions", permissions.list_permissions),
+    ("POST", P + "/permissions/grant", permissions.grant_permission),
+    ("POST", P + "/permissions/revoke", permissions.revoke_permission),
+]
+
+ROUTES: dict[tuple[str, str], Handler] = {(method, path): handler for method, path, handler in ROUTE_LIST}

@@ -217,10 +217,11 @@ class TableListing:
         return self.database.catalog, self.database.uid
 
     def page(self, after: Optional[str], limit: int,
-             render: Callable[[dict[str, Any], int], Any]) -> tuple[list[Any], Optional[str]]:
+             render: Callable[[dict[str, Any], int], Any] = lambda doc, version: doc
+             ) -> tuple[list[Any], Optional[str]]:
         """Up to ``limit`` tables in name order after position ``after`` (None: from the first),
         within the response byte budget, each as ``render(Table object, version)`` (None: leave
-        it out). Returns the page and the position to resume after (a table name), None after
+        it out; by default the Table object). Returns the page and the position to resume after (a table name), None after
         the last."""
         pattern, as_of = self.pattern, self.as_of
 

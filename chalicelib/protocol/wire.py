@@ -83,10 +83,11 @@ def _decode_body(raw_body: bytes | None) -> dict[str, Any]:
 _token_key_installed = False
 
 
-def _install_token_key() -> None:
-    """Give the page-token codec its key loader, before the first request is served. Imported
-    here, not at the top: the key lives in the store (PynamoDB), which app import leaves for the
-    first request; the key itself is read lazily, by the first token signed or checked."""
+def install_token_key() -> None:
+    """Give the page-token codec its key loader, before the first request is served (every
+    protocol adapter calls this; it is idempotent). Imported here, not at the top: the key lives in
+    the store (PynamoDB), which app import leaves for the first request; the key itself is read
+    lazily, by the first token signed or checked."""
     global _token_key_installed
     if not _token_key_installed:
         from chalicelib.store.settings import token_signing_key
@@ -95,7 +96,7 @@ def _install_token_key() -> None:
 
 
 def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestContext) -> Any:
-    _install_token_key()
+    install_token_key()
     model = operation_model(service, operation)
     handler = actions.lookup(service, operation)
     if model is None or handler is None:

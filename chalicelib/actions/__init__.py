@@ -33,11 +33,6 @@ def lookup(service: str, operation: str) -> Action | None:
     """The action for an operation, or None when this service does not implement it."""
     global _loaded
     if not _loaded:
-        # The NextToken key lives in the store; the protocol layer only signs and checks.
-        from chalicelib.protocol import tokens
-        from chalicelib.store.settings import token_signing_key
-
-        tokens.set_secret_loader(token_signing_key)
         for family in _FAMILIES:
             importlib.import_module(f"{__name__}.{family}")
         _loaded = True

@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from chalicelib import page_tokens as tokens
 from chalicelib.context import RequestContext
-from chalicelib.errors import InvalidInputException
-from chalicelib.protocol import tokens
 from chalicelib.service import lookups
 from chalicelib.service.lookups import fold, require_table  # noqa: F401  (re-exported for the actions)
 from chalicelib.service.paging import MAX_PAGE_BYTES, take_page  # noqa: F401  (re-exported for the actions)
 from chalicelib.service.table_ref import TableRef
-from chalicelib.store.models import DatabaseItem
 
 
-def now() -> float:
-    """A timestamp as the JSON protocols carry it: epoch seconds."""
-    return round(time.time(), 3)
-
-
-def require_database(ctx: RequestContext, params: dict[str, Any], name: str) -> DatabaseItem:
+def require_database(ctx: RequestContext, params: dict[str, Any], name: str) -> lookups.Database:
     """The database item in the request's catalog, or EntityNotFoundException as Glue words it."""
     return lookups.require_database(ctx.catalog_key(params), name)
 
@@ -48,15 +40,3 @@ def make_token(ctx: RequestContext, position: Any, *scope: Any) -> str | None:
     if position is None:
         return None
     return tokens.encode_token(tokens.request_scope(ctx.operation, ctx.region, *scope), position)
-
-
-_MAX_VERSION = 2**63 - 1  # Glue's version ids are Java longs (and DynamoDB numbers hold 38 digits)
-
-
-def parse_version(text: str, member: str = "VersionId") -> int:
-    """Table version ids are string representations of non-negative integers."""
-    # isdigit() alone admits other scripts' digits and superscripts ("²"), which int() refuses.
-    if not (text.isascii() and text.isdigit()) or int(text) > _MAX_VERSION:
-        raise InvalidInputException(
-            f"{member} must be a string representation of an integer from 0 to {_MAX_VERSION}, got '{text}'")
-    return int(text)

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib import actions, json_text, metrics
+from chalicelib import actions, json_text, metrics, page_tokens
 from chalicelib.context import RequestContext, context_from_request
 from chalicelib.errors import (InternalServiceException, RequestEntityTooLargeException,
                                SerializationException, ServiceError, UnknownOperationException)
@@ -80,7 +80,23 @@ def _decode_body(raw_body: bytes | None) -> dict[str, Any]:
     return params
 
 
+_token_key_installed = False
+
+
+def install_token_key() -> None:
+    """Give the page-token codec its key loader, before the first request is served (every
+    protocol adapter calls this; it is idempotent). Imported here, not at the top: the key lives in
+    the store (PynamoDB), which app import leaves for the first request; the key itself is read
+    lazily, by the first token signed or checked."""
+    global _token_key_installed
+    if not _token_key_installed:
+        from chalicelib.store.settings import token_signing_key
+        page_tokens.set_secret_loader(token_signing_key)
+        _token_key_installed = True
+
+
 def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestContext) -> Any:
+    install_token_key()
     model = operation_model(service, operation)
     handler = actions.lookup(service, operation)
     if model is None or handler is None:

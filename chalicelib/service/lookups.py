@@ -6,6 +6,11 @@ from chalicelib.errors import database_not_found, table_not_found
 from chalicelib.store import catalog
 from chalicelib.store.models import DatabaseItem, TableItem
 
+# The handles service calls about a database or a table take and return. Adapters pass them
+# back to the service; they never build or write one.
+Database = DatabaseItem
+Table = TableItem
+
 
 def fold(name: str) -> str:
     """Glue folds database and table names to lowercase (Hive compatibility)."""

@@ -66,7 +66,7 @@ def test_contracts_hold_today(options: Any, graph: grimp.ImportGraph, contract_i
 @pytest.mark.parametrize("importer, imported", [
     ("chalicelib.domain.planner", "chalicelib.store.partitions"),       # domain knows no store
     ("chalicelib.store.catalog", "chalicelib.actions.tables"),          # store never reaches up
-    ("chalicelib.store.catalog", "chalicelib.protocol.tokens"),
+    ("chalicelib.store.catalog", "chalicelib.protocol.wire"),
     ("chalicelib.actions.tables", "chalicelib.protocol.wire"),          # actions sit below protocol
     ("chalicelib.store.catalog", "chalicelib.service.transactions"),    # the service sits above the store
     ("chalicelib.errors", "chalicelib.domain.keycodec"),                # shared modules are the bottom

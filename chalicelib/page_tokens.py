@@ -1,4 +1,8 @@
-"""Opaque, tamper-proof NextTokens bound to the request that issued them.
+"""Opaque, tamper-proof page tokens bound to the request that issued them.
+
+Every protocol adapter pages with these (Glue's NextToken; the Paimon REST catalog's pageToken
+next): a pure HMAC codec, no wire or store knowledge. The key loader is installed by the protocol
+layer before the first request is served (``protocol.wire``), since the key lives in the store.
 
 A token is ``base64url(json(position)) + "." + hmac``. The MAC covers the position *and* the
 request scope (operation, catalog, database, table, filters), so a forged, edited or replayed-

@@ -1,0 +1,258 @@
+"""Tables of a database: create, read, list, update (new version) and delete.
+
+A table is stored as its Glue ``Table`` object (the members of a ``TableInput`` plus
+DatabaseName, CreateTime, UpdateTime; ``Parameters`` and every other member round-trip as
+given); names are folded to lowercase. A table starts at version 0 and each update adds one,
+archiving the previous definition unless told not to (``service.table_versions`` reads them).
+
+With a transaction id, writes are recorded in the transaction and reads see its snapshot plus its
+own changes; without, every write is a commit of its own (``service.table_transactions``). Every
+write keeps SearchTables' postings in step (``service.search_index``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Optional
+
+# TODO #12: the partition-index rules still live in actions/ (another helper moves them).
+from chalicelib.actions.partition_indexes import (check_partition_key_change, indexes_for_new_table,
+                                                  partition_keys_of)
+from chalicelib.context import RequestContext
+from chalicelib.domain.name_patterns import NamePattern, compile_name_pattern, matches
+from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, ServiceError,
+                               database_not_found, table_already_exists, table_not_found)
+from chalicelib.service import search_index
+from chalicelib.service.databases import now
+from chalicelib.service.lookups import Database, fold, require_database, require_table
+from chalicelib.service.paging import take_page
+from chalicelib.service.snapshots import database_snapshot, require_table_as_of, table_as_of
+from chalicelib.service.table_transactions import TableWriter, autocommit
+from chalicelib.service.table_versions import parse_version
+from chalicelib.store import catalog
+from chalicelib.store import statistics as statistics_store
+
+# TableInput members copied into the stored Table as given (Name is folded separately).
+_TABLE_INPUT_MEMBERS = ("Description", "Owner", "LastAccessTime", "LastAnalyzedTime", "Retention",
+                        "StorageDescriptor", "PartitionKeys", "ViewOriginalText", "ViewExpandedText",
+                        "TableType", "Parameters", "TargetTable", "ViewDefinition")
+
+
+def table_document(table_input: dict[str, Any], database_name: str, create_time: float,
+                   update_time: float) -> dict[str, Any]:
+    """The stored Table object for a TableInput (VersionId and CatalogId are added on read)."""
+    doc: dict[str, Any] = {"Name": fold(table_input["Name"]), "DatabaseName": database_name}
+    # A member sent as JSON null is absent, as AWS's JSON protocols read it.
+    doc.update({k: table_input[k] for k in _TABLE_INPUT_MEMBERS if table_input.get(k) is not None})
+    doc.setdefault("PartitionKeys", [])
+    doc["CreateTime"] = create_time
+    doc["UpdateTime"] = update_time
+    doc["IsRegisteredWithLakeFormation"] = False
+    return doc
+
+
+def create_table(ctx: RequestContext, catalog_key: str, database_name: str, table_input: dict[str, Any],
+                 partition_indexes: Optional[list[dict[str, Any]]] = None,
+                 transaction_id: Optional[str] = None) -> None:
+    """Create a table at version 0 from a Glue ``TableInput`` (with Glue ``PartitionIndex``
+    definitions to create along with it).
+
+    Without a transaction the create is one atomic store write (the database still there, the
+    name free, a commit of its own): of racing creates exactly one succeeds. With one, it is
+    recorded in the transaction and applied by its commit. EntityNotFoundException if the
+    database does not exist; AlreadyExistsException if the name is taken (as the transaction
+    sees it); InvalidInputException for unusable partition indexes; with a transaction,
+    ConcurrentModificationException if another writer created the table after it started.
+    """
+    name = fold(table_input["Name"])
+    database = require_database(catalog_key, database_name)
+    created = now()
+    doc = table_document(table_input, database.name, created, created)
+    indexes = indexes_for_new_table(partition_indexes, partition_keys_of(doc))
+    if transaction_id:
+        writer = TableWriter(ctx, transaction_id, database, name)
+        if writer.seen is not None:
+            raise table_already_exists()
+        writer.require_fresh()
+        search_index.before_table_write(database.catalog, database.name, database.uid, doc)
+        writer.create(doc, indexes)
+        return
+    search_index.before_table_write(database.catalog, database.name, database.uid, doc)
+    try:
+        autocommit(database, lambda stamp: catalog.create_table(database, name, doc, indexes, stamp))
+    except catalog.ConditionFailed:
+        if catalog.get_table(database.uid, name) is not None:
+            raise table_already_exists() from None
+        raise database_not_found(database.name) from None
+
+
+def update_table(ctx: RequestContext, catalog_key: str, database_name: str, table_input: dict[str, Any],
+                 version_id: Optional[str] = None, archive: bool = True,
+                 transaction_id: Optional[str] = None) -> None:
+    """Replace a table's definition with a Glue ``TableInput`` (the table it names), archiving
+    the previous version unless ``archive`` is False. CreateTime is kept.
+
+    With ``version_id`` (a version id string) the update applies only if that is still the
+    current version (optimistic locking): of several racing updates from one version exactly
+    one succeeds, the others get ConcurrentModificationException (so does any update that loses
+    a race without one). Without a transaction the update is one atomic store write; columns it
+    drops lose their statistics. EntityNotFoundException if the database or table does not
+    exist; InvalidInputException for a malformed ``version_id`` or a partition-key change the
+    table's indexes forbid.
+    """
+    name = fold(table_input["Name"])
+    database = require_database(catalog_key, database_name)
+    writer = TableWriter(ctx, transaction_id, database, name) if transaction_id else None
+    if writer is not None:
+        if writer.seen is None:
+            raise table_not_found(name)
+        current, old, version = writer.seen
+    else:
+        current = require_table(database, name)
+        old, version = catalog.load(current), int(current.version)
+    if version_id is not None and parse_version(version_id) != version:
+        raise _concurrent_update()
+    doc = table_document(table_input, database.name, old["CreateTime"], now())
+    check_partition_key_change(current, partition_keys_of(old), partition_keys_of(doc))
+    if writer is not None:
+        writer.require_fresh()
+        search_index.before_table_write(database.catalog, database.name, database.uid, doc, old)
+        writer.update(doc, archive, _column_names(old) - _column_names(doc))
+        return
+    search_index.before_table_write(database.catalog, database.name, database.uid, doc, old)
+    try:
+        autocommit(database, lambda stamp: catalog.update_table(current, doc, archive, stamp))
+    except catalog.ConditionFailed:
+        raise _concurrent_update() from None
+    search_index.after_table_write(database.catalog, database.name, doc, old)
+    dropped = _column_names(old) - _column_names(doc)
+    if dropped:
+        catalog.bump_column_epochs(current, sorted(dropped))
+        statistics_store.delete_columns(current.uid, "", sorted(dropped))
+
+
+def _column_names(doc: dict[str, Any]) -> set[str]:
+    columns = (doc.get("StorageDescriptor") or {}).get("Columns") or []
+    return {c["Name"].lower() for c in columns} | {k["Name"].lower() for k in doc.get("PartitionKeys") or []}
+
+
+def _concurrent_update() -> ConcurrentModificationException:
+    return ConcurrentModificationException("Update table failed due to concurrent modifications.")
+
+
+def _delete(ctx: RequestContext, database: Database, name: str, transaction_id: Optional[str]) -> None:
+    if transaction_id:
+        writer = TableWriter(ctx, transaction_id, database, fold(name))
+        if writer.seen is None:
+            raise table_not_found(fold(name))
+        writer.require_fresh()
+        writer.delete()
+        return
+    item = require_table(database, name)
+    try:
+        autocommit(database, lambda stamp: catalog.delete_table_item(item, stamp))
+    except catalog.ConditionFailed:
+        raise table_not_found(name) from None
+    catalog.purge_table(item)
+    search_index.after_table_write(database.catalog, database.name, None, catalog.load(item))
+
+
+def delete_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,
+                 transaction_id: Optional[str] = None) -> None:
+    """Delete a table with its versions and everything below it (partitions, indexes, statistics).
+
+    Without a transaction the table item goes in one atomic store write (a commit of its own),
+    the rest is purged after; with one, the delete is recorded and applied by its commit.
+    EntityNotFoundException if the database or table does not exist (or another delete won);
+    with a transaction, ConcurrentModificationException if the table changed after it started.
+    """
+    _delete(ctx, require_database(catalog_key, database_name), name, transaction_id)
+
+
+def delete_tables(ctx: RequestContext, catalog_key: str, database_name: str, names: Iterable[str],
+                  transaction_id: Optional[str] = None) -> list[tuple[str, ServiceError]]:
+    """Delete several tables of one database, each as ``delete_table`` does; a table that cannot
+    be deleted (EntityNotFoundException, ConcurrentModificationException) does not stop the
+    others. Returns (name, error) for each failure; EntityNotFoundException if the database
+    does not exist."""
+    database = require_database(catalog_key, database_name)
+    errors: list[tuple[str, ServiceError]] = []
+    for name in names:
+        try:
+            _delete(ctx, database, name, transaction_id)
+        except (EntityNotFoundException, ConcurrentModificationException) as error:
+            errors.append((name, error))
+    return errors
+
+
+def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,
+              transaction_id: Optional[str] = None, as_of: Optional[float] = None) -> tuple[dict[str, Any], int]:
+    """(Table object, version) of one table: the latest, as the transaction sees it, or the
+    version current at ``as_of`` (epoch seconds). EntityNotFoundException if the database or
+    table does not exist (then)."""
+    database = require_database(catalog_key, database_name)
+    if as_of is not None:
+        return require_table_as_of(require_table(database, name), as_of)
+    folded = fold(name)
+    found = database_snapshot(ctx, transaction_id, database, folded).get(folded)
+    if found is None:
+        raise table_not_found(folded)
+    return found[1], found[2]
+
+
+@dataclass
+class TableListing:
+    """The tables of one database as one reader sees them, to be read a page at a time."""
+
+    ctx: RequestContext
+    database: Database
+    pattern: Optional[NamePattern]  # None: every name
+    as_of: Optional[float]
+    transaction_id: Optional[str]
+
+    @property
+    def identity(self) -> tuple[str, str]:
+        """What a page position is only valid for: this catalog's database by its uid (a
+        re-created database of the same name is another one). Bind page tokens to it."""
+        return self.database.catalog, self.database.uid
+
+    def page(self, after: Optional[str], limit: int,
+             render: Callable[[dict[str, Any], int], Any] = lambda doc, version: doc
+             ) -> tuple[list[Any], Optional[str]]:
+        """Up to ``limit`` tables in name order after position ``after`` (None: from the first),
+        within the response byte budget, each as ``render(Table object, version)`` (None: leave
+        it out; by default the Table object). Returns the page and the position to resume after (a table name), None after
+        the last."""
+        pattern, as_of = self.pattern, self.as_of
+
+        def rendered(entry: tuple[str, Any]) -> Any:
+            name, found = entry
+            if pattern is not None and not matches(pattern, name):
+                return None
+            if as_of is not None:
+                found = table_as_of(found, as_of)
+                if found is None:
+                    return None
+            else:
+                found = found[1:]
+            return render(*found)
+
+        entries: Iterable[tuple[str, Any]]
+        if as_of is not None:
+            entries = ((item.name, item) for item in catalog.query_tables(self.database.uid, after,
+                                                                           min(limit + 1, 100)))
+        else:
+            entries = database_snapshot(self.ctx, self.transaction_id, self.database).listing(after,
+                                                                                               min(limit + 1, 100))
+        return take_page(entries, limit, rendered, lambda entry: entry[0])
+
+
+def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, expression: str = "",
+                as_of: Optional[float] = None, transaction_id: Optional[str] = None) -> TableListing:
+    """The tables of a database whose names match ``expression`` (a Glue name pattern, "" for
+    all): latest, as the transaction sees them, or as of ``as_of``. EntityNotFoundException if
+    the database does not exist; InvalidInputException for a malformed pattern. Read them with
+    ``TableListing.page``."""
+    database = require_database(catalog_key, database_name)
+    pattern = compile_name_pattern(expression) if expression else None
+    return TableListing(ctx, database, pattern, as_of, transaction_id)

@@ -10,7 +10,7 @@ from typing import Any
 
 from chalicelib import timestamps
 from chalicelib.actions import action
-from chalicelib.actions.partition_indexes import (check_partition_key_change, indexes_for_new_table,
+from chalicelib.service.partition_indexes import (check_partition_key_change, indexes_for_new_table,
                                                   partition_keys_of)
 from chalicelib.actions.common import (fold, make_token, now, page_size, parse_version, read_token,
                                        require_database, require_table, take_page)

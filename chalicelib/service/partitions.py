@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence, cast
 
 from chalicelib import clock, json_text, timestamps
 from chalicelib.context import RequestContext
@@ -29,7 +29,7 @@ from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.store.documents import decode_document, decode_document_sized, document_text, encode_document
-from chalicelib.store.models import DatabaseItem, TableItem, TransactionItem
+from chalicelib.store.models import DatabaseItem, PartitionItem, TableItem, TransactionItem
 from chalicelib.store.retry import Policy, attempts
 
 
@@ -125,6 +125,13 @@ def _entries(view: PartitionTableView, values: Sequence[str]) -> list[tuple[str,
         except IndexValueError as error:
             raise InvalidInputException(f"{error.message} (partition index {spec.name})") from None
     return entries
+
+
+def _stored(item: PartitionItem) -> tuple[list[str], int, int]:
+    """A stored partition's values, segment and revision, typed as read (PynamoDB types a
+    ``ListAttribute(of=UnicodeAttribute)`` as a list of attributes, a NumberAttribute as float;
+    read, they are strings and ints)."""
+    return cast("list[str]", item.values), cast(int, item.segment), cast(int, item.revision)
 
 
 def _entries_or_none(view: PartitionTableView, values: Sequence[str]) -> list[tuple[str, str]]:
@@ -248,9 +255,10 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Buil
                 check_values(view, values, "PartitionValueList")
                 new_values = _input_values(partition_input)
                 check_values(view, new_values, "PartitionInput.Values")
-                old = current.get(old_key)
-                if old is None:
+                old = current.get(old_key) if old_key is not None else None
+                if old is None or old_key is None:
                     raise partition_not_found()
+                old_values, _, old_revision = _stored(old)
                 new_key = partition_key(view, new_values)
                 if old_key in touched or new_key in touched:
                     raise ConcurrentModificationException("The batch changes this partition twice")
@@ -259,8 +267,8 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Buil
                 writes.append(store.PartitionWrite(
                     "replace", key=new_key, values=list(new_values),
                     doc=encode_document(doc, "partition"), segment=segment_of(new_key),
-                    entries=_entries(view, new_values), old_key=old_key, old_revision=old.revision,
-                    old_entries=_entries_or_none(view, old.values), uid=old.uid or catalog.new_uid()))
+                    entries=_entries(view, new_values), old_key=old_key, old_revision=old_revision,
+                    old_entries=_entries_or_none(view, old_values), uid=old.uid or catalog.new_uid()))
                 positions.append(position)
                 touched |= {old_key, new_key}
             except ServiceError as error:
@@ -290,11 +298,12 @@ def _delete_builder(value_lists: Sequence[list[str]]) -> Build:
         for position, (values, key) in enumerate(zip(value_lists, keys)):
             try:
                 check_values(view, values)
-                old = current.get(key)
-                if old is None or key in touched:
+                old = current.get(key) if key is not None else None
+                if old is None or key is None or key in touched:
                     raise partition_not_found()
-                writes.append(store.PartitionWrite("delete", old_key=key, old_revision=old.revision,
-                                                   old_entries=_entries_or_none(view, old.values)))
+                old_values, _, old_revision = _stored(old)
+                writes.append(store.PartitionWrite("delete", old_key=key, old_revision=old_revision,
+                                                   old_entries=_entries_or_none(view, old_values)))
                 positions.append(position)
                 touched.add(key)
             except ServiceError as error:
@@ -322,10 +331,11 @@ def rewrite_partition_document(ref: TableRef, values: Sequence[str],
         if item is None:
             return [], [], {0: partition_not_found()}
         doc = encode_document(change(decode_document(item.doc)), "partition")
-        entries = _entries_or_none(view, item.values)
-        return [store.PartitionWrite("replace", key=key, values=list(item.values), doc=doc,
-                                     segment=item.segment, entries=entries, old_key=key,
-                                     old_revision=item.revision, old_entries=entries,
+        stored_values, segment, revision = _stored(item)
+        entries = _entries_or_none(view, stored_values)
+        return [store.PartitionWrite("replace", key=key, values=list(stored_values), doc=doc,
+                                     segment=segment, entries=entries, old_key=key,
+                                     old_revision=revision, old_entries=entries,
                                      uid=item.uid)], [0], {}
 
     for _ in attempts(Policy(attempts=_TABLE_RETRIES)):

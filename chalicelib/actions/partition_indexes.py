@@ -1,367 +1,39 @@
-"""Partition indexes: CreatePartitionIndex, DeletePartitionIndex, GetPartitionIndexes, and the
-index rules other actions follow (CreateTable's PartitionIndexes, UpdateTable's key checks).
-
-Definitions live on the table item as JSON: ``[{uid, name, keys, status, backfill_errors}]``.
-Entries are keyed by the index *uid*, so entries of a deleted index can never reappear under a
-re-created index of the same name.
-"""
+"""Partition indexes: CreatePartitionIndex, DeletePartitionIndex, GetPartitionIndexes. The rules
+(definitions, the resumable backfill) live in chalicelib/service/partition_indexes.py."""
 
 from __future__ import annotations
 
-import json
-import os
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
-from chalicelib import clock, faults
 from chalicelib.actions import action
-from chalicelib.actions.common import require_database, require_table
+from chalicelib.actions.common import table_ref
 from chalicelib.context import RequestContext
-from chalicelib.domain import keycodec
-from chalicelib.domain.partition_keys import IndexSpec, IndexValueError, index_entry_key
-from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
-                               ResourceNumberLimitExceededException, partition_index_already_exists,
-                               partition_index_not_found)
-from chalicelib.store import catalog
-from chalicelib.store import partitions as store
-from chalicelib.store.models import TableItem
-from chalicelib.store.retry import Policy, attempts
-
-MAX_INDEXES = 3
-MAX_FAILED_KEPT = 10  # Glue keeps the last 10 failed indexes of a table
-INDEXABLE_TYPES = {"string", "char", "varchar", "int", "integer", "bigint", "long", "tinyint",
-                   "smallint", "date"}
-LIVE = ("CREATING", "ACTIVE")
-_BACKFILL_CHUNK = 500
-_ERROR_PARTITIONS_SHOWN = 100
-
-
-def partition_keys_of(doc: dict[str, Any]) -> list[tuple[str, str]]:
-    """The table's partition keys as (name, type)."""
-    return [(key["Name"], key.get("Type", "string")) for key in doc.get("PartitionKeys") or []]
-
-
-def load_indexes(table: TableItem) -> list[dict[str, Any]]:
-    """The table's index definitions."""
-    return json.loads(table.indexes or "[]")
-
-
-def index_specs(table: TableItem, partition_keys: Sequence[tuple[str, str]],
-                statuses: Sequence[str] = LIVE) -> list[IndexSpec]:
-    """Indexes in the given statuses, resolved against the current partition keys."""
-    positions = {name.lower(): (i, glue_type) for i, (name, glue_type) in enumerate(partition_keys)}
-    specs = []
-    for index in load_indexes(table):
-        if index["status"] in statuses:
-            found = [positions[k.lower()] for k in index["keys"]]
-            specs.append(IndexSpec(index["uid"], index["name"], tuple(index["keys"]),
-                                   tuple(t for _, t in found), tuple(p for p, _ in found)))
-    return specs
-
-
-def new_index_definition(index_input: dict[str, Any], partition_keys: Sequence[tuple[str, str]],
-                         existing: Sequence[dict[str, Any]], status: str) -> dict[str, Any]:
-    """Validate a PartitionIndex input against the table; the definition to store."""
-    name = index_input["IndexName"]
-    keys = index_input["Keys"]
-    if any(i["name"] == name for i in existing if i["status"] != "FAILED"):
-        raise partition_index_already_exists(name)
-    if sum(1 for i in existing if i["status"] != "FAILED") >= MAX_INDEXES:
-        raise ResourceNumberLimitExceededException(f"A table can have at most {MAX_INDEXES} partition indexes")
-    types = {n.lower(): (n, t) for n, t in partition_keys}
-    if len({k.lower() for k in keys}) != len(keys):
-        raise InvalidInputException(f"Partition index {name} lists a key twice: {keys}")
-    canonical = []
-    for key in keys:
-        if key.lower() not in types:
-            raise InvalidInputException(
-                f"Partition index {name}: '{key}' is not a partition key of the table "
-                f"(partition keys: {', '.join(n for n, _ in partition_keys) or 'none'})")
-        key_name, glue_type = types[key.lower()]
-        if keycodec.base_type(glue_type) not in INDEXABLE_TYPES:
-            raise InvalidInputException(
-                f"Partition index {name}: key '{key_name}' has type {glue_type}; indexes support "
-                "string, char, varchar, int, bigint, long, smallint, tinyint and date keys")
-        canonical.append(key_name)
-    return {"uid": catalog.new_uid(), "name": name, "keys": canonical, "status": status,
-            "backfill_errors": []}
-
-
-def indexes_for_new_table(indexes_input: Sequence[dict[str, Any]] | None,
-                          partition_keys: Sequence[tuple[str, str]]) -> str | None:
-    """CreateTable's PartitionIndexes as stored JSON (ACTIVE at once: nothing to backfill)."""
-    if not indexes_input:
-        return None
-    defined: list[dict[str, Any]] = []
-    for index_input in indexes_input:
-        defined.append(new_index_definition(index_input, partition_keys, defined, "ACTIVE"))
-    return json.dumps(defined)
-
-
-def check_partition_key_change(table: TableItem, old_keys: Sequence[tuple[str, str]],
-                               new_keys: Sequence[tuple[str, str]]) -> None:
-    """Once a table has an index, existing partition keys keep their names, and indexed keys
-    keep their type and position (Glue's rule for UpdateTable)."""
-    live = [i for i in load_indexes(table) if i["status"] != "FAILED"]
-    if not live:
-        return
-    for position, (name, glue_type) in enumerate(old_keys):
-        if position >= len(new_keys) or new_keys[position][0].lower() != name.lower():
-            raise InvalidInputException(
-                f"Partition key '{name}' cannot be renamed, removed or reordered: the table has partition indexes")
-    indexed = {k.lower() for i in live for k in i["keys"]}
-    for position, (name, glue_type) in enumerate(old_keys):
-        if name.lower() in indexed and keycodec.base_type(new_keys[position][1]) != keycodec.base_type(glue_type):
-            raise InvalidInputException(
-                f"The type of indexed partition key '{name}' cannot change from {glue_type} to {new_keys[position][1]}")
-
-
-def _save_indexes(table: TableItem, indexes: list[dict[str, Any]]) -> TableItem:
-    try:
-        return store.update_table_indexes(table, json.dumps(indexes))
-    except store.TableChanged:
-        raise ConcurrentModificationException(
-            "The table's partition indexes changed concurrently; retry") from None
-
-
-# ---------------------------------------------------------------------------------- backfill
-# A backfill is resumable by anyone: its progress record (``TableItem.backfills``, by index
-# uid) names the owner, the owner's lease, the last partition key done and the errors so far.
-# The owner renews the lease after every chunk; a request that finds a CREATING index whose
-# lease ran out (its owner died) takes it over from the cursor. Entries are idempotent and
-# each is written only if its partition is unchanged since read, so a stale owner still
-# writing beside the new one does no harm; only the record's owner may finish the index.
-LEASE_SECONDS = float(os.environ.get("GLUE_BACKFILL_LEASE_SECONDS", "60"))
-# A request taking over does at most this many chunks, then lets go for the next request.
-_RESUME_CHUNKS = int(os.environ.get("GLUE_BACKFILL_RESUME_CHUNKS", "4"))
-_PROGRESS_POLICY = Policy(attempts=8)  # lost a race on the table item: re-read, retry
-# Crash points (chalicelib.faults) of the backfill crash test.
-CRASH_CREATING, CRASH_MID_BACKFILL, CRASH_SCANNED = "index-creating", "mid-backfill", "backfill-scanned"
-
-
-def _progress(table: TableItem) -> dict[str, dict[str, Any]]:
-    return json.loads(table.backfills or "{}")
-
-
-def _creating(table: TableItem) -> set[str]:
-    return {index["uid"] for index in load_indexes(table) if index["status"] == "CREATING"}
-
-
-def _live_progress(table: TableItem, leaving_out: str | None = None) -> dict[str, dict[str, Any]]:
-    """Progress records of CREATING indexes (records of finished or deleted ones are dropped)."""
-    creating = _creating(table)
-    return {uid: record for uid, record in _progress(table).items() if uid in creating and uid != leaving_out}
-
-
-def _lease(owner: str, after: str | None, errors: dict[str, list[list[str]]],
-           until: float | None = None) -> dict[str, Any]:
-    """A progress record: ``owner`` holds the backfill until ``until`` (default: a lease from now)."""
-    return {"owner": owner, "until": clock.now() + LEASE_SECONDS if until is None else until,
-            "after": after, "errors": errors}
-
-
-def _fresh(table: TableItem) -> TableItem | None:
-    """The table re-read, or None if it was deleted (or re-created) meanwhile."""
-    item = catalog.get_table(table.db_uid, table.name)
-    return item if item is not None and item.uid == table.uid else None
-
-
-def _change_progress(table: TableItem, uid: str,
-                     change: Callable[[dict[str, Any] | None], dict[str, Any] | None]) -> TableItem | None:
-    """Replace the index's progress record with ``change(record)``, retrying from a fresh read
-    when the table's index state changed meanwhile. Returns the table as stored after, or
-    None when ``change`` declined (returned None) or the index is no longer CREATING."""
-    current: TableItem | None = table
-    for _ in attempts(_PROGRESS_POLICY):
-        if current is None or uid not in _creating(current):
-            return None
-        record = change(_progress(current).get(uid))
-        if record is None:
-            return None
-        progress = _live_progress(current, leaving_out=uid)
-        progress[uid] = record
-        if store.update_backfills(current, json.dumps(progress)):
-            return current
-        current = _fresh(current)
-    return None
-
-
-def _renew(table: TableItem, uid: str, owner: str, after: str | None, errors: dict[str, list[list[str]]],
-           release: bool) -> TableItem | None:
-    """Record progress and renew the lease (or, ``release``, let it go for the next request);
-    None if the lease is no longer ours."""
-    def renew(record: dict[str, Any] | None) -> dict[str, Any] | None:
-        if record is None or record["owner"] != owner:
-            return None
-        return _lease(owner, after, errors, until=0.0 if release else None)
-    return _change_progress(table, uid, renew)
-
-
-def _take_over(table: TableItem, uid: str, owner: str) -> TableItem | None:
-    """Claim an index whose lease ran out (keeping its cursor and errors); None if someone
-    holds it now."""
-    def claim(record: dict[str, Any] | None) -> dict[str, Any] | None:
-        if record is not None and record["until"] >= clock.now():
-            return None
-        record = record or {}
-        return _lease(owner, record.get("after"), record.get("errors") or {})
-    return _change_progress(table, uid, claim)
-
-
-def _batches(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _backfill(table: TableItem, uid: str, owner: str, max_chunks: int | None = None) -> None:
-    """Enter partitions into a CREATING index from its cursor on, renewing the lease after each
-    chunk, then make it ACTIVE, or FAILED with the partitions that cannot be indexed (by
-    BackfillErrorCode). With ``max_chunks``, stop after that many and let the lease go."""
-    spec = next((s for s in index_specs(table, partition_keys_of(catalog.load(table)), ("CREATING",))
-                 if s.uid == uid), None)
-    record = _progress(table).get(uid)
-    if spec is None or record is None:
-        return
-    after, errors = record["after"], record["errors"]
-    current: TableItem | None = table
-    try:
-        for number, chunk in enumerate(_batches(store.scan_range(table.uid, None, None, after), _BACKFILL_CHUNK), 1):
-            entries = []
-            for item in chunk:
-                try:
-                    entries.append((item, uid, index_entry_key(item.values, spec)))
-                except IndexValueError as error:
-                    shown = errors.setdefault(error.code, [])
-                    if len(shown) < _ERROR_PARTITIONS_SHOWN:
-                        shown.append(list(item.values))
-            if not errors:  # a failing index gets no more entries: they would only be deleted
-                store.write_entries_checked(table.uid, entries)
-            after = chunk[-1].key
-            pause = max_chunks is not None and number >= max_chunks
-            current = _renew(current, uid, owner, after, errors, release=pause)
-            if current is None:
-                _clear_if_deleted(table, uid)
-                return
-            faults.crash_point(CRASH_MID_BACKFILL)
-            if pause:
-                return
-    except store.TableChanged:
-        errors = {"INTERNAL_ERROR": []}
-    faults.crash_point(CRASH_SCANNED)
-    _finish(current, uid, owner, errors)
-
-
-def _finish(table: TableItem, uid: str, owner: str, errors: dict[str, list[list[str]]]) -> None:
-    """Mark the index ACTIVE or FAILED (keeping the last 10 FAILED) if its lease is still ours."""
-    current: TableItem | None = table
-    for _ in attempts(_PROGRESS_POLICY):
-        if current is None:
-            break
-        record = _progress(current).get(uid)
-        if uid not in _creating(current) or record is None or record["owner"] != owner:
-            break  # deleted, or taken over (the new owner finishes)
-        indexes = load_indexes(current)
-        for index in indexes:
-            if index["uid"] == uid:
-                index["status"] = "FAILED" if errors else "ACTIVE"
-                index["backfill_errors"] = [{"Code": code, "Partitions": [{"Values": v} for v in values]}
-                                            for code, values in errors.items()]
-        failed = [i for i in indexes if i["status"] == "FAILED"]
-        indexes = [i for i in indexes if i["status"] != "FAILED"] + failed[-MAX_FAILED_KEPT:]
-        if store.save_index_state(current, json.dumps(indexes), json.dumps(_live_progress(current, leaving_out=uid))):
-            if errors:
-                store.delete_index_entries(uid)
-            return
-        current = _fresh(current)
-    _clear_if_deleted(table, uid)
-
-
-def _clear_if_deleted(table: TableItem, uid: str) -> None:
-    """An index deleted (or its table) while we backfilled it may have got entries after its
-    deleter removed them: remove them again."""
-    fresh = _fresh(table)
-    if fresh is None or all(index["uid"] != uid for index in load_indexes(fresh)):
-        store.delete_index_entries(uid)
-
-
-def resume_backfills(table: TableItem) -> TableItem:
-    """Take over the backfill of any CREATING index whose owner's lease ran out (the request
-    that created it died, or the one that last took it over), doing a bounded share of the
-    work; returns the table as it is now. Costs nothing without a CREATING index."""
-    if '"CREATING"' not in (table.indexes or ""):
-        return table
-    progress = _progress(table)
-    now = clock.now()
-    stale = [uid for uid in _creating(table) if (progress.get(uid) or {}).get("until", 0.0) < now]
-    if not stale:
-        return table
-    for uid in stale:
-        owner = catalog.new_uid()
-        claimed = _take_over(table, uid, owner)
-        if claimed is not None:
-            _backfill(claimed, uid, owner, max_chunks=_RESUME_CHUNKS)
-    return _fresh(table) or table
+from chalicelib.service import partition_indexes as service
 
 
 @action("glue", "CreatePartitionIndex")
 def create_partition_index(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """Add an index and backfill it: CREATING, then ACTIVE, or FAILED with BackfillErrors.
-
-    The definition and the creator's lease are stored together; the backfill then runs in this
-    request. If the request dies, a later one resumes it (``resume_backfills``)."""
-    database = require_database(ctx, params, params["DatabaseName"])
-    table = resume_backfills(require_table(database, params["TableName"]))
-    owner = catalog.new_uid()
-    for _ in attempts(_PROGRESS_POLICY):
-        indexes = load_indexes(table)
-        definition = new_index_definition(params["PartitionIndex"], partition_keys_of(catalog.load(table)),
-                                          indexes, "CREATING")
-        progress = _live_progress(table)
-        progress[definition["uid"]] = _lease(owner, None, {})
-        if store.save_index_state(table, json.dumps(indexes + [definition]), json.dumps(progress)):
-            break
-        table = require_table(database, params["TableName"])
-    else:
-        raise ConcurrentModificationException("The table's partition indexes changed concurrently; retry")
-    faults.crash_point(CRASH_CREATING)
-    _backfill(table, definition["uid"], owner)
+    """Add an index and backfill it: CREATING, then ACTIVE, or FAILED with BackfillErrors."""
+    service.create_partition_index(table_ref(ctx, params), params["PartitionIndex"])
     return {}
 
 
 @action("glue", "DeletePartitionIndex")
 def delete_partition_index(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Remove an index; its entries become unreachable at once and are then deleted."""
-    table = require_table(require_database(ctx, params, params["DatabaseName"]), params["TableName"])
-    indexes = load_indexes(table)
-    doomed = [i for i in indexes if i["name"] == params["IndexName"]]
-    if not doomed:
-        raise partition_index_not_found(params["IndexName"])
-    _save_indexes(table, [i for i in indexes if i["name"] != params["IndexName"]])
-    for index in doomed:
-        store.delete_index_entries(index["uid"])
+    service.delete_partition_index(table_ref(ctx, params), params["IndexName"])
     return {}
 
 
 @action("glue", "GetPartitionIndexes")
 def get_partition_indexes(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Every index of the table with its keys (name and type), status and backfill errors."""
-    table = require_table(require_database(ctx, params, params["DatabaseName"]), params["TableName"])
-    table = resume_backfills(table)  # an abandoned backfill is shown finished, not CREATING for ever
-    types = {n.lower(): (n, t) for n, t in partition_keys_of(catalog.load(table))}
     descriptors = []
-    for index in load_indexes(table):
-        descriptor = {
-            "IndexName": index["name"],
-            "Keys": [{"Name": types.get(k.lower(), (k, ""))[0], "Type": types.get(k.lower(), (k, "string"))[1]}
-                     for k in index["keys"]],
-            "IndexStatus": index["status"],
-        }
-        if index.get("backfill_errors"):
-            descriptor["BackfillErrors"] = index["backfill_errors"]
+    for index in service.describe_partition_indexes(table_ref(ctx, params)):
+        descriptor: dict[str, Any] = {"IndexName": index.name,
+                                      "Keys": [{"Name": name, "Type": glue_type} for name, glue_type in index.keys],
+                                      "IndexStatus": index.status}
+        if index.backfill_errors:
+            descriptor["BackfillErrors"] = index.backfill_errors
         descriptors.append(descriptor)
     return {"PartitionIndexDescriptorList": descriptors}

@@ -13,10 +13,9 @@ from chalicelib.actions.common import make_token, read_token
 from chalicelib.context import RequestContext
 from chalicelib.errors import InvalidInputException
 from chalicelib.service import transactions as service
-from chalicelib.store.models import TransactionItem
 
 
-def _describe(item: TransactionItem) -> dict[str, Any]:
+def _describe(item: service.Transaction) -> dict[str, Any]:
     description = {"TransactionId": item.transaction_id, "TransactionStatus": item.status,
                    "TransactionStartTime": item.start_time}
     if item.end_time is not None:

@@ -1,10 +1,10 @@
-"""The catalog core: protocol-free catalog rules (transactions and their commit protocol,
-snapshot views, transactional table definitions, partition reads and writes).
+"""The catalog core: protocol-free catalog rules (databases, tables and versions, partitions and
+their indexes, column statistics, table search, transactions and their commit protocol, snapshot
+views, governed tables' objects, and the Paimon catalog's schemas and snapshots).
 
-Protocol adapters (``chalicelib.protocol``, ``chalicelib.actions``) decode and validate a
+Protocol adapters (``chalicelib.protocol``, its ``paimon`` package, ``chalicelib.actions``) decode and validate a
 request, call this layer with plain Python values and shape its answer for the wire. This layer
 imports only ``chalicelib.domain`` and ``chalicelib.store`` (plus the shared ``errors``,
-``context``, ``clock`` and ``faults`` modules), never ``protocol`` or ``actions`` (two helpers
-still imported from actions/ are listed in pyproject.toml's layers contract, TODO #12); it
+``context``, ``clock`` and ``faults`` modules), never ``protocol`` or ``actions``; it
 returns plain values and raises the catalog's error classes from ``chalicelib.errors``.
 """

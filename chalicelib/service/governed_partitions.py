@@ -31,12 +31,12 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence
 
 from chalicelib import json_text, timestamps
-# TODO(#12): the manifest's visibility rules still live in actions/table_objects.py; move them here.
-from chalicelib.actions.table_objects import OWN, can_seek, overlay_of, visible_objects
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import segment_of
 from chalicelib.json_text import with_members
 from chalicelib.service.paging import take_page
+from chalicelib.service.partition_indexes import key_types_of
+from chalicelib.service.table_objects import OWN, can_seek, overlay_of, visible_objects
 from chalicelib.store import manifest_partitions as manifest_store
 from chalicelib.store import partitions as partition_store
 from chalicelib.store import transactions as tx_store
@@ -196,7 +196,7 @@ class ManifestListing:
         self.catalog_key, self.table, self.table_doc, self.names, self.listing = \
             catalog_key, table, table_doc, names, listing
         self.snapshot, self.reader, self.as_of = snapshot, reader, as_of
-        self.plan = planner.choose_plan(listing.bound, listing.keys, list(table.key_types or []), [])
+        self.plan = planner.choose_plan(listing.bound, listing.keys, key_types_of(table), [])
         total, number = listing.segment or (1, 0)
         self.scope = (table.uid, listing.expression, total, number, listing.exclude_columns, "manifest",
                       round(as_of * 1_000_000) if as_of is not None else None, transaction_id)

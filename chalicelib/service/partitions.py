@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence, cast
 
 from chalicelib import clock, json_text, timestamps
-# TODO(#12): partition index rules still live in actions/partition_indexes.py; move them here.
-from chalicelib.actions.partition_indexes import LIVE, index_specs, partition_keys_of, resume_backfills
+from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_entry_key, partition_sort_key,
                                               segment_buckets, segment_of)
@@ -22,12 +21,15 @@ from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundEx
 from chalicelib.json_text import with_members
 from chalicelib.service import governed_partitions as governed
 from chalicelib.service.lookups import fold, require_database, require_table
+from chalicelib.service.partition_indexes import LIVE, index_specs, key_types_of, partition_keys_of, resume_backfills
 from chalicelib.service.paging import MAX_PAGE_BYTES, take_page
+from chalicelib.service.snapshots import database_snapshot, require_table_as_of
+from chalicelib.service.table_objects import snapshot_of
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.store.documents import decode_document, decode_document_sized, document_text, encode_document
-from chalicelib.store.models import DatabaseItem, TableItem
+from chalicelib.store.models import DatabaseItem, PartitionItem, TableItem, TransactionItem
 from chalicelib.store.retry import Policy, attempts
 
 
@@ -59,7 +61,7 @@ def _view_of(database: DatabaseItem, item: TableItem) -> PartitionTableView:
     item = resume_backfills(item)  # an abandoned backfill must not hold its index CREATING
     doc = catalog.load(item)
     keys = partition_keys_of(doc)
-    return PartitionTableView(database, item, keys, list(item.key_types or []), index_specs(item, keys, LIVE), doc)
+    return PartitionTableView(database, item, keys, key_types_of(item), index_specs(item, keys, LIVE), doc)
 
 
 
@@ -123,6 +125,13 @@ def _entries(view: PartitionTableView, values: Sequence[str]) -> list[tuple[str,
         except IndexValueError as error:
             raise InvalidInputException(f"{error.message} (partition index {spec.name})") from None
     return entries
+
+
+def _stored(item: PartitionItem) -> tuple[list[str], int, int]:
+    """A stored partition's values, segment and revision, typed as read (PynamoDB types a
+    ``ListAttribute(of=UnicodeAttribute)`` as a list of attributes, a NumberAttribute as float;
+    read, they are strings and ints)."""
+    return cast("list[str]", item.values), cast(int, item.segment), cast(int, item.revision)
 
 
 def _entries_or_none(view: PartitionTableView, values: Sequence[str]) -> list[tuple[str, str]]:
@@ -246,9 +255,10 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Buil
                 check_values(view, values, "PartitionValueList")
                 new_values = _input_values(partition_input)
                 check_values(view, new_values, "PartitionInput.Values")
-                old = current.get(old_key)
-                if old is None:
+                old = current.get(old_key) if old_key is not None else None
+                if old is None or old_key is None:
                     raise partition_not_found()
+                old_values, _, old_revision = _stored(old)
                 new_key = partition_key(view, new_values)
                 if old_key in touched or new_key in touched:
                     raise ConcurrentModificationException("The batch changes this partition twice")
@@ -257,8 +267,8 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Buil
                 writes.append(store.PartitionWrite(
                     "replace", key=new_key, values=list(new_values),
                     doc=encode_document(doc, "partition"), segment=segment_of(new_key),
-                    entries=_entries(view, new_values), old_key=old_key, old_revision=old.revision,
-                    old_entries=_entries_or_none(view, old.values), uid=old.uid or catalog.new_uid()))
+                    entries=_entries(view, new_values), old_key=old_key, old_revision=old_revision,
+                    old_entries=_entries_or_none(view, old_values), uid=old.uid or catalog.new_uid()))
                 positions.append(position)
                 touched |= {old_key, new_key}
             except ServiceError as error:
@@ -288,11 +298,12 @@ def _delete_builder(value_lists: Sequence[list[str]]) -> Build:
         for position, (values, key) in enumerate(zip(value_lists, keys)):
             try:
                 check_values(view, values)
-                old = current.get(key)
-                if old is None or key in touched:
+                old = current.get(key) if key is not None else None
+                if old is None or key is None or key in touched:
                     raise partition_not_found()
-                writes.append(store.PartitionWrite("delete", old_key=key, old_revision=old.revision,
-                                                   old_entries=_entries_or_none(view, old.values)))
+                old_values, _, old_revision = _stored(old)
+                writes.append(store.PartitionWrite("delete", old_key=key, old_revision=old_revision,
+                                                   old_entries=_entries_or_none(view, old_values)))
                 positions.append(position)
                 touched.add(key)
             except ServiceError as error:
@@ -320,10 +331,11 @@ def rewrite_partition_document(ref: TableRef, values: Sequence[str],
         if item is None:
             return [], [], {0: partition_not_found()}
         doc = encode_document(change(decode_document(item.doc)), "partition")
-        entries = _entries_or_none(view, item.values)
-        return [store.PartitionWrite("replace", key=key, values=list(item.values), doc=doc,
-                                     segment=item.segment, entries=entries, old_key=key,
-                                     old_revision=item.revision, old_entries=entries,
+        stored_values, segment, revision = _stored(item)
+        entries = _entries_or_none(view, stored_values)
+        return [store.PartitionWrite("replace", key=key, values=list(stored_values), doc=doc,
+                                     segment=segment, entries=entries, old_key=key,
+                                     old_revision=revision, old_entries=entries,
                                      uid=item.uid)], [0], {}
 
     for _ in attempts(Policy(attempts=_TABLE_RETRIES)):
@@ -465,3 +477,68 @@ class StoredListing:
             return _render_text(names, item.doc)
 
         return take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key], sized=True)
+
+
+@dataclass
+class _TableAsRead:
+    """With a TransactionId or QueryAsOfTime, the table as that reader sees it."""
+
+    database: DatabaseItem
+    item: TableItem
+    doc: dict[str, Any]
+    stored: bool  # False: created by the reading transaction, not committed yet
+    transaction: Optional[TransactionItem]  # the reading transaction, loaded and checked
+
+
+def _table_as_read(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str],
+                   as_of: Optional[float]) -> _TableAsRead:
+    """EntityNotFoundException if the reader does not see the table."""
+    database = require_database(ref.catalog_key, ref.database)
+    name = fold(ref.table)
+    if as_of is not None:
+        item = require_table(database, name)
+        return _TableAsRead(database, item, require_table_as_of(item, as_of)[0], True, None)
+    view = database_snapshot(ctx, transaction_id, database, name)
+    seen = view.get(name)
+    if seen is None:
+        raise table_not_found(name)
+    stored = catalog.get_table(database.uid, name)
+    return _TableAsRead(database, seen[0], seen[1], stored is not None and stored.uid == seen[0].uid,
+                        view.transaction)
+
+
+def _manifest_listing(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str], as_of: Optional[float],
+                      table: TableItem, table_doc: dict[str, Any], names: dict[str, str],
+                      wanted: governed.Listing, reader: Optional[TransactionItem] = None) -> governed.ManifestListing:
+    """A governed table's listing at the reader's snapshot (``reader``: the request's
+    transaction, when loaded and checked already)."""
+    snapshot, reader = (int(reader.snapshot_seq), reader) if reader is not None else \
+        snapshot_of(ctx, ref.catalog_key, transaction_id, as_of)
+    return governed.ManifestListing(ref.catalog_key, table, table_doc, names, wanted, snapshot, reader,
+                                    as_of, transaction_id)
+
+
+def list_partitions(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str], as_of: Optional[float],
+                    expression: Optional[str], segment: Optional[tuple[int, int]], exclude_columns: bool,
+                    limit: Optional[int]) -> StoredListing | governed.ManifestListing | None:
+    """The partitions of ``ref`` matching ``expression`` (in ``segment`` (total, number) when
+    given) as a reader in ``transaction_id`` or at ``as_of`` (or the latest state) sees them,
+    ready to page in key order of the plan's source. Governed tables: the partitions their
+    manifest holds at the reader's snapshot. None: a table the reader's own transaction created,
+    which has no partitions yet. Raises, before any page is read, what a missing table, a bad
+    transaction or a bad expression or segment deserves."""
+    if transaction_id or as_of is not None:
+        read = _table_as_read(ctx, ref, transaction_id, as_of)
+        if governed.is_governed(read.doc):
+            names = table_names(ref.catalog_id, read.database, read.item)
+            return _manifest_listing(ctx, ref, transaction_id, as_of, read.item, read.doc, names,
+                                     listing(partition_keys_of(read.doc), expression, segment, exclude_columns, limit),
+                                     read.transaction)
+        if not read.stored:
+            return None
+    view = read_partition_table(ref)
+    wanted = listing(view.keys, expression, segment, exclude_columns, limit)
+    names = table_names(ref.catalog_id, view.database, view.item)
+    if view.governed:
+        return _manifest_listing(ctx, ref, transaction_id, as_of, view.item, view.doc, names, wanted)
+    return StoredListing(view, names, wanted)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 # TODO #12: the partition-index rules still live in actions/ (another helper moves them).
-from chalicelib.actions.partition_indexes import (check_partition_key_change, indexes_for_new_table,
+from chalicelib.service.partition_indexes import (check_partition_key_change, indexes_for_new_table,
                                                   partition_keys_of)
 from chalicelib.context import RequestContext
 from chalicelib.domain.name_patterns import NamePattern, compile_name_pattern, matches

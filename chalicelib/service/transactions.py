@@ -48,6 +48,10 @@ from chalicelib.store.models import TransactionItem
 from chalicelib.store.pending_tables import is_meta_scope
 from chalicelib.store.retry import Policy, attempts
 
+# A transaction as the service hands it out (transaction_id, status, start_time, end_time, ...):
+# callers name the type by this, so that only the service knows it is a store item.
+Transaction = TransactionItem
+
 IDLE_SECONDS = float(os.environ.get("GLUE_LF_IDLE_SECONDS", "900"))
 COMMIT_LEASE_SECONDS = float(os.environ.get("GLUE_LF_COMMIT_LEASE_SECONDS", "60"))
 LOCK_WAIT_SECONDS = 20.0

@@ -3,7 +3,7 @@
 Everything else happens in chalicelib.protocol.wire (decode, validate, dispatch, encode).
 """
 
-from typing import Callable
+from typing import Callable, cast
 
 from chalice import Chalice, Response
 from chalice.app import Request
@@ -35,8 +35,10 @@ def aws_shaped_framework_errors(request: Request, get_response: Callable[[Reques
 
 def _request_parts() -> tuple[dict[str, str], bytes, dict]:
     request = app.current_request
+    assert request is not None  # Chalice sets it before it calls a route
     headers = {k.lower(): v for k, v in request.headers.items()}
-    return headers, request.raw_body, request.context
+    # Typed str | bytes, but always bytes: Chalice encodes a str body (or base64-decodes it).
+    return headers, cast(bytes, request.raw_body), request.context
 
 
 @app.route("/", methods=["POST"], content_types=_CONTENT_TYPES)

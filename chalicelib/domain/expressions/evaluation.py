@@ -58,10 +58,11 @@ def evaluate(node: Node, values: Sequence[Optional[str]]) -> bool:
 
 
 # Three-valued evaluation of each node kind: True, False or None (unknown). A table keyed by
-# the node's exact class, not an isinstance chain: this runs for every partition a query reads,
-# and one dict lookup is cheaper than walking the chain to the leaf kinds (measured ~10% on
-# the tree walk). Each function is typed for bound nodes (columns are KeyRefs); ``evaluate``
-# is only ever given ``bind``'s output, which the Any in ``_EVAL``'s type takes on trust.
+# the node's exact class rather than a chain of ``type(node) is ...`` tests: this runs for every
+# partition a query reads, one dict lookup is cheaper than walking the chain to the leaf kinds
+# (measured ~10% on the tree walk), and each function gets its node's own type. They are typed
+# for bound nodes (columns are KeyRefs): ``evaluate`` is only ever given ``bind``'s output, which
+# the Any in ``_EVAL``'s type takes on trust. A non-node is a KeyError naming its class.
 
 def _and(node: And, row: _Row) -> Optional[bool]:
     result: Optional[bool] = True

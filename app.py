@@ -5,7 +5,7 @@ Everything else happens in chalicelib.protocol.wire (decode, validate, dispatch,
 chalicelib.protocol.paimon.wire for Paimon.
 """
 
-from typing import Callable
+from typing import Callable, cast
 
 from chalice import Chalice, Response
 from chalice.app import Request
@@ -43,8 +43,10 @@ def aws_shaped_framework_errors(request: Request, get_response: Callable[[Reques
 
 def _request_parts() -> tuple[dict[str, str], bytes, dict]:
     request = app.current_request
+    assert request is not None  # Chalice sets it before it calls a route
     headers = {k.lower(): v for k, v in request.headers.items()}
-    return headers, request.raw_body, request.context
+    # Typed str | bytes, but always bytes: Chalice encodes a str body (or base64-decodes it).
+    return headers, cast(bytes, request.raw_body), request.context
 
 
 @app.route("/", methods=["POST"], content_types=_CONTENT_TYPES)
@@ -61,12 +63,13 @@ def lakeformation(operation: str) -> Response:
 
 def _paimon_view(template: str) -> Callable[..., Response]:
     def view(**_params: str) -> Response:
+        headers, body, context = _request_parts()
         request = app.current_request
-        headers = {k.lower(): v for k, v in request.headers.items()}
-        params = request.query_params or {}
+        assert request is not None  # as in _request_parts
+        params: dict[str, str] = request.query_params or {}
         query = {name: params[name] for name in params}
-        result = paimon_wire.handle(request.method, template, request.uri_params, query, headers,
-                                    request.raw_body, request.context)
+        result = paimon_wire.handle(request.method, template, request.uri_params or {}, query, headers,
+                                    body, context)
         return Response(body=result.body, status_code=result.status, headers=result.headers)
     return view
 

@@ -292,16 +292,16 @@ def range_bounds(key_range: Any, types: Sequence[str],
     The range must not be empty (low value above high value).
     """
     prefix = "".join(encode_value(v, kind_of(t)) + SEP for v, t in zip(key_range.equals, types))
-    next_kind = kind_of(types[len(key_range.equals)]) if (key_range.low or key_range.high) else None
     low = prefix or None
     high = prefix[:-1] + _AFTER_SEP if prefix else None
     if key_range.low is not None:
         value, inclusive = key_range.low
+        next_kind = kind_of(types[len(key_range.equals)])
         # Equal values start with E + SEP; larger ones with E + (a character above U+0002).
         low = prefix + encode_value(value, next_kind) + (SEP if inclusive else _AFTER_SEP)
     if key_range.high is not None:
         value, inclusive = key_range.high
-        encoded = encode_value(value, next_kind)
+        encoded = encode_value(value, kind_of(types[len(key_range.equals)]))
         # E + U+0002 is above every key whose component equals E and below every larger one;
         # E alone is below every key whose component equals E (those continue with SEP).
         high = prefix + encoded + _AFTER_SEP if inclusive else prefix + encoded

@@ -194,10 +194,10 @@ class _Parser:
                 raise _Invalid(f"POSIX classes ('[{self.peek()}') at character {self.pos} are not supported")
             if ch == "\\":
                 letter = self.peek()
-                test = _escape_test(letter)
-                if test is not None:
+                escape = _escape_test(letter)
+                if escape is not None:
                     self.pos += 1
-                    tests.append(test)
+                    tests.append(escape)
                     continue
                 if not letter:
                     raise _Invalid(f"missing ']' for the class opened at character {start + 1}")
@@ -229,10 +229,15 @@ class _Parser:
 
 
 # ------------------------------------------------------------------------------------- NFA
+def _no_char(ch: str) -> bool:
+    """The test of a state that consumes no character (never called: only _CHAR states test)."""
+    return False
+
+
 @dataclass
 class _State:
     kind: int
-    test: Optional[CharTest] = None
+    test: CharTest = _no_char
     out: int = -1
     out2: int = -1
 
@@ -243,7 +248,7 @@ class _Builder:
     def __init__(self) -> None:
         self.states: list[_State] = []
 
-    def add(self, kind: int, test: Optional[CharTest] = None) -> int:
+    def add(self, kind: int, test: CharTest = _no_char) -> int:
         self.states.append(_State(kind, test))
         return len(self.states) - 1
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from chalicelib import json_text
-from chalicelib.protocol.wire import JSON_11, REST_JSON, WireResponse
+from chalicelib.protocol.wire import JSON_11, REST_JSON, Headers, WireResponse
 
 # Chalice's codes whose AWS name is not just the code with an "Exception" suffix.
 _AWS_NAMES = {
@@ -36,7 +36,7 @@ def aws_error_name(chalice_code: str) -> str:
     return base if base.endswith("Exception") else base + "Exception"
 
 
-def reshape(status: int, body: Mapping[str, Any], headers: Mapping[str, str], glue: bool,
+def reshape(status: int, body: Mapping[str, Any], headers: Mapping[str, str | list[str]], glue: bool,
             accepted_types: tuple[str, ...] = ()) -> WireResponse:
     """Chalice's ``{"Code", "Message"}`` error as ``{"__type", "Message"}`` plus the
     ``x-amzn-ErrorType`` header, with the content type of the route's protocol."""
@@ -44,7 +44,7 @@ def reshape(status: int, body: Mapping[str, Any], headers: Mapping[str, str], gl
     message = str(body.get("Message") or code)
     if status == 415 and accepted_types:
         message += f"; send one of: {', '.join(accepted_types)}"
-    out = {name: value for name, value in headers.items() if name.lower() != "content-type"}
+    out: Headers = {name: value for name, value in headers.items() if name.lower() != "content-type"}
     out["Content-Type"] = JSON_11 if glue else REST_JSON
     out["x-amzn-ErrorType"] = code
     return WireResponse(status, json_text.dumps({"__type": code, "Message": message}), out)

@@ -29,6 +29,8 @@ REST_JSON = "application/json"
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 # Glue operations that write: a TransactionId they carry must be a READ_AND_WRITE transaction.
 _GLUE_WRITE_PREFIXES = ("Create", "Update", "Delete", "BatchCreate", "BatchUpdate", "BatchDelete")
+# Response headers: a value is one header line or several with the same name (Chalice's shape).
+Headers = dict[str, str | list[str]]
 
 
 @dataclass
@@ -37,7 +39,7 @@ class WireResponse:
 
     status: int
     body: str
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: Headers = field(default_factory=dict)
 
 
 def _dump(payload: Any) -> str:
@@ -140,8 +142,8 @@ def handle_glue(headers: dict[str, str], raw_body: bytes | None,
     """Serve one AWS JSON 1.1 request for Glue."""
     target = headers.get("x-amz-target", "")
     if not target.startswith(GLUE_TARGET_PREFIX):
-        error = UnknownOperationException(f"Missing or unknown X-Amz-Target header: {target!r}")
-        return WireResponse(400, _dump({"__type": error.code, "Message": error.message}),
+        unknown = UnknownOperationException(f"Missing or unknown X-Amz-Target header: {target!r}")
+        return WireResponse(400, _dump({"__type": unknown.code, "Message": unknown.message}),
                             {"Content-Type": JSON_11})
     status, result, error = _serve(GLUE, target[len(GLUE_TARGET_PREFIX):], headers, raw_body,
                                    gateway_context)

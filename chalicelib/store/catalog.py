@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from pynamodb.exceptions import TransactWriteError
+from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
@@ -325,9 +326,9 @@ def register_table_purger(purge: Callable[[TableItem], None]) -> None:
     _table_purgers.append(purge)
 
 
-def delete_all(model: type, hash_key: str, range_attr: str) -> None:
+def delete_all(model: type[Model], hash_key: str, range_attr: str) -> None:
     """Delete every item of ``model`` under one hash key (batched, keys only)."""
-    hash_attr = model._hash_keyname
+    hash_attr = next(name for name, attr in model.get_attributes().items() if attr.is_hash_key)
     with model.batch_write() as batch:
         for item in model.query(hash_key, attributes_to_get=[hash_attr, range_attr]):
             batch.delete(item)

@@ -72,4 +72,8 @@ def write_all(fence: Fence, writes: Sequence[Write]) -> None:
     Fenced as soon as one transaction fails the check (the ones before it have landed)."""
     for start in range(0, len(writes), WRITES_PER_TRANSACTION):
         chunk = writes[start:start + WRITES_PER_TRANSACTION]
-        transact(fence, lambda tx: [write(tx) for write in chunk])
+
+        def build(tx: TransactWrite, chunk: Sequence[Write] = chunk) -> None:
+            for write in chunk:
+                write(tx)
+        transact(fence, build)

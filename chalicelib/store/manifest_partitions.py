@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Sequence
 
+from pynamodb.transactions import TransactWrite
+
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.fence import Fence, transact
@@ -97,22 +99,25 @@ def apply_partition_changes(fence: Fence, table_uid: str, writes: Sequence[Pendi
             if now.get(key) is None or now[key].changed_seq != seq]  # changed_seq == seq: applied
     for start in range(0, len(todo), _PARTITIONS_PER_TRANSACTION):
         chunk = todo[start:start + _PARTITIONS_PER_TRANSACTION]
-        transact(fence, lambda tx: [_write_partition(tx, table_uid, key, delta, now.get(key), seq)
-                                    for key, delta in chunk])
+
+        def build(tx: TransactWrite, chunk: list[tuple[str, list]] = chunk) -> None:
+            for key, delta in chunk:
+                _write_partition(tx, table_uid, key, delta, now.get(key), seq)
+        transact(fence, build)
 
 
-def _write_partition(tx, table_uid: str, key: str, delta: list, before: Optional[ManifestPartitionItem],
+def _write_partition(tx: TransactWrite, table_uid: str, key: str, delta: list, before: Optional[ManifestPartitionItem],
                      seq: int) -> None:
     values, files, size = delta
-    alive = before is not None and before.files > 0
-    files += int(before.files) if alive else 0
-    size += int(before.size) if alive else 0
+    alive = before if before is not None and before.files > 0 else None
+    files += int(alive.files) if alive is not None else 0
+    size += int(alive.size) if alive is not None else 0
     files, size = max(files, 0), max(size, 0) if files > 0 else 0
-    created = int(before.created_seq) if alive else seq
+    created = int(alive.created_seq) if alive is not None else seq
     tx.save(ManifestPartitionItem(table_uid, key, values=values, files=files, size=size,
                                   created_seq=created, changed_seq=seq))
-    if alive:
-        tx.update(ManifestPartitionVersionItem(table_uid, version_key(key, int(before.changed_seq))),
+    if alive is not None:
+        tx.update(ManifestPartitionVersionItem(table_uid, version_key(key, int(alive.changed_seq))),
                   actions=[ManifestPartitionVersionItem.removed_seq.set(seq)])
     if files:
         tx.save(ManifestPartitionVersionItem(table_uid, version_key(key, seq), values=values, files=files,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Sequence, cast
 
 from chalicelib import faults, metrics
 from chalicelib.store import dynamo_json as dj
@@ -74,9 +74,17 @@ def _revision_is(revision: int | None) -> dict[str, Any]:
     return {"condition": _REVISION_IS, "names": {"#r": "revision"}, "values": {":r": dj.n(revision or 0)}}
 
 
+def _content(write: PartitionWrite) -> tuple[str, list[str], bytes]:
+    """The key, values and doc of a create or replace (which always carry all three)."""
+    key, values, doc = write.key, write.values, write.doc
+    assert key is not None and values is not None and doc is not None, write.kind
+    return key, values, doc
+
+
 def _partition_item(table_uid: str, write: PartitionWrite, revision: int) -> dict[str, Any]:
-    item = {"table_uid": dj.s(table_uid), "key": dj.s(write.key), "values": dj.string_list(write.values),
-            "doc": dj.b(write.doc), "segment": dj.n(write.segment), "revision": dj.n(revision)}
+    key, values, doc = _content(write)
+    item = {"table_uid": dj.s(table_uid), "key": dj.s(key), "values": dj.string_list(values),
+            "doc": dj.b(doc), "segment": dj.n(write.segment), "revision": dj.n(revision)}
     if write.uid is not None:
         item["uid"] = dj.s(write.uid)
     return item
@@ -91,16 +99,20 @@ def _entry_item(index_uid: str, entry_key: str, partition_key: str, values: Sequ
 def _table_check(table: TableItem) -> dict[str, Any]:
     """The table is still the incarnation read, at the version read (its partition keys), with
     the index definitions read."""
+    # PynamoDB types NumberAttribute values as float; these are ints (DynamoDB N read back).
+    version, index_epoch = cast(int, table.version), cast("int | None", table.index_epoch)
     return dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)},
                     "#u = :u AND #v = :v AND #e = :e", {"#u": "uid", "#v": "version", "#e": "index_epoch"},
-                    {":u": dj.s(table.uid), ":v": dj.n(table.version), ":e": dj.n(table.index_epoch or 0)})
+                    {":u": dj.s(table.uid), ":v": dj.n(version), ":e": dj.n(index_epoch or 0)})
 
 
 def _add_write(actions: list[dict[str, Any]], table_uid: str, write: PartitionWrite) -> list[str]:
     """Append a write's actions; returns, per action, what its condition failing means."""
     meanings: list[str] = []
     if write.kind in ("replace", "delete") and (write.kind == "delete" or write.old_key != write.key):
-        actions.append(dj.delete(_PARTITIONS, {"table_uid": dj.s(table_uid), "key": dj.s(write.old_key)},
+        old_key = write.old_key
+        assert old_key is not None, write.kind  # replace and delete always name the stored partition
+        actions.append(dj.delete(_PARTITIONS, {"table_uid": dj.s(table_uid), "key": dj.s(old_key)},
                                  **_revision_is(write.old_revision)))
         meanings.append(CHANGED)
     if write.kind in ("create", "replace"):
@@ -117,10 +129,11 @@ def _add_write(actions: list[dict[str, Any]], table_uid: str, write: PartitionWr
         if (index_uid, entry_key) not in new_entries:
             actions.append(dj.delete(_ENTRIES, {"index_uid": dj.s(index_uid), "key": dj.s(entry_key)}))
             meanings.append("")
-    for index_uid, entry_key in write.entries:
-        actions.append(dj.put(_ENTRIES, _entry_item(index_uid, entry_key, write.key, write.values,
-                                                    write.doc, write.segment)))
-        meanings.append("")
+    if write.entries:  # only a create or a replace has entries
+        key, values, doc = _content(write)
+        for index_uid, entry_key in write.entries:
+            actions.append(dj.put(_ENTRIES, _entry_item(index_uid, entry_key, key, values, doc, write.segment)))
+            meanings.append("")
     return meanings
 
 
@@ -147,7 +160,8 @@ def _pack(writes: Sequence[PartitionWrite]) -> list[list[int]]:
 def _pack_within(writes: Sequence[PartitionWrite], max_actions: int) -> list[list[int]]:
     groups: list[list[int]] = []
     current: list[int] = []
-    actions, size, touched = 1, 0, set()  # 1: the table condition check
+    touched: set[tuple[str, str]] = set()
+    actions, size = 1, 0  # 1: the table condition check
     for i, write in enumerate(writes):
         n, b, t = _actions(write), write.size(), write.touched()
         if current and (actions + n > max_actions or size + b > MAX_TRANSACTION_BYTES or touched & t):
@@ -274,10 +288,13 @@ def _write_entry_batch(table_uid: str, batch: Sequence[tuple[PartitionItem, str,
     for _ in attempts():
         actions = []
         for item, index_uid, entry_key in pending:  # a check and a put per entry
+            # PynamoDB types a NumberAttribute as float and ListAttribute(of=UnicodeAttribute) as a
+            # list of attributes; what it reads back are ints and strs.
+            revision, values, segment = cast(int, item.revision), cast(list[str], item.values), cast(int, item.segment)
             actions.append(dj.check(_PARTITIONS, {"table_uid": dj.s(table_uid), "key": dj.s(item.key)},
-                                    **_revision_is(item.revision)))
-            actions.append(dj.put(_ENTRIES, _entry_item(index_uid, entry_key, item.key, item.values,
-                                                        item.doc, item.segment)))
+                                    **_revision_is(revision)))
+            actions.append(dj.put(_ENTRIES, _entry_item(index_uid, entry_key, item.key, values,
+                                                        item.doc, segment)))
         try:
             dj.transact_write(actions)
             return

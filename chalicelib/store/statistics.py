@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional, Sequence
 
+from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
@@ -57,12 +59,16 @@ def delete_statistics(table_uid: str, owner: str, column: str, epoch: int) -> bo
         condition=ColumnStatisticsItem.key.exists() & (ColumnStatisticsItem.column_epoch == epoch)))
 
 
+def _delete_in(item: ColumnStatisticsItem, tx: TransactWrite) -> None:
+    tx.delete(item)
+
+
 def delete_columns(table_uid: str, owner: str, columns: Sequence[str], fence: Optional[Fence] = None) -> None:
     """Delete several columns' statistics (missing ones are fine); with ``fence`` (a commit's
     apply), only while the commit holds its lock (else Fenced)."""
     if fence is not None:
         items = [ColumnStatisticsItem(table_uid, _key(owner, column)) for column in columns]
-        write_all(fence, [lambda tx, item=item: tx.delete(item) for item in items])
+        write_all(fence, [functools.partial(_delete_in, item) for item in items])
         return
     with ColumnStatisticsItem.batch_write() as batch:
         for column in columns:

@@ -7,9 +7,11 @@ The commit protocol that uses them is in ``chalicelib.service.transactions``; do
 from __future__ import annotations
 
 import time
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence, cast
 
 from pynamodb.exceptions import TransactWriteError
+from pynamodb.attributes import UnicodeAttribute
+from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
@@ -63,7 +65,7 @@ def get_transaction(catalog: str, transaction_id: str) -> Optional[TransactionIt
 
 def change_status(item: TransactionItem, expected: Sequence[str], status: str, **values) -> bool:
     """Move a transaction to ``status`` if it is still in one of ``expected``."""
-    actions = [TransactionItem.status.set(status)]
+    actions: list[Action] = [TransactionItem.status.set(status)]
     actions += [getattr(TransactionItem, name).set(value) for name, value in values.items()]
     condition = TransactionItem.status.is_in(*expected)
     if _conditional(lambda: item.update(actions=actions, condition=condition)):
@@ -81,11 +83,22 @@ def mark_applied(item: TransactionItem) -> None:
 
 def touch(item: TransactionItem, when: float, tables: Iterable[str] = ()) -> bool:
     """Record activity (and tables written) on an ACTIVE transaction."""
-    actions = [TransactionItem.last_activity.set(when)]
-    new_tables = sorted(set(tables) - set(item.tables or []))
+    actions: list[Action] = [TransactionItem.last_activity.set(when)]
+    new_tables = sorted(set(tables) - set(_tables_of(item)))
     if new_tables:
-        actions.append(TransactionItem.tables.set(sorted(set(item.tables or []) | set(new_tables))))
+        actions.append(TransactionItem.tables.set(_as_stored(sorted(set(_tables_of(item)) | set(new_tables)))))
     return _conditional(lambda: item.update(actions=actions, condition=TransactionItem.status == "ACTIVE"))
+
+
+# PynamoDB types a ListAttribute(of=UnicodeAttribute) value as a list of UnicodeAttribute; what
+# it reads and writes are lists of str. These two say so at the boundary (no runtime work).
+def _tables_of(item: TransactionItem) -> list[str]:
+    """The uids of the tables a transaction wrote."""
+    return cast("list[str]", item.tables or [])
+
+
+def _as_stored(tables: list[str]) -> list[UnicodeAttribute]:
+    return cast("list[UnicodeAttribute]", tables)
 
 
 def list_transactions(catalog: str, after: Optional[str]) -> Iterator[TransactionItem]:
@@ -113,14 +126,15 @@ def save_pending(item: TransactionItem, when: float, table_uid: str,
     ACTIVE (False otherwise: nothing written). 100 operations need two DynamoDB transactions;
     both carry the ACTIVE condition, so only a commit racing the same transaction's own
     UpdateTableObjects call could split them."""
-    tables = sorted(set(item.tables or []) | {table_uid})
+    tables = sorted(set(_tables_of(item)) | {table_uid})
     actions = [("put", p) for p in puts] + [("delete", r) for r in removed]
     for start in range(0, max(len(actions), 1), 99):
         chunk = actions[start:start + 99]
 
         def send() -> None:
             with TransactWrite(connection=connection()) as tx:
-                tx.update(item, actions=[TransactionItem.last_activity.set(when), TransactionItem.tables.set(tables)],
+                tx.update(item, actions=[TransactionItem.last_activity.set(when),
+                                         TransactionItem.tables.set(_as_stored(tables))],
                           condition=TransactionItem.status == "ACTIVE")
                 for kind, pending in chunk:
                     if kind == "put":
@@ -135,7 +149,7 @@ def save_pending(item: TransactionItem, when: float, table_uid: str,
             if classify(error).kind == CONDITION_FAILED:
                 return False
             raise
-    item.tables = tables
+    item.tables = _as_stored(tables)
     return True
 
 

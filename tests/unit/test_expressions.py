@@ -244,6 +244,16 @@ def test_typed_evaluation(expression: str, expected: bool) -> None:
     assert matches(expression) is expected
 
 
+def test_every_node_kind_evaluates_nested() -> None:
+    # evaluate dispatches on each node's class at every level: one tree with every kind.
+    assert evaluate(TRUE, ROW) is True and matches("") is True
+    assert matches("(country LIKE 'U%' AND year IN (2018, 2019)) AND NOT (ts IS NULL "
+                   "OR month BETWEEN 3 AND 12 OR flag <> true)")
+    assert not matches("(country LIKE 'U%' AND year IN (2018, 2019)) AND NOT (ts IS NULL "
+                       "OR month BETWEEN 2 AND 12 OR flag <> true)")
+    assert not evaluate(bind(Or(()), KEYS), ROW)  # an empty OR matches nothing
+
+
 def test_strings_compare_lexically_and_ints_numerically() -> None:
     keys = [("s", "string"), ("i", "int")]
     assert matches("s > '10'", ["9", "9"], keys) is True

@@ -160,7 +160,8 @@ def _to_timestamp(text: str) -> Timestamp:
             digits = offset[1:].replace(":", "")
             zone = _dt.timezone(sign * _dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
     try:
-        moment = _dt.datetime(*map(int, fields), tzinfo=zone)
+        year, month, day, hour, minute, second = map(int, fields)
+        moment = _dt.datetime(year, month, day, hour, minute, second, tzinfo=zone)
         return Timestamp.from_parts(moment, int((fraction or "0").ljust(9, "0")))
     except (ValueError, OverflowError) as why:
         raise ValueError(f"expected yyyy-MM-dd HH:mm:ss[.fffffffff] ({why})") from None

@@ -182,7 +182,7 @@ def _canonical_op(op: str) -> str:
     return "<>" if op == "!=" else op
 
 
-def _flatten(kind: type, tokens: Iterable[Node]) -> Node:
+def _flatten(kind: type[And] | type[Or], tokens: Iterable[Node]) -> Node:
     items: list[Node] = []
     for item in tokens:
         items.extend(item.items if isinstance(item, kind) else (item,))

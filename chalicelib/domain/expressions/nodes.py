@@ -5,7 +5,7 @@ same tree to every caller, so no caller may change it, and trees compare by valu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Generic, TypeVar, Union
 
 
 @dataclass(frozen=True)
@@ -31,49 +31,54 @@ class KeyRef:
 
 Column = Union[str, KeyRef]  # str before binding, KeyRef after
 
+# The column type of a leaf node: ``Compare[str]`` as parsed, ``Compare[KeyRef]`` once bound, so
+# the evaluator can be typed for bound trees without a runtime check per partition. Covariant:
+# nodes are frozen, and a bound leaf is a ``Node`` like any other.
+C = TypeVar("C", bound=Column, covariant=True)
+
 
 @dataclass(frozen=True)
-class Compare:
+class Compare(Generic[C]):
     """``column op literal``; op is one of ``= <> < <= > >=`` (``!=`` is read as ``<>``)."""
 
-    column: Column
+    column: C
     op: str
     literal: Any  # Literal before binding, a typed value after
 
 
 @dataclass(frozen=True)
-class Between:
+class Between(Generic[C]):
     """``column [NOT] BETWEEN low AND high`` (both ends inclusive)."""
 
-    column: Column
+    column: C
     low: Any
     high: Any
     negated: bool = False
 
 
 @dataclass(frozen=True)
-class In:
+class In(Generic[C]):
     """``column [NOT] IN (v1, v2, ...)``."""
 
-    column: Column
+    column: C
     values: tuple[Any, ...]
     negated: bool = False
 
 
 @dataclass(frozen=True)
-class Like:
+class Like(Generic[C]):
     """``column [NOT] LIKE 'pattern'``."""
 
-    column: Column
+    column: C
     pattern: str
     negated: bool = False
 
 
 @dataclass(frozen=True)
-class IsNull:
+class IsNull(Generic[C]):
     """``column IS [NOT] NULL``."""
 
-    column: Column
+    column: C
     negated: bool = False
 
 
@@ -105,7 +110,8 @@ class TrueExpr:
 
 TRUE = TrueExpr()
 
-Node = Union[Compare, Between, In, Like, IsNull, And, Or, Not, TrueExpr]
+Node = Union[Compare[Column], Between[Column], In[Column], Like[Column], IsNull[Column], And, Or, Not,
+             TrueExpr]
 
 
 def conjuncts(node: Node) -> tuple[Node, ...]:

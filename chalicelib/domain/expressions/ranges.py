@@ -6,10 +6,10 @@ from __future__ import annotations
 import operator
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence
+from typing import Any, Callable, Iterable, NamedTuple, Optional, Sequence, cast
 
-from chalicelib.domain.expressions.nodes import (And, Between, Compare, In, IsNull, Like, Node, Not,
-                                                 Or, TrueExpr)
+from chalicelib.domain.expressions.nodes import (And, Between, Column, Compare, In, IsNull, KeyRef, Like,
+                                                 Node, Not, Or, TrueExpr)
 from chalicelib.domain.keycodec import STRING, successor
 
 MAX_RANGES = 100  # more key ranges than this and a plan is not worth it: scan instead
@@ -72,11 +72,14 @@ def _boxes(node: Node, index: frozenset[str]) -> list[_Box]:
         return _or_boxes(node.items, index)
     if isinstance(node, Not):
         return _boxes(_negate(node.item), index)
-    if isinstance(node, (TrueExpr, IsNull)) or node.column.name.lower() not in index:
+    if isinstance(node, (TrueExpr, IsNull)):
         return _everything()
-    name = node.column.name.lower()
+    ref = cast(KeyRef, node.column)  # plan_ranges is given bind's output: columns are KeyRefs
+    name = ref.name.lower()
+    if name not in index:
+        return _everything()
     if isinstance(node, Compare):
-        return _compare_boxes(name, node)
+        return _compare_boxes(name, ref.kind, node)
     if node.negated:
         return _everything()  # NOT BETWEEN / NOT IN / NOT LIKE: no single range helps
     if isinstance(node, Between):
@@ -85,14 +88,14 @@ def _boxes(node: Node, index: frozenset[str]) -> list[_Box]:
     if isinstance(node, In):
         boxes = _dedupe({name: _point(v)} for v in node.values)
         return boxes if len(boxes) <= MAX_RANGES else _everything()
-    if isinstance(node, Like) and node.column.kind == STRING:
+    if isinstance(node, Like) and ref.kind == STRING:
         return _like_boxes(name, node.pattern)
     return _everything()
 
 
-def _compare_boxes(name: str, node: Compare) -> list[_Box]:
+def _compare_boxes(name: str, kind: str, node: Compare[Column]) -> list[_Box]:
     value = node.literal
-    if node.op == "<" and node.column.kind == STRING and value == "":
+    if node.op == "<" and kind == STRING and value == "":
         return []  # nothing sorts below the empty string
     intervals: dict[str, _Interval] = {
         "=": _point(value),
@@ -163,9 +166,10 @@ def _intersect_boxes(a: _Box, b: _Box) -> Optional[_Box]:
     merged = dict(a)
     for name, interval in b.items():
         if name in merged:
-            interval = _intersect_intervals(merged[name], interval)
-            if interval is None:
+            both = _intersect_intervals(merged[name], interval)
+            if both is None:
                 return None
+            interval = both
         merged[name] = interval
     return merged
 

@@ -102,7 +102,7 @@ class WireResponse:
 
     status: int
     body: str
-    headers: dict[str, str]
+    headers: dict[str, str | list[str]]  # Chalice's Response takes one value or several
 
 
 def error_response(error: ServiceError) -> tuple[int, dict[str, Any]]:

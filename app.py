@@ -66,8 +66,9 @@ def _paimon_view(template: str) -> Callable[..., Response]:
         headers, body, context = _request_parts()
         request = app.current_request
         assert request is not None  # as in _request_parts
-        params: dict[str, str] = request.query_params or {}
-        query = {name: params[name] for name in params}
+        # Chalice's MultiDict answers the last value of a repeated parameter for params[name].
+        params = request.query_params
+        query: dict[str, str] = {name: params[name] for name in params} if params else {}
         result = paimon_wire.handle(request.method, template, request.uri_params or {}, query, headers,
                                     body, context)
         return Response(body=result.body, status_code=result.status, headers=result.headers)

@@ -104,19 +104,19 @@ class ServerProcess:
 
     def start(self, timeout: float = 30.0) -> "ServerProcess":
         """Start the server and wait until it accepts connections."""
-        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
+        log = open(self.log_path, "ab") if self.log_path else None
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "infra.local.server", "--port", str(self.port)],
                 cwd=REPO,
                 env=self.env,
                 stdin=subprocess.DEVNULL,
-                stdout=log,
+                stdout=subprocess.DEVNULL if log is None else log,
                 stderr=subprocess.STDOUT,
                 preexec_fn=PREEXEC,
             )
         finally:
-            if self.log_path:
+            if log is not None:
                 log.close()  # the child holds its own descriptor
         try:
             wait_for_port(self.port, self.process, timeout)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence, cast
+from typing import Any, Callable, Iterator, Sequence
 
 from chalicelib import clock, faults
 from chalicelib.domain import keycodec
@@ -43,9 +43,8 @@ def partition_keys_of(doc: dict[str, Any]) -> list[tuple[str, str]]:
 
 def key_types_of(table: TableItem) -> list[str]:
     """The Glue types of the table's partition keys as its partition sort keys encode them (a
-    copy). PynamoDB types ``ListAttribute(of=UnicodeAttribute)`` as a list of attributes; read, it
-    is a list of strings."""
-    return list(cast("list[str]", table.key_types or []))
+    copy)."""
+    return list(table.key_types or [])
 
 
 def load_indexes(table: TableItem) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional, Sequence, cast
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from chalicelib import clock, json_text, timestamps
 from chalicelib.context import RequestContext
@@ -128,10 +128,8 @@ def _entries(view: PartitionTableView, values: Sequence[str]) -> list[tuple[str,
 
 
 def _stored(item: PartitionItem) -> tuple[list[str], int, int]:
-    """A stored partition's values, segment and revision, typed as read (PynamoDB types a
-    ``ListAttribute(of=UnicodeAttribute)`` as a list of attributes, a NumberAttribute as float;
-    read, they are strings and ints)."""
-    return cast("list[str]", item.values), cast(int, item.segment), cast(int, item.revision)
+    """A stored partition's values, segment and revision."""
+    return item.values, item.segment, item.revision
 
 
 def _entries_or_none(view: PartitionTableView, values: Sequence[str]) -> list[tuple[str, str]]:
@@ -512,7 +510,7 @@ def _manifest_listing(ctx: RequestContext, ref: TableRef, transaction_id: Option
                       wanted: governed.Listing, reader: Optional[TransactionItem] = None) -> governed.ManifestListing:
     """A governed table's listing at the reader's snapshot (``reader``: the request's
     transaction, when loaded and checked already)."""
-    snapshot, reader = (int(reader.snapshot_seq), reader) if reader is not None else \
+    snapshot, reader = (reader.snapshot_seq, reader) if reader is not None else \
         snapshot_of(ctx, ref.catalog_key, transaction_id, as_of)
     return governed.ManifestListing(ref.catalog_key, table, table_doc, names, wanted, snapshot, reader,
                                     as_of, transaction_id)

@@ -163,7 +163,7 @@ def search_tables(catalog_key: str, search: TableSearch, after: Optional[list[An
         if not all(filter_matches(p, table_doc, db_doc) for p in search.filters):
             continue
         order = [sort_value(search.sort_field, table_doc), db_name, table_name]
-        hits.append((order, render(table_doc, int(item.version))))
+        hits.append((order, render(table_doc, item.version)))
     hits.sort(key=lambda hit: hit[0], reverse=search.descending)
     if after is not None:
         hits = [h for h in hits if (h[0] < after if search.descending else h[0] > after)]

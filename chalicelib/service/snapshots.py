@@ -89,14 +89,14 @@ class DatabaseSnapshot:
         """The table this reader sees under ``name``, or None."""
         if name in self.overlay:
             table = self.overlay[name]
-            return None if table is None else (table, catalog.load(table), int(table.version))
+            return None if table is None else (table, catalog.load(table), table.version)
         return self._resolve(self.stored(name))
 
     def _resolve(self, item: Optional[TableItem]) -> Optional[Seen]:
         if item is None:
             return None
         if self.snapshot is None:
-            return item, catalog.load(item), int(item.version)
+            return item, catalog.load(item), item.version
         found = table_at_seq(item, self.snapshot)
         return None if found is None else (item, *found)
 
@@ -142,7 +142,7 @@ def database_snapshot(ctx: RequestContext, transaction_id: Optional[str], databa
         same_catalog(transaction, database)
         tx_store.touch(transaction, clock.now())
     if transaction is not None:
-        snapshot: Optional[int] = int(transaction.snapshot_seq)
+        snapshot: Optional[int] = transaction.snapshot_seq
     else:
         # Several tables: as of the last commit point, so a commit being applied meanwhile
         # shows whole (through the overlay) or not at all. One table is atomic by itself.

@@ -37,8 +37,7 @@ Overlay = dict[str, tuple[str, PendingWriteItem, int]]
 
 
 def _values(item: Any) -> list[str]:
-    """An object, object version or pending write's partition values (a copy). PynamoDB types
-    ``ListAttribute(of=UnicodeAttribute)`` as a list of attributes; read, it is a list of strings."""
+    """An object, object version or pending write's partition values (a copy)."""
     return list(item.values)
 
 
@@ -186,7 +185,7 @@ def snapshot_of(ctx: RequestContext, catalog_key: str, transaction_id: Optional[
         item = load_transaction(ctx, transaction_id)
         require_active(item)
         store.touch(item, clock.now())
-        return int(item.snapshot_seq), item
+        return item.snapshot_seq, item
     # Never past the last commit point: a commit that lands while this request reads is being
     # applied, and must stay invisible rather than show half applied.
     last = store.last_commit_seq(catalog_key)
@@ -205,7 +204,7 @@ def overlay_of(table: TableItem, catalog_key: str, snapshot: int, reader: Option
         holder = store.get_transaction(catalog_key, lock.transaction_id)
         if holder is not None and holder.status == "COMMITTED" and holder.commit_seq <= snapshot:
             for write in store.pending_of(holder.transaction_id, table.uid):
-                changes[write.uri] = (write.op, write, int(holder.commit_seq))
+                changes[write.uri] = (write.op, write, holder.commit_seq)
     if reader is not None:
         for write in store.pending_of(reader.transaction_id, table.uid):
             changes[write.uri] = (write.op, write, OWN)

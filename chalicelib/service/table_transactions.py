@@ -87,7 +87,7 @@ class TableWriter:
         table = self.seen[0]
         base_uid, base_version = self._base()
         earlier = change_of(self.mine).dropped if self.mine is not None else []
-        version = base_version + 1 if table.uid == base_uid else int(table.version)
+        version = base_version + 1 if table.uid == base_uid else table.version
         self._record(TableChange(self.database.name, base_uid, base_version, uid=table.uid, version=version,
                                  archive=archive, dropped=sorted(set(earlier) | dropped),
                                  indexes=table.indexes, key_types=list(table.key_types or [])), doc)

@@ -38,7 +38,7 @@ def get_table_version(catalog_key: str, database_name: str, table_name: str,
     is None). EntityNotFoundException if the database, table or version does not exist;
     InvalidInputException for a malformed version id."""
     table = _table(catalog_key, database_name, table_name)
-    current = int(table.version)
+    current = table.version
     version = current if version_id is None else parse_version(version_id)
     if version == current:
         return catalog.load(table), version
@@ -68,13 +68,13 @@ class VersionListing:
 
         def versions() -> Iterator[tuple[int, Any]]:
             if below is None:
-                yield int(table.version), table
-            archived = catalog.query_archived_versions(table.uid, below if below is not None else int(table.version),
+                yield table.version, table
+            archived = catalog.query_archived_versions(table.uid, below if below is not None else table.version,
                                                        min(limit + 1, 100))
-            yield from ((int(item.version), item) for item in archived)
+            yield from ((item.version, item) for item in archived)
 
         return take_page(versions(), limit, lambda pair: render(catalog.load(pair[1]), pair[0]),
-                         lambda pair: int(pair[0]))
+                         lambda pair: pair[0])
 
 
 def list_table_versions(catalog_key: str, database_name: str, table_name: str) -> VersionListing:

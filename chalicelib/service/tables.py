@@ -109,7 +109,7 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
         current, old, version = writer.seen
     else:
         current = require_table(database, name)
-        old, version = catalog.load(current), int(current.version)
+        old, version = catalog.load(current), current.version
     if version_id is not None and parse_version(version_id) != version:
         raise _concurrent_update()
     doc = table_document(table_input, database.name, old["CreateTime"], now())

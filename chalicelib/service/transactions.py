@@ -160,7 +160,7 @@ def roll_forward(item: TransactionItem) -> None:
             continue  # released, so applied in full (a COMMITTED holder releases only then)
         writes = list(store.pending_of(item.transaction_id, scope))
         current = None if is_meta_scope(scope) else store.get_objects(scope, [w.uri for w in writes])
-        _apply(item, scope, writes, current, int(item.commit_seq))
+        _apply(item, scope, writes, current, item.commit_seq)
         store.release_lock(scope, item.transaction_id)
     store.drop_pending(item.transaction_id)
     store.mark_applied(item)

@@ -7,8 +7,11 @@ database or table re-created under the same name starts empty even if a cleanup 
 
 from __future__ import annotations
 
-from pynamodb.attributes import (BinaryAttribute, ListAttribute, NumberAttribute,
+import json
+
+from pynamodb.attributes import (Attribute, BinaryAttribute, ListAttribute, NumberAttribute,
                                  UnicodeAttribute)
+from pynamodb.constants import NUMBER
 from pynamodb.models import Model
 
 from chalicelib.store import fast_parse
@@ -17,6 +20,34 @@ from chalicelib.store.config import BaseMeta, table_name
 # Joins key components. Glue names match the "single-line string" pattern, which excludes
 # U+0000-U+001F (but tab), so this separator can never occur inside a name.
 SEP = "\x01"
+
+
+class IntAttribute(Attribute[int]):
+    """A DynamoDB number that only ever holds an integer (versions, sequence numbers, counts,
+    sizes). PynamoDB's NumberAttribute is typed float; timestamps, which hold fractions, stay one.
+
+    Stored exactly as a NumberAttribute; read back as an int: DynamoDB returns an integral
+    number in plain digits (``1e3`` is answered ``1000``), which is what NumberAttribute's
+    ``json.loads`` would have made an int of too.
+    """
+
+    attr_type = NUMBER
+
+    def serialize(self, value: int) -> str:
+        """The number as DynamoDB's ``N`` text."""
+        return json.dumps(value)
+
+    def deserialize(self, value: str) -> int:
+        """The integer of DynamoDB's ``N`` text."""
+        return int(value)
+
+
+class StrListAttribute(ListAttribute[str]):
+    """``ListAttribute(of=UnicodeAttribute)`` typed as what it reads, a list of strings
+    (PynamoDB types that attribute as a list of UnicodeAttribute)."""
+
+    def __init__(self, *, null: bool | None = None) -> None:
+        super().__init__(null=null, of=UnicodeAttribute)  # type: ignore[arg-type]
 
 
 class StoreModel(Model):
@@ -52,14 +83,14 @@ class TableItem(StoreModel):
     db_uid = UnicodeAttribute(hash_key=True)
     name = UnicodeAttribute(range_key=True)
     uid = UnicodeAttribute()
-    version = NumberAttribute()
+    version = IntAttribute()
     doc = BinaryAttribute(legacy_encoding=False)
     # Partition-key types the partition sort keys were encoded with (fixed at creation).
-    key_types = ListAttribute(of=UnicodeAttribute, null=True)
+    key_types = StrListAttribute(null=True)
     # Partition index definitions (JSON list), and a counter bumped whenever they change:
     # partition writes check it so none can miss an index created under them.
     indexes = UnicodeAttribute(null=True)
-    index_epoch = NumberAttribute(default=0)
+    index_epoch = IntAttribute(default=0)
     # Progress of CREATING indexes' backfills (JSON map by index uid: owner, lease, cursor,
     # errors so far). Kept apart from ``indexes`` so a heartbeat does not bump the epoch.
     backfills = UnicodeAttribute(null=True)
@@ -69,7 +100,7 @@ class TableItem(StoreModel):
     # Commit sequence number at which this version became current (every table write is a
     # commit: transactional, or one of its own). None: written before writes were stamped,
     # visible to every snapshot.
-    changed_seq = NumberAttribute(null=True)
+    changed_seq = IntAttribute(null=True)
 
 
 class TableVersionItem(StoreModel):
@@ -79,9 +110,9 @@ class TableVersionItem(StoreModel):
         table_name = table_name("table_versions")
 
     table_uid = UnicodeAttribute(hash_key=True)
-    version = NumberAttribute(range_key=True)
+    version = IntAttribute(range_key=True)
     doc = BinaryAttribute(legacy_encoding=False)
-    changed_seq = NumberAttribute(null=True)  # when this version became current (TableItem)
+    changed_seq = IntAttribute(null=True)  # when this version became current (TableItem)
 
 
 class PartitionItem(StoreModel):
@@ -92,10 +123,10 @@ class PartitionItem(StoreModel):
 
     table_uid = UnicodeAttribute(hash_key=True)
     key = UnicodeAttribute(range_key=True)
-    values = ListAttribute(of=UnicodeAttribute)
+    values = StrListAttribute()
     doc = BinaryAttribute(legacy_encoding=False)
-    segment = NumberAttribute()
-    revision = NumberAttribute(default=0)
+    segment = IntAttribute()
+    revision = IntAttribute(default=0)
     # Identity of this partition's life (kept by updates): keys its column statistics, so a
     # partition deleted and re-created never shows statistics of its predecessor.
     uid = UnicodeAttribute(null=True)
@@ -121,9 +152,9 @@ class IndexEntryItem(StoreModel):
     index_uid = UnicodeAttribute(hash_key=True)
     key = UnicodeAttribute(range_key=True)
     partition_key = UnicodeAttribute()
-    values = ListAttribute(of=UnicodeAttribute)
+    values = StrListAttribute()
     doc = BinaryAttribute(legacy_encoding=False)
-    segment = NumberAttribute()
+    segment = IntAttribute()
 
 
 class ColumnStatisticsItem(StoreModel):
@@ -137,7 +168,7 @@ class ColumnStatisticsItem(StoreModel):
     table_uid = UnicodeAttribute(hash_key=True)
     key = UnicodeAttribute(range_key=True)
     doc = BinaryAttribute(legacy_encoding=False)
-    column_epoch = NumberAttribute(default=0)
+    column_epoch = IntAttribute(default=0)
 
 
 class SearchPostingItem(StoreModel):
@@ -173,10 +204,10 @@ class TransactionItem(StoreModel):
     start_time = NumberAttribute()
     end_time = NumberAttribute(null=True)
     last_activity = NumberAttribute()  # from COMMIT_IN_PROGRESS on: when the commit started
-    snapshot_seq = NumberAttribute()  # commits with seq <= this are visible to it
-    commit_seq = NumberAttribute(null=True)
-    tables = ListAttribute(of=UnicodeAttribute, null=True)  # uids of tables it wrote
-    applied = NumberAttribute(null=True)  # 1 once a COMMITTED transaction is fully applied
+    snapshot_seq = IntAttribute()  # commits with seq <= this are visible to it
+    commit_seq = IntAttribute(null=True)
+    tables = StrListAttribute(null=True)  # uids of tables it wrote
+    applied = IntAttribute(null=True)  # 1 once a COMMITTED transaction is fully applied
 
 
 class PendingWriteItem(StoreModel):
@@ -194,8 +225,8 @@ class PendingWriteItem(StoreModel):
     op = UnicodeAttribute()  # add | delete | replace | table
     uri = UnicodeAttribute()  # the object uri, or the table name
     etag = UnicodeAttribute(null=True)
-    size = NumberAttribute(null=True)
-    values = ListAttribute(of=UnicodeAttribute, null=True)
+    size = IntAttribute(null=True)
+    values = StrListAttribute(null=True)
     partition_key = UnicodeAttribute(null=True)
     table = UnicodeAttribute(null=True)  # JSON, see chalicelib.store.pending_tables
     doc = BinaryAttribute(legacy_encoding=False, null=True)
@@ -210,12 +241,12 @@ class ObjectItem(StoreModel):
 
     table_uid = UnicodeAttribute(hash_key=True)
     uri = UnicodeAttribute(range_key=True)
-    live = NumberAttribute()  # 1 live, 0 deleted
-    changed_seq = NumberAttribute()
+    live = IntAttribute()  # 1 live, 0 deleted
+    changed_seq = IntAttribute()
     version_key = UnicodeAttribute()
     etag = UnicodeAttribute(null=True)
-    size = NumberAttribute(null=True)
-    values = ListAttribute(of=UnicodeAttribute)
+    size = IntAttribute(null=True)
+    values = StrListAttribute()
 
 
 class ObjectVersionItem(StoreModel):
@@ -230,10 +261,10 @@ class ObjectVersionItem(StoreModel):
     key = UnicodeAttribute(range_key=True)
     uri = UnicodeAttribute()
     etag = UnicodeAttribute(null=True)
-    size = NumberAttribute(null=True)
-    values = ListAttribute(of=UnicodeAttribute)
-    added_seq = NumberAttribute()
-    removed_seq = NumberAttribute(null=True)
+    size = IntAttribute(null=True)
+    values = StrListAttribute()
+    added_seq = IntAttribute()
+    removed_seq = IntAttribute(null=True)
 
 
 class ManifestPartitionItem(StoreModel):
@@ -246,11 +277,11 @@ class ManifestPartitionItem(StoreModel):
 
     table_uid = UnicodeAttribute(hash_key=True)
     key = UnicodeAttribute(range_key=True)
-    values = ListAttribute(of=UnicodeAttribute)
-    files = NumberAttribute()
-    size = NumberAttribute()
-    created_seq = NumberAttribute()  # the commit since which it holds objects without a gap
-    changed_seq = NumberAttribute()
+    values = StrListAttribute()
+    files = IntAttribute()
+    size = IntAttribute()
+    created_seq = IntAttribute()  # the commit since which it holds objects without a gap
+    changed_seq = IntAttribute()
 
 
 class ManifestPartitionVersionItem(StoreModel):
@@ -263,12 +294,12 @@ class ManifestPartitionVersionItem(StoreModel):
 
     table_uid = UnicodeAttribute(hash_key=True)
     key = UnicodeAttribute(range_key=True)
-    values = ListAttribute(of=UnicodeAttribute)
-    files = NumberAttribute()
-    size = NumberAttribute()
-    created_seq = NumberAttribute()
-    added_seq = NumberAttribute()
-    removed_seq = NumberAttribute(null=True)
+    values = StrListAttribute()
+    files = IntAttribute()
+    size = IntAttribute()
+    created_seq = IntAttribute()
+    added_seq = IntAttribute()
+    removed_seq = IntAttribute(null=True)
 
 
 class CommitStateItem(StoreModel):
@@ -281,7 +312,7 @@ class CommitStateItem(StoreModel):
     name = UnicodeAttribute(hash_key=True)
     transaction_id = UnicodeAttribute(null=True)
     since = NumberAttribute(null=True)
-    seq = NumberAttribute(null=True)
+    seq = IntAttribute(null=True)
 
 
 class PaimonItem(StoreModel):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence, cast
+from typing import Any, Iterator, Sequence
 
 from chalicelib import faults, metrics
 from chalicelib.store import dynamo_json as dj
@@ -99,11 +99,9 @@ def _entry_item(index_uid: str, entry_key: str, partition_key: str, values: Sequ
 def _table_check(table: TableItem) -> dict[str, Any]:
     """The table is still the incarnation read, at the version read (its partition keys), with
     the index definitions read."""
-    # PynamoDB types NumberAttribute values as float; these are ints (DynamoDB N read back).
-    version, index_epoch = cast(int, table.version), cast("int | None", table.index_epoch)
     return dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)},
                     "#u = :u AND #v = :v AND #e = :e", {"#u": "uid", "#v": "version", "#e": "index_epoch"},
-                    {":u": dj.s(table.uid), ":v": dj.n(version), ":e": dj.n(index_epoch or 0)})
+                    {":u": dj.s(table.uid), ":v": dj.n(table.version), ":e": dj.n(table.index_epoch or 0)})
 
 
 def _add_write(actions: list[dict[str, Any]], table_uid: str, write: PartitionWrite) -> list[str]:
@@ -288,13 +286,10 @@ def _write_entry_batch(table_uid: str, batch: Sequence[tuple[PartitionItem, str,
     for _ in attempts():
         actions = []
         for item, index_uid, entry_key in pending:  # a check and a put per entry
-            # PynamoDB types a NumberAttribute as float and ListAttribute(of=UnicodeAttribute) as a
-            # list of attributes; what it reads back are ints and strs.
-            revision, values, segment = cast(int, item.revision), cast(list[str], item.values), cast(int, item.segment)
             actions.append(dj.check(_PARTITIONS, {"table_uid": dj.s(table_uid), "key": dj.s(item.key)},
-                                    **_revision_is(revision)))
-            actions.append(dj.put(_ENTRIES, _entry_item(index_uid, entry_key, item.key, values,
-                                                        item.doc, segment)))
+                                    **_revision_is(item.revision)))
+            actions.append(dj.put(_ENTRIES, _entry_item(index_uid, entry_key, item.key, item.values,
+                                                        item.doc, item.segment)))
         try:
             dj.transact_write(actions)
             return

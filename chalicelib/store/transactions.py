@@ -7,10 +7,9 @@ The commit protocol that uses them is in ``chalicelib.service.transactions``; do
 from __future__ import annotations
 
 import time
-from typing import Iterable, Iterator, Optional, Sequence, cast
+from typing import Iterable, Iterator, Optional, Sequence
 
 from pynamodb.exceptions import TransactWriteError
-from pynamodb.attributes import UnicodeAttribute
 from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
@@ -44,7 +43,7 @@ def last_commit_seq(catalog: str) -> int:
     """The catalog's latest commit sequence number (0 before the first commit)."""
     metrics.count_read()
     try:
-        return int(CommitStateItem.get(seq_name(catalog), consistent_read=True).seq or 0)
+        return CommitStateItem.get(seq_name(catalog), consistent_read=True).seq or 0
     except CommitStateItem.DoesNotExist:
         return 0
 
@@ -86,19 +85,13 @@ def touch(item: TransactionItem, when: float, tables: Iterable[str] = ()) -> boo
     actions: list[Action] = [TransactionItem.last_activity.set(when)]
     new_tables = sorted(set(tables) - set(_tables_of(item)))
     if new_tables:
-        actions.append(TransactionItem.tables.set(_as_stored(sorted(set(_tables_of(item)) | set(new_tables)))))
+        actions.append(TransactionItem.tables.set(sorted(set(_tables_of(item)) | set(new_tables))))
     return _conditional(lambda: item.update(actions=actions, condition=TransactionItem.status == "ACTIVE"))
 
 
-# PynamoDB types a ListAttribute(of=UnicodeAttribute) value as a list of UnicodeAttribute; what
-# it reads and writes are lists of str. These two say so at the boundary (no runtime work).
 def _tables_of(item: TransactionItem) -> list[str]:
     """The uids of the tables a transaction wrote."""
-    return cast("list[str]", item.tables or [])
-
-
-def _as_stored(tables: list[str]) -> list[UnicodeAttribute]:
-    return cast("list[UnicodeAttribute]", tables)
+    return item.tables or []
 
 
 def list_transactions(catalog: str, after: Optional[str]) -> Iterator[TransactionItem]:
@@ -134,7 +127,7 @@ def save_pending(item: TransactionItem, when: float, table_uid: str,
         def send() -> None:
             with TransactWrite(connection=connection()) as tx:
                 tx.update(item, actions=[TransactionItem.last_activity.set(when),
-                                         TransactionItem.tables.set(_as_stored(tables))],
+                                         TransactionItem.tables.set(tables)],
                           condition=TransactionItem.status == "ACTIVE")
                 for kind, pending in chunk:
                     if kind == "put":
@@ -149,7 +142,7 @@ def save_pending(item: TransactionItem, when: float, table_uid: str,
             if classify(error).kind == CONDITION_FAILED:
                 return False
             raise
-    item.tables = _as_stored(tables)
+    item.tables = tables
     return True
 
 

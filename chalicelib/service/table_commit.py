@@ -53,9 +53,9 @@ def apply(item: TransactionItem, scope: str, writes: Sequence[PendingWriteItem],
         change = change_of(write)
         if change.removes_base:
             _remove(item.catalog, db_uid, write.uri, change, fence)
-        if change.uid is None:
-            continue
         new = as_table_item(db_uid, write)
+        if new is None:  # the change deletes the table (removed above)
+            continue
         doc = decode_document(write.doc)
         doc["UpdateTime"] = seq / 1_000_000
         if change.creates:

@@ -84,10 +84,15 @@ class TableWriter:
         """Record a new definition of the seen table. However many updates a transaction
         makes, its commit adds one version (the last definition); a table it created stays
         at version 0."""
+        assert self.seen is not None  # callers update only a table they see
         table = self.seen[0]
         base_uid, base_version = self._base()
         earlier = change_of(self.mine).dropped if self.mine is not None else []
-        version = base_version + 1 if table.uid == base_uid else table.version
+        if table.uid == base_uid:
+            assert base_version is not None  # a base table has a version
+            version = base_version + 1
+        else:
+            version = table.version
         self._record(TableChange(self.database.name, base_uid, base_version, uid=table.uid, version=version,
                                  archive=archive, dropped=sorted(set(earlier) | dropped),
                                  indexes=table.indexes, key_types=list(table.key_types or [])), doc)
@@ -96,6 +101,7 @@ class TableWriter:
         """Record the deletion of the seen table (of one created here: forget it)."""
         base_uid, base_version = self._base()
         if base_uid is None:
+            assert self.mine is not None  # no base: the table was created by this transaction
             self._save([], [self.mine])
         else:
             self._record(TableChange(self.database.name, base_uid, base_version, uid=None), None)

@@ -109,6 +109,15 @@ def load_transaction(ctx: RequestContext, transaction_id: str) -> TransactionIte
     return resolve(item)
 
 
+def _require_still_active(item: TransactionItem) -> None:
+    """After a write conditioned on ``item``'s status failed: raise what its stored status calls
+    for (EntityNotFoundException if it is gone)."""
+    fresh = store.get_transaction(item.catalog, item.transaction_id)
+    if fresh is None:
+        raise transaction_not_found(item.transaction_id)
+    require_active(fresh)
+
+
 def require_active(item: TransactionItem, write: bool = False) -> None:
     """Raise the exception AWS uses for a transaction that can no longer be used."""
     if item.status == "COMMITTED":
@@ -146,6 +155,7 @@ def _apply(item: TransactionItem, scope: str, writes: list, current: Optional[di
         if is_meta_scope(scope):
             table_commit.apply(item, scope, writes, seq, fence)
         else:
+            assert current is not None  # an object scope comes with its objects' current states
             store.apply_writes(fence, scope, writes, seq, current)
     except Fenced:
         pass
@@ -237,13 +247,11 @@ def commit(item: TransactionItem) -> str:
     if not item.tables or item.kind == "READ_ONLY":
         if store.change_status(item, ["ACTIVE"], "COMMITTED", end_time=clock.now(), applied=1):
             return "COMMITTED"
-        fresh = store.get_transaction(item.catalog, item.transaction_id)
-        require_active(fresh)
+        _require_still_active(item)
         raise ConcurrentModificationException("Transaction changed concurrently; retry")
     # The commit's lease runs from here: past it, anyone reading the transaction settles it.
     if not store.change_status(item, ["ACTIVE"], "COMMIT_IN_PROGRESS", last_activity=clock.now()):
-        fresh = store.get_transaction(item.catalog, item.transaction_id)
-        require_active(fresh)
+        _require_still_active(item)
         raise ConcurrentModificationException("Transaction changed concurrently; retry")
     faults.fault_point("before-locks")
     try:
@@ -296,7 +304,7 @@ def cancel_transaction(ctx: RequestContext, transaction_id: str) -> None:
         return
     require_active(item)
     if not abort(item, ("ACTIVE",)):
-        require_active(store.get_transaction(item.catalog, item.transaction_id))
+        _require_still_active(item)
 
 
 def extend_transaction(ctx: RequestContext, transaction_id: str) -> None:
@@ -304,7 +312,7 @@ def extend_transaction(ctx: RequestContext, transaction_id: str) -> None:
     item = load_transaction(ctx, transaction_id)
     require_active(item)
     if not store.touch(item, clock.now()):
-        require_active(store.get_transaction(item.catalog, item.transaction_id))
+        _require_still_active(item)
 
 
 def list_transactions(catalog: str, status_filter: str, after: Optional[str]

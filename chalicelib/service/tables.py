@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
-# TODO #12: the partition-index rules still live in actions/ (another helper moves them).
 from chalicelib.service.partition_indexes import (check_partition_key_change, indexes_for_new_table,
                                                   partition_keys_of)
 from chalicelib.context import RequestContext

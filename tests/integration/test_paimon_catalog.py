@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 import requests
-from pypaimon.api.rest_exception import BadRequestException, NoSuchResourceException
+from pypaimon.api.rest_exception import AlreadyExistsException, BadRequestException, NoSuchResourceException
 from pypaimon.catalog.catalog_exception import (DatabaseAlreadyExistException, DatabaseNotExistException,
                                                 TableAlreadyExistException, TableNotExistException)
 from pypaimon.catalog.catalog_factory import CatalogFactory
 from pypaimon.catalog.rest.rest_catalog import RESTCatalog
 from pypaimon.common.file_io import FileIO
+from pypaimon.common.json_util import JSON
 from pypaimon.common.identifier import Identifier
 from pypaimon.schema import data_types as pt
 from pypaimon.schema.schema import Schema
+from pypaimon.schema.schema_change import SchemaChange
 from pypaimon.schema.schema_manager import SchemaManager
 
 from tests.integration.test_paimon_protocol import ACCOUNT, WAREHOUSE, error_of, options
@@ -278,3 +280,209 @@ def test_table_errors(paimon: RESTCatalog, db: str, endpoint: str) -> None:
         assert response.status_code == 400, (body, response.text)
         error_of(response)
     assert paimon.list_tables(db) == []
+
+
+def test_table_listing_pages_patterns_and_details(paimon: RESTCatalog, db: str, glue: Any, endpoint: str) -> None:
+    names = [f"t_{i:02d}" for i in range(7)] + ["u_1"]
+    for name in names:
+        paimon.create_table(Identifier.create(db, name), simple_schema(), False)
+    # A Glue table that is not a Paimon table is not listed (Paimon's clients could not read it).
+    glue.create_table(DatabaseName=db, TableInput={"Name": "t_hive", "StorageDescriptor": {"Columns": []}})
+    assert paimon.list_tables(db) == names
+    api = paimon.rest_api
+    seen: list[str] = []
+    token = None
+    while True:
+        page = api.list_tables_paged(db, max_results=3, page_token=token, table_name_pattern="t\\_%")
+        seen.extend(page.elements)
+        token = page.next_page_token
+        if not token:
+            break
+    assert seen == names[:7]
+    assert api.list_tables_paged(db, table_name_pattern="u_1").elements == ["u_1"]
+    assert api.list_tables_paged(db, table_name_pattern="u%").elements == ["u_1"]
+    assert api.list_tables_paged(db, table_type="format-table").elements == []
+    assert api.list_tables_paged(db, table_type="table").elements == names
+    with pytest.raises(BadRequestException):
+        api.list_tables_paged(db, table_name_pattern="%_1")
+
+    response = requests.get(url(endpoint, "databases", db, "table-details") + "?maxResults=5",
+                            headers=HEADERS, timeout=30)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert [d["name"] for d in body["tableDetails"]] == names[:5]
+    assert all(d["schemaId"] == 0 and d["schema"]["fields"][0]["name"] == "id" for d in body["tableDetails"])
+    assert body["nextPageToken"]
+    rest = requests.get(url(endpoint, "databases", db, "table-details"),
+                        params={"maxResults": "5", "pageToken": body["nextPageToken"]}, headers=HEADERS,
+                        timeout=30).json()
+    assert [d["name"] for d in rest["tableDetails"]] == names[5:]
+    assert rest["nextPageToken"] is None
+
+
+def test_rename_keeps_identity_path_and_files(paimon: RESTCatalog, db: str, glue: Any) -> None:
+    old, new = Identifier.create(db, "before"), Identifier.create(db, "after")
+    paimon.create_table(old, simple_schema(partitioned=True), False)
+    paimon.alter_table(old, [SchemaChange.set_option("a", "1")])
+    before = paimon.rest_api.get_table(old)
+    paimon.rename_table(old, new)
+    with pytest.raises(TableNotExistException):
+        paimon.get_table(old)
+    after = paimon.rest_api.get_table(new)
+    assert (after.id, after.path, after.schema_id) == (before.id, before.path, 1)
+    assert after.schema.options == {"bucket": "-1", "a": "1"}
+    assert glue.get_table(DatabaseName=db, Name="after")["Table"]["Parameters"]["table_type"] == "PAIMON"
+    # Its history is still there, and a new table can take the old name without touching it.
+    paimon.create_table(old, simple_schema(), False)
+    fresh = paimon.rest_api.get_table(old)
+    assert fresh.id != before.id and fresh.path != before.path
+    assert SchemaManager(FileIO.get(after.path), after.path).latest().id == 1
+    # Into another database, and the errors.
+    other = f"{db}_other"
+    paimon.create_database(other, False)
+    paimon.rename_table(new, Identifier.create(other, "moved"))
+    assert paimon.rest_api.get_table(Identifier.create(other, "moved")).id == before.id
+    with pytest.raises(TableNotExistException):
+        paimon.rename_table(new, Identifier.create(db, "x"))
+    with pytest.raises(TableAlreadyExistException):
+        paimon.rename_table(Identifier.create(other, "moved"), old)
+    paimon.drop_database(other, cascade=True)
+
+
+def test_drop_table_removes_it_everywhere(paimon: RESTCatalog, db: str, glue: Any, tmp_path: Any) -> None:
+    identifier = Identifier.create(db, "gone")
+    paimon.create_table(identifier, simple_schema(), False)
+    path = paimon.rest_api.get_table(identifier).path
+    io = FileIO.get(path)
+    assert io.exists(f"{path}/schema/schema-0")
+    paimon.drop_table(identifier)
+    with pytest.raises(TableNotExistException):
+        paimon.get_table(identifier)
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        glue.get_table(DatabaseName=db, Name="gone")
+    assert not io.exists(path)
+    with pytest.raises(TableNotExistException):
+        paimon.drop_table(identifier)
+    paimon.drop_table(identifier, ignore_if_not_exists=True)
+    # Re-created under the same name it starts from scratch (a new id, schema 0).
+    paimon.create_table(identifier, simple_schema(partitioned=True), False)
+    assert paimon.rest_api.get_table(identifier).schema_id == 0
+    # An external table (``path`` option): dropped from the catalog, its files left alone.
+    external = tmp_path / "ext"
+    ext_schema = simple_schema()
+    ext_schema.options["path"] = external.as_uri()
+    ext_id = Identifier.create(db, "ext")
+    paimon.create_table(ext_id, ext_schema, False)
+    response = paimon.rest_api.get_table(ext_id)
+    assert response.is_external is True and response.path == external.as_uri()
+    assert "path" not in response.schema.options
+    assert (external / "schema" / "schema-0").is_file()
+    paimon.drop_table(ext_id)
+    assert (external / "schema" / "schema-0").is_file()
+
+
+# ------------------------------------------------------------------------- schema evolution
+def raw_alter(endpoint: str, db: str, table: str, changes: list[dict[str, Any]]) -> requests.Response:
+    """POST an AlterTableRequest as Paimon's Java client sends it."""
+    return requests.post(url(endpoint, "databases", db, "tables", table), data=json.dumps({"changes": changes}),
+                         headers=HEADERS, timeout=30)
+
+
+def test_schema_evolution_keeps_the_whole_history(paimon: RESTCatalog, db: str, glue: Any, endpoint: str) -> None:
+    identifier = Identifier.create(db, "evolving")
+    paimon.create_table(identifier, nested_schema(), False)
+    steps = [
+        [SchemaChange.set_option("snapshot.num-retained.max", "5")],
+        [SchemaChange.remove_option("snapshot.num-retained.max"), SchemaChange.update_comment("new comment")],
+        [SchemaChange.add_column("note", pt.AtomicType("STRING"), "a note")],
+        [SchemaChange.rename_column("note", "remark")],
+        [SchemaChange.update_column_comment("remark", "renamed")],
+        [SchemaChange.update_column_type("amount", pt.AtomicType("DECIMAL(12, 2)"))],
+        [SchemaChange.update_column_nullability("remark", True)],
+        [SchemaChange.add_column(["point", "z"], pt.AtomicType("BIGINT"))],
+        [SchemaChange.drop_column("bag")],
+    ]
+    for step in steps:
+        paimon.alter_table(identifier, step)
+    # Raw HTTP for what pypaimon cannot encode: addColumn with a move, updateColumnPosition.
+    response = raw_alter(endpoint, db, "evolving", [
+        {"action": "addColumn", "fieldNames": ["first_col"], "dataType": "INT",
+         "move": {"fieldName": "first_col", "referenceFieldName": None, "type": "FIRST"}}])
+    assert response.status_code == 200, response.text
+    response = raw_alter(endpoint, db, "evolving", [
+        {"action": "updateColumnPosition",
+         "move": {"fieldName": "remark", "referenceFieldName": "id", "type": "AFTER"}}])
+    assert response.status_code == 200, response.text
+
+    latest = paimon.rest_api.get_table(identifier)
+    assert latest.schema_id == len(steps) + 2
+    names = [x.name for x in latest.schema.fields]
+    assert names == ["first_col", "id", "remark", "tags", "attrs", "point", "amount", "dt"]
+    assert latest.schema.comment == "new comment"
+    assert "snapshot.num-retained.max" not in latest.schema.options
+    assert latest.schema.fields[6].type.type == "DECIMAL(12, 2)"
+    point = latest.schema.fields[5].type
+    assert [x.name for x in point.fields] == ["x", "y", "z"]
+
+    # Every schema is in the table directory, readable by pypaimon's SchemaManager.
+    manager = SchemaManager(FileIO.get(latest.path), latest.path)
+    history = manager.list_all()
+    assert [x.id for x in history] == list(range(len(steps) + 3))
+    assert history[0].options.get("snapshot.num-retained.max") is None
+    assert history[1].options["snapshot.num-retained.max"] == "5"
+    assert [x.name for x in history[3].fields][-1] == "note"
+    assert [x.name for x in history[-1].fields] == names
+    # pypaimon's table sees the latest schema.
+    assert paimon.get_table(identifier).table_schema.id == len(steps) + 2
+
+    # Glue shows the latest columns.
+    glue_table = glue.get_table(DatabaseName=db, Name="evolving")["Table"]
+    assert glue_table["Parameters"]["paimon.schema-id"] == str(len(steps) + 2)
+    assert [c["Name"] for c in glue_table["StorageDescriptor"]["Columns"]] == [n for n in names if n != "dt"]
+    assert glue_table["Description"] == "new comment"
+    types = {c["Name"]: c["Type"] for c in glue_table["StorageDescriptor"]["Columns"]}
+    assert types["amount"] == "decimal(12,2)" and types["point"] == "struct<x:int,y:array<string>,z:bigint>"
+
+
+@pytest.mark.parametrize("change, error", [
+    (lambda: SchemaChange.drop_column("dt"), BadRequestException),  # a partition key
+    (lambda: SchemaChange.drop_column("id"), BadRequestException),  # a primary key
+    (lambda: SchemaChange.drop_column("nope"), NoSuchResourceException),
+    (lambda: SchemaChange.rename_column("nope", "x"), NoSuchResourceException),
+    (lambda: SchemaChange.add_column("tags", pt.AtomicType("INT")), AlreadyExistsException),
+    (lambda: SchemaChange.rename_column("dt", "day"), BadRequestException),
+    (lambda: SchemaChange.update_column_type("tags", pt.AtomicType("INT")), BadRequestException),
+    (lambda: SchemaChange.update_column_type("amount", pt.AtomicType("BOOLEAN")), BadRequestException),
+    (lambda: SchemaChange.add_column("strict", pt.AtomicType("INT", False)), BadRequestException),
+    (lambda: SchemaChange.set_option("type", "format-table"), BadRequestException),
+])
+def test_invalid_changes_are_refused_and_change_nothing(paimon: RESTCatalog, db: str, glue: Any,
+                                                        change: Callable[[], Any], error: type) -> None:
+    identifier = Identifier.create(db, "strict_t")
+    paimon.create_table(identifier, nested_schema(), False)
+    before = paimon.rest_api.get_table(identifier)
+    glue_before = glue.get_table(DatabaseName=db, Name="strict_t")["Table"]
+    with pytest.raises(error):
+        # The second change is invalid: the valid first one must not land either.
+        paimon.rest_api.alter_table(identifier, [SchemaChange.set_option("fine", "1"), change()])
+    after = paimon.rest_api.get_table(identifier)
+    assert after.schema_id == 0 and JSON.to_json(after.schema) == JSON.to_json(before.schema)
+    manager = SchemaManager(FileIO.get(after.path), after.path)
+    assert [x.id for x in manager.list_all()] == [0]
+    assert glue.get_table(DatabaseName=db, Name="strict_t")["Table"]["VersionId"] == glue_before["VersionId"]
+
+
+def test_alter_errors_on_the_wire(paimon: RESTCatalog, db: str, endpoint: str) -> None:
+    paimon.create_table(Identifier.create(db, "w"), simple_schema(), False)
+    for changes in [[], [{"action": "nope"}], [{"action": "setOption", "key": "k"}], "x",
+                    [{"action": "addColumn", "fieldNames": ["c"], "dataType": "WHAT"}]]:
+        response = raw_alter(endpoint, db, "w", changes)  # type: ignore[arg-type]
+        assert response.status_code == 400, (changes, response.text)
+        error_of(response)
+    response = raw_alter(endpoint, db, "w", [{"action": "dropColumn", "fieldNames": ["zzz"]}])
+    assert response.status_code == 404
+    assert (error_of(response)["resourceType"], error_of(response)["resourceName"]) == ("COLUMN", "zzz")
+    response = raw_alter(endpoint, db, "nope", [{"action": "setOption", "key": "a", "value": "b"}])
+    assert response.status_code == 404
+    assert error_of(response)["resourceType"] == "TABLE"
+    assert paimon.rest_api.get_table(Identifier.create(db, "w")).schema_id == 0

@@ -486,3 +486,81 @@ def test_alter_errors_on_the_wire(paimon: RESTCatalog, db: str, endpoint: str) -
     assert response.status_code == 404
     assert error_of(response)["resourceType"] == "TABLE"
     assert paimon.rest_api.get_table(Identifier.create(db, "w")).schema_id == 0
+
+
+# ------------------------------------------------------------------- Glue tables seen by Paimon
+def test_a_glue_parquet_table_is_a_paimon_format_table(paimon: RESTCatalog, db: str, glue: Any,
+                                                       tmp_path: Any) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    location = tmp_path / "hive_t"
+    (location / "dt=2024-01-01").mkdir(parents=True)
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64()), "name": ["a", "b"]}),
+                   location / "dt=2024-01-01" / "part-0.parquet")
+    glue.create_table(DatabaseName=db, TableInput={
+        "Name": "hive_t", "TableType": "EXTERNAL_TABLE", "Description": "from glue",
+        "Parameters": {"classification": "parquet"},
+        "StorageDescriptor": {
+            "Columns": [{"Name": "id", "Type": "bigint"}, {"Name": "name", "Type": "string", "Comment": "c"}],
+            "Location": location.as_uri(),
+            "InputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+            "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"}},
+        "PartitionKeys": [{"Name": "dt", "Type": "string"}]})
+    # An Avro table has no Paimon counterpart: not listed, not found.
+    glue.create_table(DatabaseName=db, TableInput={
+        "Name": "avro_t", "StorageDescriptor": {
+            "Columns": [{"Name": "id", "Type": "int"}], "Location": (tmp_path / "avro").as_uri(),
+            "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.serde2.avro.AvroSerDe"}}})
+    assert paimon.list_tables(db) == ["hive_t"]
+    assert paimon.rest_api.list_tables_paged(db, table_type="format-table").elements == ["hive_t"]
+    assert paimon.rest_api.list_tables_paged(db, table_type="table").elements == []
+    with pytest.raises(TableNotExistException):
+        paimon.get_table(Identifier.create(db, "avro_t"))
+
+    response = paimon.rest_api.get_table(Identifier.create(db, "hive_t"))
+    assert response.path == location.as_uri() and response.is_external is True
+    assert response.schema.options["type"] == "format-table"
+    assert response.schema.options["file.format"] == "parquet"
+    assert [(x.name, x.type.type) for x in response.schema.fields] == [("id", "BIGINT"), ("name", "STRING"),
+                                                                       ("dt", "STRING")]
+    assert response.schema.partition_keys == ["dt"] and response.schema.comment == "from glue"
+
+    table = paimon.get_table(Identifier.create(db, "hive_t"))
+    builder = table.new_read_builder()
+    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    assert sorted(data.column("id").to_pylist()) == [1, 2]
+
+    # Its schema belongs to Glue.
+    with pytest.raises(BadRequestException):
+        paimon.rest_api.alter_table(Identifier.create(db, "hive_t"), [SchemaChange.set_option("a", "b")])
+    paimon.drop_table(Identifier.create(db, "hive_t"))
+    assert (location / "dt=2024-01-01" / "part-0.parquet").is_file()
+
+
+# ------------------------------------------------------------------------ data through pypaimon
+def test_pyarrow_write_and_read_of_an_append_table(paimon: RESTCatalog, db: str) -> None:
+    import pyarrow as pa
+    from pypaimon.api.rest_exception import NotImplementedException
+
+    identifier = Identifier.create(db, "appended")
+    paimon.create_table(identifier, simple_schema(partitioned=True), False)
+    table = paimon.get_table(identifier)
+    data = pa.table({"id": pa.array([1, 2, 3], pa.int32()), "name": ["a", "b", "c"], "dt": ["d1", "d1", "d2"]})
+    builder = table.new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    try:
+        write.write_arrow(data)
+        try:
+            commit.commit(write.prepare_commit())
+        except (NotImplementedException, RuntimeError) as error:
+            if "not implemented" in str(error).lower() or isinstance(error, NotImplementedException):
+                pytest.skip("POST .../commit is served by the Paimon snapshots work (protocol/paimon/snapshots.py)")
+            raise
+    finally:
+        write.close()
+        commit.close()
+    table = paimon.get_table(identifier)
+    read_builder = table.new_read_builder()
+    result = read_builder.new_read().to_arrow(read_builder.new_scan().plan().splits())
+    assert sorted(result.column("id").to_pylist()) == [1, 2, 3]

@@ -564,3 +564,61 @@ def test_pyarrow_write_and_read_of_an_append_table(paimon: RESTCatalog, db: str)
     read_builder = table.new_read_builder()
     result = read_builder.new_read().to_arrow(read_builder.new_scan().plan().splits())
     assert sorted(result.column("id").to_pylist()) == [1, 2, 3]
+
+
+# ---------------------------------------------------------------------- races and crash repair
+def test_racing_alters_all_land_in_order(paimon: RESTCatalog, db: str, glue: Any) -> None:
+    import threading
+
+    identifier = Identifier.create(db, "raced")
+    paimon.create_table(identifier, simple_schema(), False)
+    errors: list[BaseException] = []
+
+    def add(prefix: str) -> None:
+        try:
+            for i in range(4):
+                paimon.alter_table(identifier, [SchemaChange.add_column(f"{prefix}{i}", pt.AtomicType("INT"))])
+        except BaseException as error:  # noqa: BLE001 - reported by the assertion below
+            errors.append(error)
+
+    threads = [threading.Thread(target=add, args=(p,)) for p in ("a", "b", "c")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    latest = paimon.rest_api.get_table(identifier)
+    assert latest.schema_id == 12
+    added = [x.name for x in latest.schema.fields][2:]
+    assert sorted(added) == sorted(f"{p}{i}" for p in "abc" for i in range(4))
+    # Each writer's columns in its own order; field ids unique and increasing with the schema.
+    for p in "abc":
+        assert [n for n in added if n.startswith(p)] == [f"{p}{i}" for i in range(4)]
+    assert [x.id for x in latest.schema.fields] == list(range(14))
+    history = SchemaManager(FileIO.get(latest.path), latest.path).list_all()
+    assert [x.id for x in history] == list(range(13))
+    assert [len(x.fields) for x in history] == list(range(2, 15))
+    glue_table = glue.get_table(DatabaseName=db, Name="raced")["Table"]
+    assert glue_table["Parameters"]["paimon.schema-id"] == "12"
+    assert len(glue_table["StorageDescriptor"]["Columns"]) == 14
+
+
+def test_a_lagging_glue_mirror_and_missing_schema_file_are_repaired(paimon: RESTCatalog, db: str,
+                                                                    glue: Any) -> None:
+    identifier = Identifier.create(db, "lagging")
+    paimon.create_table(identifier, simple_schema(), False)
+    old = glue.get_table(DatabaseName=db, Name="lagging")["Table"]
+    paimon.alter_table(identifier, [SchemaChange.add_column("extra", pt.AtomicType("INT"))])
+    path = paimon.rest_api.get_table(identifier).path
+    # As if the alter had crashed after storing schema 1: Glue one schema behind, no schema-1 file.
+    keep = ("Name", "TableType", "Parameters", "StorageDescriptor", "PartitionKeys", "Description", "Owner")
+    glue.update_table(DatabaseName=db, TableInput={k: old[k] for k in keep if k in old})
+    FileIO.get(path).delete(f"{path}/schema/schema-1")
+    assert glue.get_table(DatabaseName=db, Name="lagging")["Table"]["Parameters"]["paimon.schema-id"] == "0"
+
+    latest = paimon.rest_api.get_table(identifier)
+    assert latest.schema_id == 1 and [x.name for x in latest.schema.fields] == ["id", "name", "extra"]
+    repaired = glue.get_table(DatabaseName=db, Name="lagging")["Table"]
+    assert repaired["Parameters"]["paimon.schema-id"] == "1"
+    assert [c["Name"] for c in repaired["StorageDescriptor"]["Columns"]] == ["id", "name", "extra"]
+    assert SchemaManager(FileIO.get(path), path).latest().id == 1

@@ -331,6 +331,43 @@ def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, after
     return page, None if exact is not None else last
 
 
+def _database_names(catalog_key: str, first: Optional[str], prefix: str, exact: Optional[str]) -> Any:
+    """Names of the matching databases from ``first`` (inclusive) on, a page of 100 at a time."""
+    cursor = None
+    if first is not None:
+        yield first
+        cursor = first
+    while True:
+        names, cursor = paimon_databases.list_databases(catalog_key, cursor, 100, prefix, exact)
+        yield from (n for n in names if n != first)
+        if cursor is None:
+            return
+
+
+def list_tables_globally(ctx: RequestContext, catalog_key: str, after: Optional[list[str]], limit: int,
+                         database_prefix: str = "", database_exact: Optional[str] = None, prefix: str = "",
+                         exact: Optional[str] = None) -> tuple[list[tuple[str, str]], Optional[list[str]]]:
+    """Up to ``limit`` (database, table) pairs of the whole catalog in (database, table) order,
+    after position ``after`` ([database, table]), database and table names filtered by prefix or
+    exact name. Returns the pairs and the position after the last (None when the page was not
+    full: nothing follows), as Paimon's servers page."""
+    found: list[tuple[str, str]] = []
+    first_database, table_after = (after[0], after[1]) if after else (None, None)
+    if first_database is not None and not (first_database.startswith(fold(database_prefix))
+                                           and database_exact in (None, first_database)):
+        first_database, table_after = None, None
+    for database in _database_names(catalog_key, first_database, fold(database_prefix), database_exact):
+        try:
+            page, _ = list_tables(ctx, catalog_key, database, table_after if database == first_database else None,
+                                  limit - len(found), prefix, exact)
+        except EntityNotFoundException:
+            continue
+        found.extend((database, name) for name in page)
+        if len(found) >= limit:
+            return found, [found[-1][0], found[-1][1]]
+    return found, None
+
+
 # ------------------------------------------------------------------------------------- alter
 def alter_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,
                 changes: list[SchemaChange]) -> None:

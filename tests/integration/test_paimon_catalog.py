@@ -622,3 +622,30 @@ def test_a_lagging_glue_mirror_and_missing_schema_file_are_repaired(paimon: REST
     assert repaired["Parameters"]["paimon.schema-id"] == "1"
     assert [c["Name"] for c in repaired["StorageDescriptor"]["Columns"]] == ["id", "name", "extra"]
     assert SchemaManager(FileIO.get(path), path).latest().id == 1
+
+
+def test_tables_listed_globally(paimon: RESTCatalog, endpoint: str) -> None:
+    stem = f"glb{uuid.uuid4().hex[:6]}"
+    expected = []
+    for d in ("a", "b", "c"):
+        paimon.create_database(f"{stem}_{d}", False)
+        for t in ("t1", "t2"):
+            paimon.create_table(Identifier.create(f"{stem}_{d}", t), simple_schema(), False)
+            expected.append({"database": f"{stem}_{d}", "object": t})
+    paimon.create_database(f"{stem}_empty", False)
+    seen: list[dict[str, str]] = []
+    params: dict[str, str] = {"databaseNamePattern": f"{stem}%", "maxResults": "4"}
+    while True:
+        response = requests.get(url(endpoint, "tables"), params=params, headers=HEADERS, timeout=30)
+        assert response.status_code == 200, response.text
+        body = response.json()
+        seen.extend(body["tables"])
+        if not body["nextPageToken"]:
+            break
+        params["pageToken"] = body["nextPageToken"]
+    assert seen == expected
+    response = requests.get(url(endpoint, "tables"), params={"databaseNamePattern": f"{stem}_b",
+                                                             "tableNamePattern": "t2"}, headers=HEADERS, timeout=30)
+    assert response.json()["tables"] == [{"database": f"{stem}_b", "object": "t2"}]
+    for d in ("a", "b", "c", "empty"):
+        paimon.drop_database(f"{stem}_{d}", cascade=True)

@@ -157,6 +157,9 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     uid = catalog.new_uid()
     if external:
         path = str(given_path).rstrip("/")
+        if not warehouse.serves(path):
+            raise InvalidInputException(f"options.path {path[:200]!r} must be a file:// or s3://bucket/... URI",
+                                        TABLE, f"{database.name}.{folded}")
     else:
         path = warehouse.table_path(database.name, folded)
         if warehouse.exists(warehouse.schema_file(path, 0)):
@@ -174,9 +177,21 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
         tables.create_table(ctx, catalog_key, database.name,
                             _glue_input(folded, table_schema, path, external, ctx.account_id), uid=uid)
     except AlreadyExistsException:
+        _restore_winner(database, folded, path)
         raise already_exists(database.name, folded) from None
     except EntityNotFoundException:
         raise paimon_databases.not_found(database.name) from None
+
+
+def _restore_winner(database: Database, name: str, path: str) -> None:
+    """After losing a create race (the name was free when checked): the winner may use the same
+    path, whose schema-0 file this request wrote over; write the winner's back from its item."""
+    winner = catalog.get_table(database.uid, name)
+    if winner is None or (catalog.load(winner).get("StorageDescriptor") or {}).get("Location") != path:
+        return
+    text = store.get_schema(winner.uid, 0)
+    if text is not None:
+        warehouse.put(warehouse.schema_file(path, 0), text)
 
 
 # ------------------------------------------------------------------------ Glue tables as Paimon

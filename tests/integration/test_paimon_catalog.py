@@ -273,6 +273,8 @@ def test_table_errors(paimon: RESTCatalog, db: str, endpoint: str) -> None:
             {"id": 0, "name": "a", "type": "INT"}, {"id": 1, "name": "a", "type": "INT"}]}},
         {"identifier": {"database": db, "object": "t$snapshots"}, "schema": {"fields": []}},
         {"identifier": {"database": "other", "object": "t"}, "schema": {"fields": []}},
+        {"identifier": {"database": db, "object": "t"}, "schema": {"fields": [], "options": {"path": "hdfs://nn/x"}}},
+        {"identifier": {"database": db, "object": "t"}, "schema": {"fields": [], "options": {"path": "relative/x"}}},
     ]
     for body in bad_bodies:
         response = requests.post(url(endpoint, "databases", db, "tables"), data=json.dumps(body), headers=HEADERS,

@@ -651,3 +651,26 @@ def test_tables_listed_globally(paimon: RESTCatalog, endpoint: str) -> None:
     assert response.json()["tables"] == [{"database": f"{stem}_b", "object": "t2"}]
     for d in ("a", "b", "c", "empty"):
         paimon.drop_database(f"{stem}_{d}", cascade=True)
+
+
+def test_a_glue_delete_on_a_fresh_server_purges_the_paimon_items(paimon: RESTCatalog, db: str, stack: Any,
+                                                                  start_server: Callable[..., Any]) -> None:
+    import boto3
+
+    from infra.local.stack import client
+
+    identifier = Identifier.create(db, "purged")
+    paimon.create_table(identifier, simple_schema(), False)
+    paimon.alter_table(identifier, [SchemaChange.set_option("a", "b")])
+    uid = uuid.UUID(paimon.rest_api.get_table(identifier).id).hex
+    dynamodb = boto3.client("dynamodb", endpoint_url=stack.ddb_endpoint, region_name="us-east-1",
+                            aws_access_key_id="local", aws_secret_access_key="local")
+
+    def items() -> int:
+        return int(dynamodb.query(TableName=stack.table_prefix + "paimon", KeyConditionExpression="table_uid = :u",
+                                  ExpressionAttributeValues={":u": {"S": uid}}, Select="COUNT")["Count"])
+    assert items() == 3  # schema 0, schema 1, head
+    # A server that has served no Paimon call deletes the table through Glue.
+    fresh = start_server()
+    client(fresh.endpoint, "glue").delete_table(DatabaseName=db, Name="purged")
+    assert items() == 0

@@ -193,7 +193,8 @@ def test_drop_database_cascades_on_the_server_and_pypaimon_checks_emptiness(paim
 
 def test_bad_database_requests_are_400(endpoint: str) -> None:
     for body in [{}, {"name": ""}, {"name": 5}, {"name": "x" * 300}, {"name": "ok", "options": {"a": 1}},
-                 {"name": "ok", "options": ["a"]}]:
+                 {"name": "ok", "options": ["a"]}, {"name": "ok", "options": {"comment": "c" * 3000}},
+                 {"name": "ok", "options": {"k" * 300: "v"}}, {"name": "ok", "options": {"": "v"}}]:
         response = requests.post(url(endpoint, "databases"), data=json.dumps(body), headers=HEADERS, timeout=30)
         assert response.status_code == 400, (body, response.text)
         error_of(response)

@@ -131,8 +131,18 @@ def _glue_input(name: str, schema: TableSchema, path: str, external: bool, owner
     return table_input
 
 
+# A schema item holds the schema-N text as is; DynamoDB items stop at 400 KB.
+MAX_SCHEMA_BYTES = 380_000
+
+
 def _schema_text(schema: TableSchema) -> str:
-    return json.dumps(schema.to_json(), ensure_ascii=False)
+    """The schema-N file's text; InvalidInputException when it is too large to be stored whole."""
+    text = json.dumps(schema.to_json(), ensure_ascii=False)
+    size = len(text.encode("utf-8"))
+    if size > MAX_SCHEMA_BYTES:
+        raise InvalidInputException(f"The table schema is too large: {size} bytes of JSON; at most "
+                                    f"{MAX_SCHEMA_BYTES} can be stored", TABLE)
+    return text
 
 
 # ------------------------------------------------------------------------------------ create

@@ -283,6 +283,14 @@ def test_table_errors(paimon: RESTCatalog, db: str, endpoint: str) -> None:
         assert response.status_code == 400, (body, response.text)
         error_of(response)
     assert paimon.list_tables(db) == []
+    # Too large to store whole: 400, nothing written.
+    huge = {"identifier": {"database": db, "object": "huge"}, "schema": {"fields": [
+        {"id": i, "name": f"c{i}", "type": "INT", "description": "d" * 200} for i in range(2000)]}}
+    response = requests.post(url(endpoint, "databases", db, "tables"), data=json.dumps(huge), headers=HEADERS,
+                             timeout=60)
+    assert response.status_code == 400, response.text
+    assert "too large" in error_of(response)["message"]
+    assert paimon.list_tables(db) == []
 
 
 def test_table_listing_pages_patterns_and_details(paimon: RESTCatalog, db: str, glue: Any, endpoint: str) -> None:

@@ -128,6 +128,26 @@ def test_database_create_get_alter_drop(paimon: RESTCatalog, glue: Any) -> None:
         glue.get_database(Name=name)
 
 
+def test_racing_option_changes_are_all_kept(paimon: RESTCatalog, db: str, glue: Any) -> None:
+    import threading
+
+    from pypaimon.catalog.rest.property_change import PropertyChange
+
+    def set_keys(prefix: str) -> None:
+        for i in range(5):
+            paimon.alter_database(db, [PropertyChange.set_property(f"{prefix}{i}", "x")])
+
+    threads = [threading.Thread(target=set_keys, args=(p,)) for p in "abcd"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    options = paimon.get_database(db).options
+    assert {f"{p}{i}" for p in "abcd" for i in range(5)} <= set(options)
+    assert options["k"] == "v" and options["comment"] == "for a test"
+    assert glue.get_database(Name=db)["Database"]["Description"] == "for a test"
+
+
 def test_glue_database_is_a_paimon_database(paimon: RESTCatalog, glue: Any) -> None:
     name = f"gdb_{uuid.uuid4().hex[:10]}"
     glue.create_database(DatabaseInput={"Name": name, "Description": "from glue", "Parameters": {"x": "y"}})

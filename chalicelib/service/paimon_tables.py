@@ -1,0 +1,484 @@
+"""Paimon tables: create with a Schema, get, list, alter (SchemaChanges), rename, drop.
+
+A Paimon table IS a Glue table item (``Parameters.table_type`` = ``PAIMON``, the non-partition
+fields as ``StorageDescriptor.Columns``, the partition fields as ``PartitionKeys``,
+``StorageDescriptor.Location`` = the table path, ``Parameters["paimon.schema-id"]`` = the latest
+schema id); its schema history lives in ``store.paimon`` items keyed by the table uid and in the
+table directory's ``schema/schema-N`` files, which pypaimon reads on its own. The design (write
+order, crash repair, costs) is docs/design.md, "The Paimon catalog".
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from chalicelib.context import RequestContext
+from chalicelib.domain.paimon.hive_types import fields_from_columns
+from chalicelib.domain.paimon.schema import Schema, TableSchema
+from chalicelib.domain.paimon.schema_changes import SchemaChange, apply_changes
+from chalicelib.domain.paimon.types import DataField, glue_type, highest_field_id
+from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
+                               InvalidInputException)
+from chalicelib.service import paimon_databases, tables
+from chalicelib.service.lookups import Database, Table, fold, require_database, require_table
+from chalicelib.store import catalog
+from chalicelib.store import paimon as store
+from chalicelib.store import warehouse
+from chalicelib.store.retry import Policy, attempts
+
+TABLE = "TABLE"  # ErrorResponse.resourceType
+PAIMON = "PAIMON"
+TABLE_TYPE = "table_type"
+SCHEMA_ID = "paimon.schema-id"
+PATH = "path"  # CoreOptions.PATH: given at creation, the table is external
+FORMAT_TABLE = "format-table"  # CoreOptions.TYPE of a Glue table served as Paimon's FormatTable
+# Glue's member limits (botocore): a longer Paimon comment is cut when mirrored into Glue.
+_GLUE_COMMENT = 255
+_GLUE_DESCRIPTION = 2048
+
+
+@dataclass
+class PaimonTable:
+    """A table as Paimon's GetTableResponse shows it (times in epoch milliseconds)."""
+
+    id: str
+    name: str
+    path: str
+    is_external: bool
+    schema_id: int
+    schema: Schema
+    owner: Optional[str]
+    created_at: Optional[int]
+    updated_at: Optional[int]
+
+
+def not_found(database: str, name: str) -> EntityNotFoundException:
+    """Paimon's 404 for a table (resource type TABLE, named ``database.table``)."""
+    full = f"{fold(database)}.{fold(name)}"
+    return EntityNotFoundException(f"Table {full} does not exist.", TABLE, full)
+
+
+def already_exists(database: str, name: str) -> AlreadyExistsException:
+    """Paimon's 409 for a table name that is taken."""
+    full = f"{fold(database)}.{fold(name)}"
+    return AlreadyExistsException(f"Table {full} already exists.", TABLE, full)
+
+
+def _database(catalog_key: str, name: str) -> Database:
+    try:
+        return require_database(catalog_key, name)
+    except EntityNotFoundException:
+        raise paimon_databases.not_found(name) from None
+
+
+def _table(database: Database, name: str) -> Table:
+    try:
+        return require_table(database, name)
+    except EntityNotFoundException:
+        raise not_found(database.name, name) from None
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def is_paimon(doc: dict[str, Any]) -> bool:
+    """Whether a Glue table document is a Paimon table."""
+    return str((doc.get("Parameters") or {}).get(TABLE_TYPE, "")).upper() == PAIMON
+
+
+# ------------------------------------------------------------------------------ Glue mirror
+def _glue_column(data_field: DataField) -> dict[str, Any]:
+    column: dict[str, Any] = {"Name": data_field.name, "Type": glue_type(data_field.type)}
+    if data_field.description:
+        column["Comment"] = data_field.description[:_GLUE_COMMENT]
+    return column
+
+
+def _glue_input(name: str, schema: TableSchema, path: str, external: bool, owner: Optional[str],
+                base: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """The Glue TableInput mirroring ``schema``; ``base``: the stored Table object whose other
+    members (Parameters a Glue user added, SerDe info, ...) are kept."""
+    keys = set(schema.partition_keys)
+    by_name = {f.name: f for f in schema.fields}
+    old = dict(base or {})
+    storage = dict(old.get("StorageDescriptor") or {})
+    storage["Columns"] = [_glue_column(f) for f in schema.fields if f.name not in keys]
+    storage["Location"] = path
+    parameters = dict(old.get("Parameters") or {})
+    parameters.update({TABLE_TYPE: PAIMON, SCHEMA_ID: str(schema.id)})
+    if external:
+        parameters["EXTERNAL"] = "TRUE"
+    table_input: dict[str, Any] = {
+        "Name": name,
+        "TableType": "EXTERNAL_TABLE" if external else "MANAGED_TABLE",
+        "Parameters": parameters,
+        "StorageDescriptor": storage,
+        "PartitionKeys": [_glue_column(by_name[k]) for k in schema.partition_keys],
+    }
+    if schema.comment:
+        table_input["Description"] = schema.comment[:_GLUE_DESCRIPTION]
+    owner = old.get("Owner", owner)
+    if owner:
+        table_input["Owner"] = owner
+    for member in ("Retention", "LastAccessTime", "LastAnalyzedTime"):
+        if old.get(member) is not None:
+            table_input[member] = old[member]
+    return table_input
+
+
+# A schema item holds the schema-N text as is; DynamoDB items stop at 400 KB.
+MAX_SCHEMA_BYTES = 380_000
+
+
+def _schema_text(schema: TableSchema) -> str:
+    """The schema-N file's text; InvalidInputException when it is too large to be stored whole."""
+    text = json.dumps(schema.to_json(), ensure_ascii=False)
+    size = len(text.encode("utf-8"))
+    if size > MAX_SCHEMA_BYTES:
+        raise InvalidInputException(f"The table schema is too large: {size} bytes of JSON; at most "
+                                    f"{MAX_SCHEMA_BYTES} can be stored", TABLE)
+    return text
+
+
+# ------------------------------------------------------------------------------------ create
+def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str, schema: Schema) -> None:
+    """Create a Paimon table: its schema-0 file, its Paimon items (schema 0, empty head), then
+    the Glue table item, in that order (a crash leaves only unreachable state behind).
+
+    The path is ``<warehouse>/<database>.db/<table>`` unless the options name one (``path``:
+    an external table, whose files a drop leaves alone). EntityNotFoundException (DATABASE),
+    AlreadyExistsException (TABLE), InvalidInputException for a name or schema Paimon refuses.
+    """
+    database = _database(catalog_key, database_name)
+    folded = fold(name)
+    if "$" in folded:
+        raise InvalidInputException(f"Cannot create table {folded}: '$' marks Paimon's system tables.",
+                                    TABLE, f"{database.name}.{folded}")
+    if catalog.get_table(database.uid, folded) is not None:
+        raise already_exists(database.name, folded)
+    options = dict(schema.options)
+    given_path = options.pop(PATH, None)
+    external = bool(given_path)
+    uid = catalog.new_uid()
+    if external:
+        path = str(given_path).rstrip("/")
+        if not warehouse.serves(path):
+            raise InvalidInputException(f"options.path {path[:200]!r} must be a file:// or s3://bucket/... URI",
+                                        TABLE, f"{database.name}.{folded}")
+    else:
+        path = warehouse.table_path(database.name, folded)
+        if warehouse.exists(warehouse.schema_file(path, 0)):
+            # A renamed table keeps its directory: never write over another table's files.
+            path = f"{path}-{uid}"
+    if warehouse.exists(warehouse.schema_file(path, 0)):
+        raise InvalidInputException(f"The path {path} already holds a Paimon table; choose another path.",
+                                    TABLE, f"{database.name}.{folded}")
+    table_schema = TableSchema.from_schema(0, Schema(schema.fields, schema.partition_keys, schema.primary_keys,
+                                                     options, schema.comment), _now_ms())
+    text = _schema_text(table_schema)
+    warehouse.put(warehouse.schema_file(path, 0), text)
+    store.create_table_state(uid, text)
+    try:
+        tables.create_table(ctx, catalog_key, database.name,
+                            _glue_input(folded, table_schema, path, external, ctx.account_id), uid=uid)
+    except AlreadyExistsException:
+        _restore_winner(database, folded, path)
+        raise already_exists(database.name, folded) from None
+    except EntityNotFoundException:
+        raise paimon_databases.not_found(database.name) from None
+
+
+def _restore_winner(database: Database, name: str, path: str) -> None:
+    """After losing a create race (the name was free when checked): the winner may use the same
+    path, whose schema-0 file this request wrote over; write the winner's back from its item."""
+    winner = catalog.get_table(database.uid, name)
+    if winner is None or (catalog.load(winner).get("StorageDescriptor") or {}).get("Location") != path:
+        return
+    text = store.get_schema(winner.uid, 0)
+    if text is not None:
+        warehouse.put(warehouse.schema_file(path, 0), text)
+
+
+# ------------------------------------------------------------------------ Glue tables as Paimon
+def format_schema(doc: dict[str, Any]) -> Optional[TableSchema]:
+    """A Glue table that is not a Paimon table, as Paimon's format table (None when Paimon's
+    clients could not read it), the way Paimon's HiveCatalog serves a metastore table
+    (HiveTableUtils.tryToFormatSchema): the SerDe names the format (parquet, orc; a text input
+    format is json, text or csv with the SerDe's field delimiter), the columns then the partition
+    keys are the fields, the Parameters the options, plus ``type`` = ``format-table``,
+    ``file.format`` and ``path`` = the location."""
+    storage = doc.get("StorageDescriptor") or {}
+    if doc.get("TableType") == "VIRTUAL_VIEW" or not storage.get("Location"):
+        return None
+    serde = storage.get("SerdeInfo") or {}
+    library = str(serde.get("SerializationLibrary") or "").lower()
+    input_format = str(storage.get("InputFormat") or "")
+    options = {k: str(v) for k, v in (doc.get("Parameters") or {}).items()}
+    comment = options.pop("comment", None) or doc.get("Description")
+    if "parquet" in library:
+        file_format = "parquet"
+    elif "orc" in library:
+        file_format = "orc"
+    elif "Text" in input_format:
+        if "json" in library:
+            file_format = "json"
+        elif options.get(TABLE_TYPE) == "TEXT":
+            file_format = "text"
+        else:
+            file_format = "csv"
+            options["csv.field-delimiter"] = (serde.get("Parameters") or {}).get("field.delim", "\u0001")
+    else:
+        return None
+    partition_keys = doc.get("PartitionKeys") or []
+    try:
+        fields = fields_from_columns(list(storage.get("Columns") or []) + list(partition_keys))
+    except ValueError:
+        return None
+    options.update({PATH: storage["Location"], "type": FORMAT_TABLE, "file.format": file_format})
+    return TableSchema(0, fields, highest_field_id(fields), [k["Name"] for k in partition_keys], [], options,
+                       comment)
+
+
+def _paimon_view(table: Table, doc: dict[str, Any]) -> Optional[TableSchema]:
+    """The schema Paimon's clients see: a Paimon table's latest, or a Glue table's format
+    schema (None: neither; not served)."""
+    return _latest(table) if is_paimon(doc) else format_schema(doc)
+
+
+# --------------------------------------------------------------------------------------- get
+def _latest(table: Table) -> TableSchema:
+    found = store.latest_schema(table.uid)
+    if found is None:
+        raise InvalidInputException(
+            f"Table {table.name} is marked {TABLE_TYPE}={PAIMON} in Glue but was not created through the "
+            "Paimon catalog: it has no Paimon schema.", TABLE, table.name)
+    return TableSchema.from_json(json.loads(found[1]))
+
+
+def _render(table: Table, doc: dict[str, Any], schema: TableSchema) -> PaimonTable:
+    path = (doc.get("StorageDescriptor") or {}).get("Location") or ""
+    external = (str((doc.get("Parameters") or {}).get("EXTERNAL", "")).upper() == "TRUE"
+                or doc.get("TableType") == "EXTERNAL_TABLE")
+    created, updated = doc.get("CreateTime"), doc.get("UpdateTime")
+    shown = schema.to_schema()
+    shown.options.pop(PATH, None)  # GetTableResponse carries it as ``path``, as Paimon's servers do
+    return PaimonTable(str(uuid.UUID(hex=table.uid)), doc["Name"], path, external, schema.id, shown,
+                       doc.get("Owner"), None if created is None else int(round(created * 1000)),
+                       None if updated is None else int(round(updated * 1000)))
+
+
+def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str) -> PaimonTable:
+    """A Paimon table: the Glue item (T) plus its latest schema (one Query). When the Glue
+    mirror lags the schema history (a crash during an alter), it is brought up to date here.
+    EntityNotFoundException (DATABASE / TABLE)."""
+    database = _database(catalog_key, database_name)
+    table = _table(database, name)
+    doc = catalog.load(table)
+    if not is_paimon(doc):
+        found = format_schema(doc)
+        if found is None:
+            raise not_found(database.name, name)
+        return _render(table, doc, found)
+    schema = _latest(table)
+    if (doc.get("Parameters") or {}).get(SCHEMA_ID) != str(schema.id):
+        doc = _repair(ctx, catalog_key, database, table, doc, schema)
+    return _render(table, doc, schema)
+
+
+def _repair(ctx: RequestContext, catalog_key: str, database: Database, table: Table, doc: dict[str, Any],
+            schema: TableSchema) -> dict[str, Any]:
+    """Bring the Glue mirror and the schema file up to the latest schema item."""
+    path = (doc.get("StorageDescriptor") or {}).get("Location") or ""
+    if path and not warehouse.exists(warehouse.schema_file(path, schema.id)):
+        warehouse.put(warehouse.schema_file(path, schema.id), _schema_text(schema))
+    _mirror(ctx, catalog_key, database, table.name, schema)
+    return catalog.load(_table(database, table.name))
+
+
+def _mirror(ctx: RequestContext, catalog_key: str, database: Database, name: str, schema: TableSchema) -> None:
+    """Update the Glue item to ``schema`` unless it already shows it (or a later one): a
+    conditional UpdateTable on the version read, re-read when another writer got there first."""
+    for _ in attempts(Policy(attempts=8, base_delay=0)):
+        table = _table(database, name)
+        doc = catalog.load(table)
+        shown = (doc.get("Parameters") or {}).get(SCHEMA_ID)
+        if shown is not None and shown.isdigit() and int(shown) >= schema.id:
+            return
+        path = (doc.get("StorageDescriptor") or {}).get("Location") or ""
+        external = str((doc.get("Parameters") or {}).get("EXTERNAL", "")).upper() == "TRUE"
+        try:
+            tables.update_table(ctx, catalog_key, database.name,
+                                _glue_input(table.name, schema, path, external, None, doc),
+                                version_id=str(table.version))
+            return
+        except ConcurrentModificationException:
+            continue
+    raise ConcurrentModificationException("The table is being changed by other requests; retry.")
+
+
+# -------------------------------------------------------------------------------------- list
+def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, after: Optional[str], limit: int,
+                prefix: str = "", exact: Optional[str] = None, details: bool = False,
+                table_type: Optional[str] = None) -> tuple[list[Any], Optional[str]]:
+    """Up to ``limit`` tables in name order after ``after``, starting with ``prefix`` (or named
+    ``exact``): names, or with ``details`` PaimonTable objects (one more Query each for a Paimon
+    table's latest schema). Glue tables Paimon's clients can read as format tables are listed
+    too, the others left out; ``table_type`` ``table`` keeps only Paimon tables,
+    ``format-table`` only those (as Paimon's servers filter on the ``type`` option).
+    EntityNotFoundException (DATABASE)."""
+    database = _database(catalog_key, database_name)
+    start = fold(exact) if exact is not None else fold(prefix)
+    listing = tables.list_tables(ctx, catalog_key, database.name, prefix=start)
+
+    def render(doc: dict[str, Any], version: int) -> Any:
+        if exact is not None and doc["Name"] != start:
+            return None
+        paimon = is_paimon(doc)
+        if table_type is not None and (table_type == FORMAT_TABLE) == paimon:
+            return None
+        if not details:
+            return doc["Name"] if paimon or format_schema(doc) is not None else None
+        table = catalog.get_table(database.uid, doc["Name"])
+        if table is None:
+            return None
+        try:
+            schema = _paimon_view(table, doc)
+        except InvalidInputException:
+            return None
+        return None if schema is None else _render(table, doc, schema)
+
+    page, last = listing.page(after, limit, render)
+    return page, None if exact is not None else last
+
+
+def _database_names(catalog_key: str, first: Optional[str], prefix: str, exact: Optional[str]) -> Any:
+    """Names of the matching databases from ``first`` (inclusive) on, a page of 100 at a time."""
+    cursor = None
+    if first is not None:
+        yield first
+        cursor = first
+    while True:
+        names, cursor = paimon_databases.list_databases(catalog_key, cursor, 100, prefix, exact)
+        yield from (n for n in names if n != first)
+        if cursor is None:
+            return
+
+
+def list_tables_globally(ctx: RequestContext, catalog_key: str, after: Optional[list[str]], limit: int,
+                         database_prefix: str = "", database_exact: Optional[str] = None, prefix: str = "",
+                         exact: Optional[str] = None) -> tuple[list[tuple[str, str]], Optional[list[str]]]:
+    """Up to ``limit`` (database, table) pairs of the whole catalog in (database, table) order,
+    after position ``after`` ([database, table]), database and table names filtered by prefix or
+    exact name. Returns the pairs and the position after the last (None when the page was not
+    full: nothing follows), as Paimon's servers page."""
+    found: list[tuple[str, str]] = []
+    first_database, table_after = (after[0], after[1]) if after else (None, None)
+    if first_database is not None and not (first_database.startswith(fold(database_prefix))
+                                           and database_exact in (None, first_database)):
+        first_database, table_after = None, None
+    for database in _database_names(catalog_key, first_database, fold(database_prefix), database_exact):
+        try:
+            page, _ = list_tables(ctx, catalog_key, database, table_after if database == first_database else None,
+                                  limit - len(found), prefix, exact)
+        except EntityNotFoundException:
+            continue
+        found.extend((database, name) for name in page)
+        if len(found) >= limit:
+            return found, [found[-1][0], found[-1][1]]
+    return found, None
+
+
+# ------------------------------------------------------------------------------------- alter
+def alter_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,
+                changes: list[SchemaChange]) -> None:
+    """Apply SchemaChanges: schema N+1 (a conditional put: of two alters from one base exactly
+    one creates it; the other re-reads and applies its changes again on top), then its file,
+    then the Glue mirror. An invalid change raises before anything is written.
+    EntityNotFoundException (DATABASE / TABLE, or COLUMN), AlreadyExistsException (COLUMN),
+    InvalidInputException for a change Paimon refuses."""
+    database = _database(catalog_key, database_name)
+    for _ in attempts(Policy(attempts=8, base_delay=0.002)):
+        table = _table(database, name)
+        doc = catalog.load(table)
+        if not is_paimon(doc):
+            if format_schema(doc) is None:
+                raise not_found(database.name, name)
+            raise InvalidInputException(
+                f"Table {database.name}.{table.name} is a Glue table served as a Paimon format table: change "
+                "its schema through Glue (UpdateTable).", TABLE, f"{database.name}.{table.name}")
+        old = _latest(table)
+        head = store.get_head(table.uid)
+        new = apply_changes(old, changes, _now_ms(), has_snapshots=head is not None and head.snapshot_id is not None)
+        text = _schema_text(new)
+        if not store.append_schema(table.uid, new.id, text):
+            continue
+        path = (doc.get("StorageDescriptor") or {}).get("Location") or ""
+        warehouse.put(warehouse.schema_file(path, new.id), text)
+        _mirror(ctx, catalog_key, database, table.name, new)
+        return
+    raise ConcurrentModificationException("The table's schema is being changed by other requests; retry.")
+
+
+# ------------------------------------------------------------------------------------ rename
+def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,
+                 new_database_name: str, new_name: str) -> None:
+    """Rename a table (also into another database): one DynamoDB transaction; the uid (so
+    the Paimon id, schemas, snapshots, partitions) and the path stay, as on object stores.
+    EntityNotFoundException (DATABASE / TABLE), AlreadyExistsException (TABLE)."""
+    database = _database(catalog_key, database_name)
+    target = database if fold(new_database_name) == database.name else _database(catalog_key, new_database_name)
+    _table(database, name)
+    if "$" in fold(new_name):
+        raise InvalidInputException(f"Cannot rename to {fold(new_name)}: '$' marks Paimon's system tables.",
+                                    TABLE, f"{target.name}.{fold(new_name)}")
+    try:
+        tables.rename_table(ctx, catalog_key, database.name, name, target.name, new_name)
+    except AlreadyExistsException:
+        raise already_exists(target.name, new_name) from None
+    except EntityNotFoundException:
+        raise not_found(database.name, name) from None
+
+
+# -------------------------------------------------------------------------------------- drop
+def drop_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str) -> None:
+    """Drop a table: the Glue item (and, purged by its uid, the Paimon items and partitions),
+    then, for a managed Paimon table, its directory, as Paimon's catalogs do.
+    EntityNotFoundException (DATABASE / TABLE)."""
+    database = _database(catalog_key, database_name)
+    table = _table(database, name)
+    doc = catalog.load(table)
+    managed = managed_path(doc)
+    try:
+        tables.delete_table(ctx, catalog_key, database.name, table.name)
+    except EntityNotFoundException:
+        raise not_found(database.name, name) from None
+    if managed:
+        warehouse.delete_tree(managed)
+
+
+def managed_path(doc: dict[str, Any]) -> Optional[str]:
+    """The directory a drop removes: a managed Paimon table's path (None otherwise)."""
+    if not is_paimon(doc) or str((doc.get("Parameters") or {}).get("EXTERNAL", "")).upper() == "TRUE":
+        return None
+    return (doc.get("StorageDescriptor") or {}).get("Location") or None
+
+
+def managed_paths(database: Database) -> list[str]:
+    """The managed Paimon table directories of a database (what dropping it removes)."""
+    paths = []
+    for item in catalog.query_tables(database.uid, None, 100):
+        path = managed_path(catalog.load(item))
+        if path:
+            paths.append(path)
+    return paths
+
+
+def remove_directories(paths: list[str]) -> None:
+    """Remove table directories (after their tables are gone)."""
+    for path in paths:
+        warehouse.delete_tree(path)

@@ -1,0 +1,311 @@
+"""Paimon commits, snapshots, time travel, tags, rollback and partition statistics, end to end:
+pypaimon 2.1.0 writes pyarrow data through this catalog (its commits are POST .../commit) and reads
+it back, older snapshots and tags from the table directory; the same partitions answer Glue
+GetPartitions with an Expression. Raw HTTP where the point is the wire (a bad commit body)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+import requests
+from pypaimon.api.rest_exception import BadRequestException
+from pypaimon.catalog.catalog_environment import CatalogEnvironment
+from pypaimon.catalog.catalog_exception import IllegalStateError, TagAlreadyExistException, TagNotExistException
+from pypaimon.catalog.catalog_factory import CatalogFactory
+from pypaimon.catalog.rest.rest_catalog import RESTCatalog
+from pypaimon.common.identifier import Identifier
+from pypaimon.common.json_util import JSON
+from pypaimon.schema.schema import Schema
+from pypaimon.schema.table_schema import TableSchema
+from pypaimon.snapshot.snapshot import Snapshot
+from pypaimon.snapshot.snapshot_commit import PartitionStatistics
+from pypaimon.table.instant import Instant
+
+from infra.local.stack import REGION, REPO
+
+WAREHOUSE = "paimon_commits_wh"
+ACCOUNT = "123456789012"
+
+PK_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("dt", pa.string(), nullable=False),
+                       pa.field("v", pa.string())])
+APPEND_SCHEMA = pa.schema([pa.field("region", pa.string()), pa.field("n", pa.int64())])
+GLUE_TYPES = {pa.int64(): "bigint", pa.string(): "string"}
+
+
+def options(endpoint: str) -> dict[str, str]:
+    """RESTCatalog options for this service: a bearer token naming the account and region."""
+    return {"metastore": "rest", "uri": endpoint, "warehouse": WAREHOUSE, "token.provider": "bear",
+            "token": f"{ACCOUNT}/{REGION}"}
+
+
+@pytest.fixture
+def catalog(endpoint: str) -> RESTCatalog:
+    made = CatalogFactory.create(options(endpoint))
+    assert isinstance(made, RESTCatalog)
+    return made
+
+
+@pytest.fixture
+def make_table(stack, glue, db, catalog, tmp_path: Path):
+    """A Paimon table in ``db``: the Glue table item (table_type PAIMON, columns, partition keys,
+    Location) plus its Paimon state (schema 0), and pypaimon's FileStoreTable over it wired to this
+    catalog exactly as RESTCatalog.load_table wires it (commits and latest snapshot through the
+    server, older snapshots and tags from the directory)."""
+    def make(name: str, arrow: pa.Schema, partition_keys: list[str], primary_keys: list[str] | None = None,
+             extra: dict[str, str] | None = None) -> Any:
+        path = (tmp_path / f"{db}.db" / name).as_uri()
+        table_options = {"bucket": "1" if primary_keys else "-1", **(extra or {})}
+        schema = TableSchema.from_schema(0, Schema.from_pyarrow_schema(arrow, partition_keys, primary_keys,
+                                                                       table_options))
+        glue.create_table(DatabaseName=db, TableInput={
+            "Name": name, "TableType": "EXTERNAL_TABLE", "Parameters": {"table_type": "PAIMON"},
+            "StorageDescriptor": {"Location": path, "Columns": [
+                {"Name": f.name, "Type": GLUE_TYPES[f.type]} for f in arrow if f.name not in partition_keys]},
+            "PartitionKeys": [{"Name": k, "Type": GLUE_TYPES[arrow.field(k).type]} for k in partition_keys]})
+        schema_text = JSON.to_json(schema)
+        uid = subprocess.run([sys.executable, "-m", "tests.integration.paimon_table_setup", ACCOUNT, REGION, db,
+                              name, schema_text], cwd=REPO, env=stack.env, check=True, capture_output=True,
+                             text=True).stdout.strip()
+        schema_dir = tmp_path / f"{db}.db" / name / "schema"
+        schema_dir.mkdir(parents=True)
+        (schema_dir / "schema-0").write_text(schema_text)
+        schema.options["path"] = path
+        identifier = Identifier.create(db, name)
+        env = CatalogEnvironment(identifier=identifier, uuid=str(uuid.UUID(hex=uid)),
+                                 catalog_loader=catalog.catalog_loader(), supports_version_management=True)
+        return RESTCatalog.create(catalog.file_io_from_options(path), path, schema, env)
+    return make
+
+
+def write(table: Any, rows: dict[str, list]) -> None:
+    builder = table.new_batch_write_builder()
+    writer, committer = builder.new_write(), builder.new_commit()
+    try:
+        writer.write_arrow(pa.Table.from_pydict(rows, schema=_arrow(table)))
+        committer.commit(writer.prepare_commit())
+    finally:
+        writer.close()
+        committer.close()
+
+
+def _arrow(table: Any) -> pa.Schema:
+    from pypaimon.schema.data_types import PyarrowFieldParser
+    return PyarrowFieldParser.from_paimon_schema(table.table_schema.fields)
+
+
+def read(table: Any) -> list[dict]:
+    builder = table.new_read_builder()
+    splits = builder.new_scan().plan().splits()
+    rows = builder.new_read().to_arrow(splits).to_pylist()
+    return sorted(rows, key=lambda r: json.dumps(r, sort_keys=True))
+
+
+def expected_partitions(table: Any) -> dict[str, tuple[int, int, int]]:
+    """(records, bytes, files) per partition name, from the data files of the latest snapshot
+    as pypaimon plans them (every file, before merging)."""
+    out: dict[str, list[int]] = {}
+    for split in table.new_read_builder().new_scan().plan().splits():
+        values = split.partition.values
+        name = "/".join(f"{k}={v}" for k, v in zip(table.partition_keys, values))
+        got = out.setdefault(name, [0, 0, 0])
+        for meta in split.files:
+            got[0] += meta.row_count
+            got[1] += meta.file_size
+            got[2] += 1
+    return {k: (v[0], v[1], v[2]) for k, v in out.items()}
+
+
+def listed(catalog: RESTCatalog, identifier: Identifier, **kw: Any) -> dict[str, tuple[int, int, int]]:
+    page = catalog.list_partitions_paged(identifier, **kw)
+    return {"/".join(f"{k}={v}" for k, v in p.spec.items()): (p.record_count, p.file_size_in_bytes, p.file_count)
+            for p in page.elements}
+
+
+def glue_values(glue: Any, db: str, name: str, expression: str = "") -> list[list[str]]:
+    pages = glue.get_paginator("get_partitions").paginate(DatabaseName=db, TableName=name, Expression=expression)
+    return sorted(p["Values"] for page in pages for p in page["Partitions"])
+
+
+# ----------------------------------------------------------------------------- scenarios
+def test_primary_key_table_commits_time_travel_tags_and_rollback(make_table, catalog, glue, db):
+    table = make_table("orders", PK_SCHEMA, ["dt"], ["dt", "id"])
+    ident = Identifier.create(db, "orders")
+    assert catalog.load_snapshot(ident) is None
+
+    write(table, {"id": [1, 2, 3], "dt": ["a", "a", "b"], "v": ["x1", "x2", "x3"]})
+    first = [{"id": 1, "dt": "a", "v": "x1"}, {"id": 2, "dt": "a", "v": "x2"}, {"id": 3, "dt": "b", "v": "x3"}]
+    assert read(table) == first
+    write(table, {"id": [2, 4], "dt": ["a", "c"], "v": ["y2", "y4"]})
+    second = [{"id": 1, "dt": "a", "v": "x1"}, {"id": 2, "dt": "a", "v": "y2"}, {"id": 3, "dt": "b", "v": "x3"},
+              {"id": 4, "dt": "c", "v": "y4"}]
+    assert read(table) == second
+
+    latest = catalog.load_snapshot(ident)
+    assert latest.snapshot.id == 2
+    expected = expected_partitions(table)
+    assert latest.record_count == sum(v[0] for v in expected.values()) == latest.snapshot.total_record_count
+    assert latest.file_count == sum(v[2] for v in expected.values())
+    assert latest.file_size_in_bytes == sum(v[1] for v in expected.values())
+    assert listed(catalog, ident) == expected
+    assert glue_values(glue, db, "orders") == [["a"], ["b"], ["c"]]
+    assert glue_values(glue, db, "orders", "dt > 'a'") == [["b"], ["c"]]
+
+    # Time travel reads older snapshots and tags from the directory the commits filled.
+    assert read(table.copy({"scan.snapshot-id": "1"})) == first
+    catalog.create_tag(ident, "v1", snapshot_id=1)
+    catalog.create_tag(ident, "v2")
+    assert catalog.get_tag(ident, "v2").snapshot.id == 2
+    assert read(table.copy({"scan.tag-name": "v1"})) == first
+    assert catalog.list_tags_paged(ident).elements == ["v1", "v2"]
+
+    catalog.rollback_to(ident, Instant.snapshot(1))
+    assert catalog.load_snapshot(ident).snapshot.id == 1
+    assert read(table) == first
+    assert listed(catalog, ident) == expected_partitions(table)
+    assert set(listed(catalog, ident)) == {"dt=a", "dt=b"}
+    assert glue_values(glue, db, "orders") == [["a"], ["b"]]
+
+    # Writing on after a rollback reuses the id; then roll back to a tag.
+    write(table, {"id": [5], "dt": ["d"], "v": ["z5"]})
+    assert catalog.load_snapshot(ident).snapshot.id == 2
+    assert read(table) == first + [{"id": 5, "dt": "d", "v": "z5"}]
+    assert listed(catalog, ident) == expected_partitions(table)
+    catalog.rollback_to(ident, Instant.tag("v1"))
+    assert read(table) == first
+    assert set(listed(catalog, ident)) == {"dt=a", "dt=b"}
+
+
+def test_append_table_statistics_paging_pattern_and_glue_expression(make_table, catalog, glue, db):
+    table = make_table("events", APPEND_SCHEMA, ["region"])
+    ident = Identifier.create(db, "events")
+    write(table, {"region": ["eu", "eu", "us", "ap"], "n": [1, 2, 3, 4]})
+    write(table, {"region": ["eu", "sa"], "n": [5, 6]})
+    assert sorted(r["n"] for r in read(table)) == [1, 2, 3, 4, 5, 6]
+    expected = expected_partitions(table)
+    assert expected["region=eu"][0] == 3 and expected["region=eu"][2] == 2
+    assert listed(catalog, ident) == expected
+
+    pages, token = [], None
+    while True:
+        page = catalog.list_partitions_paged(ident, max_results=1, page_token=token)
+        pages.append([p.spec["region"] for p in page.elements])
+        token = page.next_page_token
+        if not token:
+            break
+    assert pages == [["ap"], ["eu"], ["sa"], ["us"]]
+    assert set(listed(catalog, ident, partition_name_pattern="region=e%")) == {"region=eu"}
+    assert set(listed(catalog, ident, partition_name_pattern="region=us")) == {"region=us"}
+    assert glue_values(glue, db, "events", "region in ('eu', 'us')") == [["eu"], ["us"]]
+    assert read(table.copy({"scan.snapshot-id": "1"})) != read(table)
+
+
+def test_racing_commits_from_one_base_have_exactly_one_winner(make_table, catalog, db):
+    table = make_table("race", APPEND_SCHEMA, ["region"])
+    ident = Identifier.create(db, "race")
+    write(table, {"region": ["eu"], "n": [1]})
+    base = catalog.load_snapshot(ident).snapshot
+    results: list[bool] = []
+
+    def commit() -> None:
+        proposed = Snapshot(**{**base.__dict__, "id": base.id + 1, "uuid": str(uuid.uuid4())})
+        stats = [PartitionStatistics(spec={"region": "eu"}, record_count=10, file_size_in_bytes=100, file_count=1,
+                                     last_file_creation_time=1)]
+        results.append(catalog.rest_api.commit_snapshot(ident, table.catalog_environment.uuid, base.uuid, proposed,
+                                                        stats))
+
+    threads = [threading.Thread(target=commit) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == [False] * 5 + [True]
+    after = catalog.load_snapshot(ident)
+    assert after.snapshot.id == 2
+    records, _, files = listed(catalog, ident)["region=eu"]
+    assert (records, files) == (1 + 10, 1 + 1)  # the winner's deltas, once
+
+
+def test_a_bad_commit_changes_nothing(make_table, catalog, endpoint, db, tmp_path):
+    table = make_table("guarded", APPEND_SCHEMA, ["region"])
+    ident = Identifier.create(db, "guarded")
+    write(table, {"region": ["eu"], "n": [1]})
+    before = catalog.load_snapshot(ident)
+    files_before = sorted(p.name for p in (tmp_path / f"{db}.db" / "guarded" / "snapshot").iterdir())
+    partitions_before = listed(catalog, ident)
+    url = f"{endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/guarded/commit"
+    headers = {"Authorization": f"Bearer {ACCOUNT}/{REGION}"}
+    good = json.loads(JSON.to_json(before.snapshot))
+    bodies = [
+        {"tableId": table.catalog_environment.uuid, "baseSnapshotUuid": before.snapshot.uuid,
+         "snapshot": {**good, "id": 2, "totalRecordCount": "many"},
+         "statistics": [{"spec": {"region": "us"}, "recordCount": 5, "fileCount": 1}]},
+        {"tableId": table.catalog_environment.uuid, "baseSnapshotUuid": before.snapshot.uuid,
+         "snapshot": {**good, "id": 2}, "statistics": [{"spec": {"nope": "us"}, "recordCount": 5, "fileCount": 1}]},
+        {"tableId": table.catalog_environment.uuid, "baseSnapshotUuid": before.snapshot.uuid,
+         "snapshot": {**good, "id": 7}, "statistics": []},
+    ]
+    for body in bodies:
+        response = requests.post(url, json=body, headers=headers, timeout=30)
+        assert response.status_code == 400, response.text
+        assert response.json()["code"] == 400
+    wrong_table = requests.post(url, json={**bodies[2], "tableId": str(uuid.uuid4())}, headers=headers, timeout=30)
+    assert wrong_table.status_code == 404
+    after = catalog.load_snapshot(ident)
+    assert JSON.to_json(after.snapshot) == JSON.to_json(before.snapshot)
+    assert (after.record_count, after.file_count) == (before.record_count, before.file_count)
+    assert sorted(p.name for p in (tmp_path / f"{db}.db" / "guarded" / "snapshot").iterdir()) == files_before
+    assert listed(catalog, ident) == partitions_before
+
+
+def test_tags_errors_and_listing(make_table, catalog, db):
+    table = make_table("tagged", APPEND_SCHEMA, ["region"])
+    ident = Identifier.create(db, "tagged")
+    with pytest.raises(ValueError):
+        catalog.create_tag(ident, "early")  # no snapshot yet
+    write(table, {"region": ["eu"], "n": [1]})
+    for name in ("b", "a2", "a1", "c"):
+        catalog.create_tag(ident, name, time_retained="1 d")
+    with pytest.raises(TagAlreadyExistException):
+        catalog.create_tag(ident, "a1")
+    catalog.create_tag(ident, "a1", ignore_if_exists=True)
+    got = catalog.get_tag(ident, "a1")
+    assert got.tag_name == "a1" and got.snapshot.id == 1 and got.tag_create_time > 0
+    assert catalog.list_tags_paged(ident, tag_name_prefix="a").elements == ["a1", "a2"]
+    first = catalog.list_tags_paged(ident, max_results=3)
+    assert first.elements == ["a1", "a2", "b"] and first.next_page_token
+    assert catalog.list_tags_paged(ident, max_results=3, page_token=first.next_page_token).elements == ["c"]
+    catalog.delete_tag(ident, "b")
+    with pytest.raises(TagNotExistException):
+        catalog.get_tag(ident, "b")
+    with pytest.raises(TagNotExistException):
+        catalog.delete_tag(ident, "b")
+    assert not (Path(table.table_path.removeprefix("file://")) / "tag" / "tag-b").exists()
+    with pytest.raises(ValueError):
+        catalog.rollback_to(ident, Instant.tag("b"))
+    with pytest.raises(ValueError):
+        catalog.rollback_to(ident, Instant.snapshot(9))
+    with pytest.raises(BadRequestException):
+        catalog.rest_api.create_tag(ident, "t", time_retained="soon")
+
+
+def test_create_partitions_registers_them_for_both_protocols(make_table, catalog, glue, db):
+    make_table("registered", APPEND_SCHEMA, ["region"])
+    ident = Identifier.create(db, "registered")
+    made = catalog.rest_api.create_partitions(ident, [{"region": "eu"}, {"region": "us"}])
+    assert made.created == [{"region": "eu"}, {"region": "us"}] and made.existed == []
+    again = catalog.rest_api.create_partitions(ident, [{"region": "eu"}, {"region": "ap"}])
+    assert again.created == [{"region": "ap"}] and again.existed == [{"region": "eu"}]
+    with pytest.raises(IllegalStateError):  # the client's mapping of 409
+        catalog.create_partitions(ident, [{"region": "sa"}, {"region": "us"}], ignore_if_exists=False)
+    assert glue_values(glue, db, "registered") == [["ap"], ["eu"], ["us"]]  # "sa" was not created either
+    assert listed(catalog, ident) == {"region=ap": (0, 0, 0), "region=eu": (0, 0, 0), "region=us": (0, 0, 0)}
+    with pytest.raises(BadRequestException):
+        catalog.rest_api.create_partitions(ident, [{"nope": "x"}])

@@ -161,6 +161,8 @@ def _publish(table: PaimonTable, head: store.Head, known: dict[int, str]) -> Non
     """Write the snapshot files the head has and the directory may lack (from ``known`` texts,
     else the items), then LATEST (and EARLIEST on the first publish), then mark published."""
     assert head.snapshot_id is not None
+    if (head.published or 0) > head.snapshot_id:  # a rollback stopped before its own clean-up
+        _unpublish_above(table, head.snapshot_id, head.published or 0)
     first = head.published is None
     low = 0 if first else min(head.published or 0, head.snapshot_id)
     wanted = range(low + 1, head.snapshot_id + 1)
@@ -257,12 +259,18 @@ def rollback(table: PaimonTable, snapshot_id: Optional[int], tag: Optional[str],
     if undone:
         _apply_stats(table, seq, undone)
     store.clear_pending(table.uid, seq, table.branch)
+    _unpublish_above(table, snapshot_id, head.snapshot_id)
     warehouse.put(warehouse.latest_file(table.path, table.branch), str(snapshot_id))
-    # Files first: pypaimon checks snapshot-(LATEST+1), which must not be a rolled-back one.
-    for number in range(snapshot_id + 1, head.snapshot_id + 1):
-        warehouse.delete(warehouse.snapshot_file(table.path, number, table.branch))
     store.mark_published(table.uid, snapshot_id, table.branch)
     store.delete_snapshots_above(table.uid, snapshot_id, head.snapshot_id, table.branch)
+
+
+def _unpublish_above(table: PaimonTable, snapshot_id: int, upto: int) -> None:
+    """Delete the files of rolled-back snapshots, newest first: a file-system reader takes
+    ``snapshot-(LATEST+1)`` or the highest file listed as the latest, so none may outlive the
+    rollback (their item is harmless: the next commit of that id overwrites it)."""
+    for number in range(upto, snapshot_id, -1):
+        warehouse.delete(warehouse.snapshot_file(table.path, number, table.branch))
 
 
 # ------------------------------------------------------------------------------ tags

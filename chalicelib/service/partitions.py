@@ -258,7 +258,8 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Buil
                     "replace", key=new_key, values=list(new_values),
                     doc=encode_document(doc, "partition"), segment=segment_of(new_key),
                     entries=_entries(view, new_values), old_key=old_key, old_revision=old.revision,
-                    old_entries=_entries_or_none(view, old.values), uid=old.uid or catalog.new_uid()))
+                    old_entries=_entries_or_none(view, old.values), uid=old.uid or catalog.new_uid(),
+                    carry=store.paimon_stats(old) if new_key == old_key else {}))
                 positions.append(position)
                 touched |= {old_key, new_key}
             except ServiceError as error:
@@ -324,7 +325,7 @@ def rewrite_partition_document(ref: TableRef, values: Sequence[str],
         return [store.PartitionWrite("replace", key=key, values=list(item.values), doc=doc,
                                      segment=item.segment, entries=entries, old_key=key,
                                      old_revision=item.revision, old_entries=entries,
-                                     uid=item.uid)], [0], {}
+                                     uid=item.uid, carry=store.paimon_stats(item))], [0], {}
 
     for _ in attempts(Policy(attempts=_TABLE_RETRIES)):
         errors = _apply(ref, build, lambda position, reason: ConcurrentModificationException(reason))

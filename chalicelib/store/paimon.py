@@ -319,8 +319,10 @@ def _apply_one(table_uid: str, key: str, seq: int, delta: PartitionDelta) -> int
     item_key = {"table_uid": {"S": table_uid}, "key": {"S": key}}
     base = "attribute_exists(#k) AND (attribute_not_exists(p_seq) OR p_seq < :q)"
     values = {":q": {"N": str(seq)}, ":r": {"N": str(delta.record_count)},
-              ":b": {"N": str(delta.file_size_in_bytes)}, ":f": {"N": str(delta.file_count)}}
-    update = "SET p_seq = :q ADD p_records :r, p_bytes :b, p_files :f"
+              ":b": {"N": str(delta.file_size_in_bytes)}, ":f": {"N": str(delta.file_count)}, ":one": {"N": "1"}}
+    # ``revision`` too: a Glue UpdatePartition that read the item before this update (and
+    # carries its statistics) then fails its revision condition instead of undoing this one.
+    update = "SET p_seq = :q ADD p_records :r, p_bytes :b, p_files :f, revision :one"
     # First try with the creation time too, when it is later (max: Paimon's rule); a failure
     # of that part alone is retried without it.
     with_time = dict(values, **{":t": {"N": str(delta.last_file_creation_time)}})

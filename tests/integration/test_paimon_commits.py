@@ -206,6 +206,22 @@ def test_append_table_statistics_paging_pattern_and_glue_expression(make_table, 
     assert glue_values(glue, db, "events", "region in ('eu', 'us')") == [["eu"], ["us"]]
     assert read(table.copy({"scan.snapshot-id": "1"})) != read(table)
 
+    # A Glue UpdatePartition keeps the Paimon statistics of the partition it rewrites.
+    glue.update_partition(DatabaseName=db, TableName="events", PartitionValueList=["eu"],
+                          PartitionInput={"Values": ["eu"], "Parameters": {"owner": "glue"}})
+    assert listed(catalog, ident) == expected
+    # Dropping partitions is a truncating commit: the partitions it empties are gone for both protocols.
+    committer = table.new_batch_write_builder().new_commit()
+    try:
+        committer.truncate_partitions([{"region": "sa"}, {"region": "us"}])
+    finally:
+        committer.close()
+    assert sorted(r["n"] for r in read(table)) == [1, 2, 4, 5]
+    assert set(listed(catalog, ident)) == {"region=ap", "region=eu"}
+    assert listed(catalog, ident) == expected_partitions(table)
+    assert glue_values(glue, db, "events") == [["ap"], ["eu"]]
+    assert catalog.load_snapshot(ident).file_count == sum(v[2] for v in expected_partitions(table).values())
+
 
 def test_racing_commits_from_one_base_have_exactly_one_winner(make_table, catalog, db):
     table = make_table("race", APPEND_SCHEMA, ["region"])

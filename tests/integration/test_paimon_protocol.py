@@ -60,7 +60,7 @@ def test_rest_catalog_is_created_and_unimplemented_calls_are_501(endpoint: str) 
     catalog = CatalogFactory.create(options(endpoint))
     assert isinstance(catalog, RESTCatalog)
     with pytest.raises(NotImplementedException):
-        catalog.rest_api.list_tags_paged(_identifier("db", "t"))
+        catalog.rest_api.list_branches(_identifier("db", "t"))
 
 
 def _identifier(database: str, table: str) -> Any:
@@ -70,8 +70,8 @@ def _identifier(database: str, table: str) -> Any:
 
 @pytest.mark.parametrize("method, path", [
     ("GET", "/v1/wh/databases"), ("POST", "/v1/wh/databases"), ("GET", "/v1/wh/databases/d"),
-    ("DELETE", "/v1/wh/databases/d/tables/t"), ("POST", "/v1/wh/databases/d/tables/t/commit"),
-    ("GET", "/v1/wh/databases/d/tables/t/snapshot"), ("POST", "/v1/wh/databases/d/tables/t/branches/b/forward"),
+    ("DELETE", "/v1/wh/databases/d/tables/t"), ("GET", "/v1/wh/databases/d/tables/t/branches"),
+    ("POST", "/v1/wh/databases/d/tables/t/branches/b/forward"),
     ("GET", "/v1/wh/databases/d/table-details"), ("POST", "/v1/wh/tables/rename"),
     ("GET", "/v1/wh/databases/d/functions/f"), ("GET", "/v1/wh/databases/d/views/v"),
 ])

@@ -71,9 +71,7 @@ def make_table(stack, glue, db, catalog, tmp_path: Path):
                 {"Name": f.name, "Type": GLUE_TYPES[f.type]} for f in arrow if f.name not in partition_keys]},
             "PartitionKeys": [{"Name": k, "Type": GLUE_TYPES[arrow.field(k).type]} for k in partition_keys]})
         schema_text = JSON.to_json(schema)
-        uid = subprocess.run([sys.executable, "-m", "tests.integration.paimon_table_setup", ACCOUNT, REGION, db,
-                              name, schema_text], cwd=REPO, env=stack.env, check=True, capture_output=True,
-                             text=True).stdout.strip()
+        uid = setup(stack, "create", ACCOUNT, REGION, db, name, schema_text)
         schema_dir = tmp_path / f"{db}.db" / name / "schema"
         schema_dir.mkdir(parents=True)
         (schema_dir / "schema-0").write_text(schema_text)
@@ -83,6 +81,12 @@ def make_table(stack, glue, db, catalog, tmp_path: Path):
                                  catalog_loader=catalog.catalog_loader(), supports_version_management=True)
         return RESTCatalog.create(catalog.file_io_from_options(path), path, schema, env)
     return make
+
+
+def setup(stack: Any, *args: str) -> str:
+    """Run tests/integration/paimon_table_setup.py on the session's store; its output."""
+    return subprocess.run([sys.executable, "-m", "tests.integration.paimon_table_setup", *args], cwd=REPO,
+                          env=stack.env, check=True, capture_output=True, text=True).stdout.strip()
 
 
 def write(table: Any, rows: dict[str, list]) -> None:
@@ -325,3 +329,29 @@ def test_create_partitions_registers_them_for_both_protocols(make_table, catalog
     assert listed(catalog, ident) == {"region=ap": (0, 0, 0), "region=eu": (0, 0, 0), "region=us": (0, 0, 0)}
     with pytest.raises(BadRequestException):
         catalog.rest_api.create_partitions(ident, [{"nope": "x"}])
+
+
+def test_a_commit_that_stopped_after_its_decision_is_finished_by_the_next_call(stack, make_table, catalog, glue,
+                                                                              db, tmp_path):
+    table = make_table("crashed", APPEND_SCHEMA, ["region"])
+    ident = Identifier.create(db, "crashed")
+    write(table, {"region": ["eu"], "n": [1]})
+    base = json.loads(JSON.to_json(catalog.load_snapshot(ident).snapshot))
+    decided = {**base, "id": 2, "uuid": str(uuid.uuid4())}
+    stats = [{"spec": {"region": "us"}, "recordCount": 7, "fileSizeInBytes": 70, "fileCount": 1,
+              "lastFileCreationTime": 5}]
+    assert setup(stack, "decide", ACCOUNT, REGION, db, "crashed", json.dumps(decided), json.dumps(stats)) == "True"
+    snapshot_dir = tmp_path / f"{db}.db" / "crashed" / "snapshot"
+    assert not (snapshot_dir / "snapshot-2").exists() and (snapshot_dir / "LATEST").read_text() == "1"
+
+    # The next call that reads the head applies the statistics (creating the partition the Glue
+    # way) and writes the files, with the snapshot text the client sent.
+    assert listed(catalog, ident)["region=us"] == (7, 70, 1)
+    assert glue_values(glue, db, "crashed") == [["eu"], ["us"]]
+    assert json.loads((snapshot_dir / "snapshot-2").read_text()) == decided
+    assert (snapshot_dir / "LATEST").read_text() == "2"
+    latest = catalog.load_snapshot(ident)
+    assert latest.snapshot.uuid == decided["uuid"] and latest.file_count == 2
+    # Settled once: a further write counts on from there.
+    write(table, {"region": ["us"], "n": [2]})
+    assert listed(catalog, ident)["region=us"][2] == 2

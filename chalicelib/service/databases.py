@@ -8,13 +8,15 @@ lowercase. Every write keeps SearchTables' postings in step (``service.search_in
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Optional
+from itertools import takewhile
+from typing import Any, Callable, Iterable, Optional
 
 from chalicelib.errors import ConcurrentModificationException, InvalidInputException, database_already_exists
 from chalicelib.service import search_index
 from chalicelib.service.lookups import fold, require_database
 from chalicelib.service.paging import take_page
 from chalicelib.store import catalog
+from chalicelib.store.retry import Policy, attempts
 
 # What Glue reports when a database is created without explicit default permissions
 # (Lake Formation's "use only IAM access control" default).
@@ -57,18 +59,80 @@ def get_database(catalog_key: str, name: str) -> dict[str, Any]:
 
 def list_databases(catalog_key: str, after: Optional[str], limit: int,
                    render: Callable[[dict[str, Any]], Any] = lambda doc: doc,
-                   names_only: bool = False) -> tuple[list[Any], Optional[str]]:
+                   names_only: bool = False, prefix: str = "") -> tuple[list[Any], Optional[str]]:
     """Up to ``limit`` databases in name order after position ``after`` (None: from the first),
     within the response byte budget (``service.paging``), each as ``render(Database object)``
-    or, with ``names_only``, as ``{"Name": name}`` (no document is decoded).
+    or, with ``names_only``, as ``{"Name": name}`` (no document is decoded). With ``prefix``
+    (already folded), only names starting with it: the read starts at the prefix and stops
+    after it, so it costs the matching databases only.
 
     Returns the page and the position to resume after (a database name), None after the last.
     """
     def rendered(item: Any) -> Any:
         return {"Name": item.name} if names_only else render(catalog.load(item))
 
-    items = catalog.query_databases(catalog_key, after, limit)
+    start = start_position(after, prefix)
+    items = catalog.query_databases(catalog_key, start, limit + 1 if prefix else limit)
+    if prefix:
+        items = takewhile(lambda item: item.name.startswith(prefix), items)
     return take_page(items, limit, rendered, lambda item: item.name)
+
+
+def before_prefix(prefix: str) -> Optional[str]:
+    """A position just before every name that starts with ``prefix`` (None: from the first).
+
+    Positions are exclusive, so this is a string sorting below ``prefix`` and above every name
+    that does not start with it: the prefix with its last character decremented and padded with
+    the highest code point, enough of it that no name of at most 255 characters sorts in between
+    (and the key stays within DynamoDB's 1,024 bytes).
+    """
+    if not prefix:
+        return None
+    last = ord(prefix[-1])
+    if last == 0:
+        return prefix[:-1] or None
+    below = last - 1 if not 0xD800 <= last - 1 <= 0xDFFF else 0xD7FF  # never a lone surrogate
+    return prefix[:-1] + chr(below) + "\U0010ffff" * max(256 - len(prefix), 0)
+
+
+def start_position(after: Optional[str], prefix: str) -> Optional[str]:
+    """Where a listing of the names starting with ``prefix`` resumes after position ``after``."""
+    floor = before_prefix(prefix)
+    if after is None or floor is None:
+        return after if floor is None else floor
+    return max(after, floor)
+
+
+def alter_database(catalog_key: str, name: str, set_members: dict[str, Any],
+                   set_parameters: dict[str, str], remove_parameters: Iterable[str]) -> None:
+    """Change some of a database's Parameters (and other ``DatabaseInput`` members, such as
+    Description or LocationUri) and keep the rest: a partial update, not a replace.
+
+    Atomic against concurrent writers: a compare-and-set of the stored definition, re-read and
+    re-applied when another write landed in between, so no concurrent change is lost.
+    EntityNotFoundException if there is no such database (or it was deleted meanwhile).
+    """
+    removals = set(remove_parameters)
+    for _ in attempts(Policy(attempts=8)):
+        item = require_database(catalog_key, name)
+        old = catalog.load(item)
+        doc = dict(old)
+        doc.update(set_members)
+        parameters = {k: v for k, v in (old.get("Parameters") or {}).items() if k not in removals}
+        parameters.update(set_parameters)
+        doc["Parameters"] = parameters
+        for member in [k for k, v in doc.items() if v is None]:
+            del doc[member]
+        if doc == old:
+            return
+        search_index.before_database_write(item.catalog, item.uid, doc, old)
+        try:
+            catalog.replace_database(item, doc, unchanged=True)
+        except catalog.ConditionFailed:
+            continue
+        search_index.after_database_write(item.catalog, doc, old)
+        return
+    raise ConcurrentModificationException("Database is being changed by other requests; retry.")
 
 
 def update_database(catalog_key: str, name: str, database_input: dict[str, Any]) -> None:

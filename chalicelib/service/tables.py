@@ -13,6 +13,7 @@ write keeps SearchTables' postings in step (``service.search_index``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import takewhile
 from typing import Any, Callable, Iterable, Optional
 
 # TODO #12: the partition-index rules still live in actions/ (another helper moves them).
@@ -23,7 +24,7 @@ from chalicelib.domain.name_patterns import NamePattern, compile_name_pattern, m
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, ServiceError,
                                database_not_found, table_already_exists, table_not_found)
 from chalicelib.service import search_index
-from chalicelib.service.databases import now
+from chalicelib.service.databases import now, start_position
 from chalicelib.service.lookups import Database, fold, require_database, require_table
 from chalicelib.service.paging import take_page
 from chalicelib.service.snapshots import database_snapshot, require_table_as_of, table_as_of
@@ -53,7 +54,7 @@ def table_document(table_input: dict[str, Any], database_name: str, create_time:
 
 def create_table(ctx: RequestContext, catalog_key: str, database_name: str, table_input: dict[str, Any],
                  partition_indexes: Optional[list[dict[str, Any]]] = None,
-                 transaction_id: Optional[str] = None) -> None:
+                 transaction_id: Optional[str] = None, uid: Optional[str] = None) -> None:
     """Create a table at version 0 from a Glue ``TableInput`` (with Glue ``PartitionIndex``
     definitions to create along with it).
 
@@ -63,6 +64,8 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
     database does not exist; AlreadyExistsException if the name is taken (as the transaction
     sees it); InvalidInputException for unusable partition indexes; with a transaction,
     ConcurrentModificationException if another writer created the table after it started.
+    ``uid``: the identity to give the table, when state keyed by it was written first (Paimon's
+    schema); only without a transaction.
     """
     name = fold(table_input["Name"])
     database = require_database(catalog_key, database_name)
@@ -79,7 +82,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
         return
     search_index.before_table_write(database.catalog, database.name, database.uid, doc)
     try:
-        autocommit(database, lambda stamp: catalog.create_table(database, name, doc, indexes, stamp))
+        autocommit(database, lambda stamp: catalog.create_table(database, name, doc, indexes, stamp, uid))
     except catalog.ConditionFailed:
         if catalog.get_table(database.uid, name) is not None:
             raise table_already_exists() from None
@@ -129,6 +132,39 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
     if dropped:
         catalog.bump_column_epochs(current, sorted(dropped))
         statistics_store.delete_columns(current.uid, "", sorted(dropped))
+
+
+def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,
+                 new_database_name: str, new_name: str) -> None:
+    """Rename a table (within its database or into another of the catalog), keeping its
+    identity: the uid, and with it partitions, indexes, statistics and versions. One atomic
+    store write, a commit of its own (stamped in the source database); the new name gets a new
+    version of the definition (Name and DatabaseName changed, UpdateTime now).
+
+    EntityNotFoundException if either database or the table does not exist;
+    AlreadyExistsException if the new name is taken; ConcurrentModificationException if the
+    table changed meanwhile.
+    """
+    source = require_database(catalog_key, database_name)
+    target = source if fold(new_database_name) == source.name else require_database(catalog_key, new_database_name)
+    current = require_table(source, name)
+    folded = fold(new_name)
+    if target.uid == source.uid and folded == current.name:
+        return
+    old = catalog.load(current)
+    doc = {**old, "Name": folded, "DatabaseName": target.name, "UpdateTime": now()}
+    if catalog.get_table(target.uid, folded) is not None:
+        raise table_already_exists()
+    search_index.before_table_write(target.catalog, target.name, target.uid, doc)
+    try:
+        autocommit(source, lambda stamp: catalog.rename_table(current, target, folded, doc, stamp))
+    except catalog.ConditionFailed:
+        if catalog.get_table(target.uid, folded) is not None:
+            raise table_already_exists() from None
+        if catalog.get_database(target.catalog, target.name) is None:
+            raise database_not_found(target.name) from None
+        raise _concurrent_update() from None
+    search_index.after_table_write(source.catalog, source.name, None, old)
 
 
 def _column_names(doc: dict[str, Any]) -> set[str]:
@@ -209,6 +245,7 @@ class TableListing:
     pattern: Optional[NamePattern]  # None: every name
     as_of: Optional[float]
     transaction_id: Optional[str]
+    prefix: str = ""  # only names starting with it (folded); read from the prefix on, stopping after it
 
     @property
     def identity(self) -> tuple[str, str]:
@@ -238,21 +275,25 @@ class TableListing:
             return render(*found)
 
         entries: Iterable[tuple[str, Any]]
+        after = start_position(after, self.prefix)
         if as_of is not None:
             entries = ((item.name, item) for item in catalog.query_tables(self.database.uid, after,
                                                                            min(limit + 1, 100)))
         else:
             entries = database_snapshot(self.ctx, self.transaction_id, self.database).listing(after,
                                                                                                min(limit + 1, 100))
+        if self.prefix:
+            entries = takewhile(lambda entry: entry[0].startswith(self.prefix), entries)
         return take_page(entries, limit, rendered, lambda entry: entry[0])
 
 
 def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, expression: str = "",
-                as_of: Optional[float] = None, transaction_id: Optional[str] = None) -> TableListing:
+                as_of: Optional[float] = None, transaction_id: Optional[str] = None,
+                prefix: str = "") -> TableListing:
     """The tables of a database whose names match ``expression`` (a Glue name pattern, "" for
-    all): latest, as the transaction sees them, or as of ``as_of``. EntityNotFoundException if
-    the database does not exist; InvalidInputException for a malformed pattern. Read them with
-    ``TableListing.page``."""
+    all) and start with ``prefix``: latest, as the transaction sees them, or as of ``as_of``.
+    EntityNotFoundException if the database does not exist; InvalidInputException for a
+    malformed pattern. Read them with ``TableListing.page``."""
     database = require_database(catalog_key, database_name)
     pattern = compile_name_pattern(expression) if expression else None
-    return TableListing(ctx, database, pattern, as_of, transaction_id)
+    return TableListing(ctx, database, pattern, as_of, transaction_id, fold(prefix))

@@ -124,10 +124,15 @@ def create_database(catalog: str, name: str, doc: dict[str, Any], uid: str) -> N
         raise ConditionFailed()
 
 
-def replace_database(item: DatabaseItem, doc: dict[str, Any]) -> None:
-    """Overwrite a database's definition, provided it is still the same incarnation."""
+def replace_database(item: DatabaseItem, doc: dict[str, Any], unchanged: bool = False) -> None:
+    """Overwrite a database's definition, provided it is still the same incarnation (and, with
+    ``unchanged``, still holds the definition ``item`` was read with: a compare-and-set that
+    lets a partial update retry instead of losing a concurrent one)."""
+    condition = DatabaseItem.uid == item.uid
+    if unchanged:
+        condition &= DatabaseItem.doc == item.doc
     item.doc = encode_document(doc, "database")
-    if not conditional(lambda: item.save(condition=DatabaseItem.uid == item.uid)):
+    if not conditional(lambda: item.save(condition=condition)):
         raise ConditionFailed()
 
 
@@ -163,10 +168,12 @@ def new_table_item(db_uid: str, name: str, doc: dict[str, Any], indexes_json: st
 
 
 def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
-                 indexes_json: str | None = None, stamp: Optional[Stamp] = None) -> TableItem:
+                 indexes_json: str | None = None, stamp: Optional[Stamp] = None,
+                 uid: str | None = None) -> TableItem:
     """Insert a table at version 0 (with its partition index definitions), atomically with a
-    check that its database still exists (and with ``stamp``, see Stamp)."""
-    item = new_table_item(database.uid, name, doc, indexes_json, changed_seq=stamp.seq if stamp else None)
+    check that its database still exists (and with ``stamp``, see Stamp). ``uid``: the identity
+    to give it (a fresh one by default)."""
+    item = new_table_item(database.uid, name, doc, indexes_json, uid=uid, changed_seq=stamp.seq if stamp else None)
 
     def build(tx: TransactWrite) -> None:
         tx.condition_check(DatabaseItem, database.catalog, database.name,
@@ -210,6 +217,33 @@ def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool,
         raise _stamped_write_failed(error, stamp) from None
     current.doc, current.version, current.changed_seq = encoded, old_version + 1, changed
     return current
+
+
+def rename_table(current: TableItem, target: DatabaseItem, name: str, new_doc: dict[str, Any],
+                 stamp: Optional[Stamp] = None) -> TableItem:
+    """Move a table to ``name`` in database ``target`` (maybe its own) as version + 1, archiving
+    the old one: one transaction deletes the item under the old name (conditional on the same
+    incarnation and version) and puts it under the new one (conditional on the name being free
+    and ``target`` still existing). The uid stays, and with it everything keyed by it
+    (partitions, indexes, statistics, archived versions). ConditionFailed if any condition
+    fails; the caller tells which."""
+    old_version = current.version
+    moved = TableItem(target.uid, name, uid=current.uid, version=old_version + 1,
+                      doc=encode_document(new_doc, "table"), key_types=current.key_types,
+                      indexes=current.indexes, index_epoch=current.index_epoch, backfills=current.backfills,
+                      column_epochs=current.column_epochs, changed_seq=stamp.seq if stamp else None)
+
+    def build(tx: TransactWrite) -> None:
+        tx.delete(current, condition=(TableItem.uid == current.uid) & (TableItem.version == old_version))
+        tx.condition_check(DatabaseItem, target.catalog, target.name, condition=DatabaseItem.uid == target.uid)
+        tx.save(moved, condition=TableItem.name.does_not_exist())
+        tx.save(TableVersionItem(current.uid, old_version, doc=current.doc, changed_seq=current.changed_seq))
+        _add_stamp(tx, stamp)
+    try:
+        transact(None, build)
+    except TransactWriteError as error:
+        raise _stamped_write_failed(error, stamp) from None
+    return moved
 
 
 def put_committed_table(item: TableItem, fence: Fence) -> bool:

@@ -1,21 +1,59 @@
-"""Tables: create with a Schema, get, alter (SchemaChanges), rename, drop, details, data token, auth.
-
-Every handler answers 501 (pypaimon: NotImplementedException) until its family is implemented.
-"""
+"""Tables: create with a Schema, get, alter (SchemaChanges), rename, drop, listings
+(``service.paimon_tables``); the data token and query auth are not served (501)."""
 
 from __future__ import annotations
 
-from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, not_implemented
+from typing import Any
+
+from chalicelib.domain.paimon.schema import Schema
+from chalicelib.domain.paimon.schema_changes import parse_changes
+from chalicelib.protocol.paimon import paging
+from chalicelib.protocol.paimon.databases import catalog_key, check_name
+from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request, not_implemented
+from chalicelib.service import paimon_tables
+from chalicelib.service.paimon_tables import PaimonTable
+
+
+def table_response(table: PaimonTable) -> dict[str, Any]:
+    """GetTableResponse."""
+    return {"id": table.id, "name": table.name, "path": table.path, "isExternal": table.is_external,
+            "schemaId": table.schema_id, "schema": table.schema.to_json(), "owner": table.owner,
+            "createdAt": table.created_at, "createdBy": table.owner, "updatedAt": table.updated_at,
+            "updatedBy": table.owner}
+
+
+def _identifier(request: PaimonRequest, member: str) -> tuple[str, str]:
+    value = request.require(member, dict)
+    database, name = value.get("database"), value.get("object")
+    return check_name(database, f"{member}.database"), check_name(name, f"{member}.object")
+
+
+def _listing(request: PaimonRequest, details: bool) -> tuple[list[Any], str | None]:
+    pattern = paging.name_pattern(request, "tableNamePattern")
+    table_type = request.query.get("tableType")
+    database = request.path["database"]
+    scope = (database.lower(), pattern.prefix, pattern.exact, table_type)
+    after = paging.read_token(request, *scope)
+    if table_type is not None and table_type.strip() and table_type.strip().lower() != "table":
+        # Every table this catalog serves is a Paimon table ("table"); no format, object or
+        # iceberg tables (the reference server filters on the "type" option the same way).
+        paimon_tables.list_tables(request.context, catalog_key(request), database, None, 1)  # 404 for no database
+        return [], None
+    page, last = paimon_tables.list_tables(request.context, catalog_key(request), database, after,
+                                           paging.max_results(request), pattern.prefix, pattern.exact, details)
+    return page, paging.make_token(request, last, *scope)
 
 
 def list_tables(request: PaimonRequest) -> PaimonResponse:
-    """List tables."""
-    raise not_implemented("List tables")
+    """ListTablesResponse: the Paimon tables' names, paged, by ``tableNamePattern``."""
+    names, token = _listing(request, details=False)
+    return PaimonResponse({"tables": names, "nextPageToken": token})
 
 
 def list_table_details(request: PaimonRequest) -> PaimonResponse:
-    """List table details."""
-    raise not_implemented("List table details")
+    """ListTableDetailsResponse: GetTableResponse of each table, paged."""
+    found, token = _listing(request, details=True)
+    return PaimonResponse({"tableDetails": [table_response(t) for t in found], "nextPageToken": token})
 
 
 def list_tables_globally(request: PaimonRequest) -> PaimonResponse:
@@ -24,28 +62,46 @@ def list_tables_globally(request: PaimonRequest) -> PaimonResponse:
 
 
 def create_table(request: PaimonRequest) -> PaimonResponse:
-    """Create table."""
-    raise not_implemented("Create table")
+    """CreateTableRequest ``{identifier, schema}``."""
+    database, name = _identifier(request, "identifier")
+    if database.lower() != request.path["database"].lower():
+        raise bad_request(f"identifier.database {database!r} differs from the path's database "
+                          f"{request.path['database']!r}")
+    schema = Schema.from_json(request.require("schema", dict), "schema")
+    paimon_tables.create_table(request.context, catalog_key(request), database, name, schema)
+    return PaimonResponse()
 
 
 def get_table(request: PaimonRequest) -> PaimonResponse:
-    """Get table."""
-    raise not_implemented("Get table")
+    """GetTableResponse."""
+    table = paimon_tables.get_table(request.context, catalog_key(request), request.path["database"],
+                                    request.path["table"])
+    return PaimonResponse(table_response(table))
 
 
 def alter_table(request: PaimonRequest) -> PaimonResponse:
-    """Alter table."""
-    raise not_implemented("Alter table")
+    """AlterTableRequest ``{changes}``: all of them or none."""
+    changes = parse_changes(request.require("changes", list), "changes")
+    if not changes:
+        raise bad_request("changes must not be empty")
+    paimon_tables.alter_table(request.context, catalog_key(request), request.path["database"],
+                              request.path["table"], changes)
+    return PaimonResponse()
 
 
 def drop_table(request: PaimonRequest) -> PaimonResponse:
-    """Drop table."""
-    raise not_implemented("Drop table")
+    """Drop a table (a managed table's directory too)."""
+    paimon_tables.drop_table(request.context, catalog_key(request), request.path["database"], request.path["table"])
+    return PaimonResponse()
 
 
 def rename_table(request: PaimonRequest) -> PaimonResponse:
-    """Rename table."""
-    raise not_implemented("Rename table")
+    """RenameTableRequest ``{source, destination}``."""
+    source_database, source = _identifier(request, "source")
+    target_database, target = _identifier(request, "destination")
+    paimon_tables.rename_table(request.context, catalog_key(request), source_database, source, target_database,
+                               target)
+    return PaimonResponse()
 
 
 def load_table_token(request: PaimonRequest) -> PaimonResponse:

@@ -1,0 +1,122 @@
+"""Paimon databases: a Paimon database IS a Glue database (one item, visible through both protocols).
+
+The mapping is the one Paimon's HiveCatalog makes to a metastore database (convertToHiveDatabase,
+getDatabaseImpl): the option ``comment`` is the Glue ``Description``, ``location`` the
+``LocationUri``, every other option a ``Parameters`` entry (``owner`` included: Glue databases
+have no owner member); read back, Parameters plus ``comment`` and ``location`` are the options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+
+from chalicelib.errors import AlreadyExistsException, EntityNotFoundException
+from chalicelib.service import databases
+from chalicelib.service.lookups import fold, require_database
+from chalicelib.store import catalog
+
+DATABASE = "DATABASE"  # ErrorResponse.resourceType
+COMMENT = "comment"  # Paimon's Catalog.COMMENT_PROP
+LOCATION = "location"  # Catalog.DB_LOCATION_PROP
+OWNER = "owner"  # Catalog.OWNER_PROP
+_MEMBERS = {COMMENT: "Description", LOCATION: "LocationUri"}
+
+
+@dataclass
+class PaimonDatabase:
+    """A database as Paimon's GetDatabaseResponse shows it (times in epoch milliseconds)."""
+
+    id: str
+    name: str
+    location: Optional[str]
+    options: dict[str, str] = field(default_factory=dict)
+    owner: Optional[str] = None
+    created_at: Optional[int] = None
+
+
+def not_found(name: str) -> EntityNotFoundException:
+    """Paimon's 404 for a database (resource type DATABASE)."""
+    return EntityNotFoundException(f"Database {fold(name)} does not exist.", DATABASE, fold(name))
+
+
+def _database_input(name: str, options: dict[str, str]) -> dict[str, Any]:
+    database_input: dict[str, Any] = {"Name": name}
+    for option, member in _MEMBERS.items():
+        if options.get(option) is not None:
+            database_input[member] = options[option]
+    database_input["Parameters"] = {k: v for k, v in options.items() if k not in _MEMBERS}
+    return database_input
+
+
+def create_database(catalog_key: str, name: str, options: dict[str, str]) -> None:
+    """Create a database with Paimon options. AlreadyExistsException (DATABASE) if the (folded)
+    name is taken."""
+    try:
+        databases.create_database(catalog_key, _database_input(name, options))
+    except AlreadyExistsException:
+        raise AlreadyExistsException(f"Database {fold(name)} already exists.", DATABASE, fold(name)) from None
+
+
+def _render(uid: str, doc: dict[str, Any]) -> PaimonDatabase:
+    options = dict(doc.get("Parameters") or {})
+    for option, member in _MEMBERS.items():
+        if doc.get(member) is not None:
+            options[option] = doc[member]
+    created = doc.get("CreateTime")
+    return PaimonDatabase(uid, doc["Name"], doc.get("LocationUri"), options, options.get(OWNER),
+                          None if created is None else int(round(created * 1000)))
+
+
+def get_database(catalog_key: str, name: str) -> PaimonDatabase:
+    """One database. EntityNotFoundException (DATABASE) if there is none."""
+    try:
+        item = require_database(catalog_key, name)
+    except EntityNotFoundException:
+        raise not_found(name) from None
+    return _render(item.uid, catalog.load(item))
+
+
+def list_databases(catalog_key: str, after: Optional[str], limit: int, prefix: str = "",
+                   exact: Optional[str] = None) -> tuple[list[str], Optional[str]]:
+    """Up to ``limit`` database names in order after ``after``, starting with ``prefix`` (or
+    equal to ``exact``). Returns the names and the position to resume after (None: the last)."""
+    start = fold(exact) if exact is not None else fold(prefix)
+    page, last = databases.list_databases(catalog_key, after, limit, names_only=True, prefix=start)
+    names = [entry["Name"] for entry in page]
+    if exact is not None:
+        names = [n for n in names if n == start]
+        last = None
+    return names, last
+
+
+def alter_database(catalog_key: str, name: str, updates: dict[str, str], removals: Iterable[str]) -> None:
+    """Set and remove options (a partial update of the Glue database: other Parameters and
+    members stay). EntityNotFoundException (DATABASE) if there is none."""
+    removed = set(removals)
+    members: dict[str, Any] = {member: None for option, member in _MEMBERS.items() if option in removed}
+    members.update({member: updates[option] for option, member in _MEMBERS.items() if option in updates})
+    parameters = {k: v for k, v in updates.items() if k not in _MEMBERS}
+    try:
+        databases.alter_database(catalog_key, name, members, parameters, removed - set(_MEMBERS))
+    except EntityNotFoundException:
+        raise not_found(name) from None
+
+
+def drop_database(catalog_key: str, name: str) -> None:
+    """Drop a database and everything in it, as Paimon's servers do (the cascade check is the
+    client's: pypaimon lists the tables first unless asked to cascade). Each Paimon table's
+    catalog state goes with it (purged by table uid); EntityNotFoundException (DATABASE) if
+    there is none."""
+    from chalicelib.service import paimon_tables  # the tables module builds on this one
+
+    try:
+        item = require_database(catalog_key, name)
+    except EntityNotFoundException:
+        raise not_found(name) from None
+    managed = paimon_tables.managed_paths(item)
+    try:
+        databases.delete_database(catalog_key, name)
+    except EntityNotFoundException:
+        raise not_found(name) from None
+    paimon_tables.remove_directories(managed)

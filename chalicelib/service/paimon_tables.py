@@ -1,0 +1,358 @@
+"""Paimon tables: create with a Schema, get, list, alter (SchemaChanges), rename, drop.
+
+A Paimon table IS a Glue table item (``Parameters.table_type`` = ``PAIMON``, the non-partition
+fields as ``StorageDescriptor.Columns``, the partition fields as ``PartitionKeys``,
+``StorageDescriptor.Location`` = the table path, ``Parameters["paimon.schema-id"]`` = the latest
+schema id); its schema history lives in ``store.paimon`` items keyed by the table uid and in the
+table directory's ``schema/schema-N`` files, which pypaimon reads on its own. The design (write
+order, crash repair, costs) is docs/design.md, "The Paimon catalog".
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from chalicelib.context import RequestContext
+from chalicelib.domain.paimon.schema import Schema, TableSchema
+from chalicelib.domain.paimon.schema_changes import SchemaChange, apply_changes
+from chalicelib.domain.paimon.types import DataField, glue_type
+from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
+                               InvalidInputException)
+from chalicelib.service import paimon_databases, tables
+from chalicelib.service.lookups import Database, Table, fold, require_database, require_table
+from chalicelib.store import catalog
+from chalicelib.store import paimon as store
+from chalicelib.store import warehouse
+from chalicelib.store.retry import Policy, attempts
+
+TABLE = "TABLE"  # ErrorResponse.resourceType
+PAIMON = "PAIMON"
+TABLE_TYPE = "table_type"
+SCHEMA_ID = "paimon.schema-id"
+PATH = "path"  # CoreOptions.PATH: given at creation, the table is external
+# Glue's member limits (botocore): a longer Paimon comment is cut when mirrored into Glue.
+_GLUE_COMMENT = 255
+_GLUE_DESCRIPTION = 2048
+
+
+@dataclass
+class PaimonTable:
+    """A table as Paimon's GetTableResponse shows it (times in epoch milliseconds)."""
+
+    id: str
+    name: str
+    path: str
+    is_external: bool
+    schema_id: int
+    schema: Schema
+    owner: Optional[str]
+    created_at: Optional[int]
+    updated_at: Optional[int]
+
+
+def not_found(database: str, name: str) -> EntityNotFoundException:
+    """Paimon's 404 for a table (resource type TABLE, named ``database.table``)."""
+    full = f"{fold(database)}.{fold(name)}"
+    return EntityNotFoundException(f"Table {full} does not exist.", TABLE, full)
+
+
+def already_exists(database: str, name: str) -> AlreadyExistsException:
+    """Paimon's 409 for a table name that is taken."""
+    full = f"{fold(database)}.{fold(name)}"
+    return AlreadyExistsException(f"Table {full} already exists.", TABLE, full)
+
+
+def _database(catalog_key: str, name: str) -> Database:
+    try:
+        return require_database(catalog_key, name)
+    except EntityNotFoundException:
+        raise paimon_databases.not_found(name) from None
+
+
+def _table(database: Database, name: str) -> Table:
+    try:
+        return require_table(database, name)
+    except EntityNotFoundException:
+        raise not_found(database.name, name) from None
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def is_paimon(doc: dict[str, Any]) -> bool:
+    """Whether a Glue table document is a Paimon table."""
+    return str((doc.get("Parameters") or {}).get(TABLE_TYPE, "")).upper() == PAIMON
+
+
+# ------------------------------------------------------------------------------ Glue mirror
+def _glue_column(data_field: DataField) -> dict[str, Any]:
+    column: dict[str, Any] = {"Name": data_field.name, "Type": glue_type(data_field.type)}
+    if data_field.description:
+        column["Comment"] = data_field.description[:_GLUE_COMMENT]
+    return column
+
+
+def _glue_input(name: str, schema: TableSchema, path: str, external: bool, owner: Optional[str],
+                base: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """The Glue TableInput mirroring ``schema``; ``base``: the stored Table object whose other
+    members (Parameters a Glue user added, SerDe info, ...) are kept."""
+    keys = set(schema.partition_keys)
+    by_name = {f.name: f for f in schema.fields}
+    old = dict(base or {})
+    storage = dict(old.get("StorageDescriptor") or {})
+    storage["Columns"] = [_glue_column(f) for f in schema.fields if f.name not in keys]
+    storage["Location"] = path
+    parameters = dict(old.get("Parameters") or {})
+    parameters.update({TABLE_TYPE: PAIMON, SCHEMA_ID: str(schema.id)})
+    if external:
+        parameters["EXTERNAL"] = "TRUE"
+    table_input: dict[str, Any] = {
+        "Name": name,
+        "TableType": "EXTERNAL_TABLE" if external else "MANAGED_TABLE",
+        "Parameters": parameters,
+        "StorageDescriptor": storage,
+        "PartitionKeys": [_glue_column(by_name[k]) for k in schema.partition_keys],
+    }
+    if schema.comment:
+        table_input["Description"] = schema.comment[:_GLUE_DESCRIPTION]
+    owner = old.get("Owner", owner)
+    if owner:
+        table_input["Owner"] = owner
+    for member in ("Retention", "LastAccessTime", "LastAnalyzedTime"):
+        if old.get(member) is not None:
+            table_input[member] = old[member]
+    return table_input
+
+
+def _schema_text(schema: TableSchema) -> str:
+    return json.dumps(schema.to_json(), ensure_ascii=False)
+
+
+# ------------------------------------------------------------------------------------ create
+def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str, schema: Schema) -> None:
+    """Create a Paimon table: its schema-0 file, its Paimon items (schema 0, empty head), then
+    the Glue table item, in that order (a crash leaves only unreachable state behind).
+
+    The path is ``<warehouse>/<database>.db/<table>`` unless the options name one (``path``:
+    an external table, whose files a drop leaves alone). EntityNotFoundException (DATABASE),
+    AlreadyExistsException (TABLE), InvalidInputException for a name or schema Paimon refuses.
+    """
+    database = _database(catalog_key, database_name)
+    folded = fold(name)
+    if "$" in folded:
+        raise InvalidInputException(f"Cannot create table {folded}: '$' marks Paimon's system tables.",
+                                    TABLE, f"{database.name}.{folded}")
+    if catalog.get_table(database.uid, folded) is not None:
+        raise already_exists(database.name, folded)
+    options = dict(schema.options)
+    given_path = options.pop(PATH, None)
+    external = bool(given_path)
+    uid = catalog.new_uid()
+    if external:
+        path = str(given_path).rstrip("/")
+    else:
+        path = warehouse.table_path(database.name, folded)
+        if warehouse.exists(warehouse.schema_file(path, 0)):
+            # A renamed table keeps its directory: never write over another table's files.
+            path = f"{path}-{uid}"
+    if warehouse.exists(warehouse.schema_file(path, 0)):
+        raise InvalidInputException(f"The path {path} already holds a Paimon table; choose another path.",
+                                    TABLE, f"{database.name}.{folded}")
+    table_schema = TableSchema.from_schema(0, Schema(schema.fields, schema.partition_keys, schema.primary_keys,
+                                                     options, schema.comment), _now_ms())
+    text = _schema_text(table_schema)
+    warehouse.put(warehouse.schema_file(path, 0), text)
+    store.create_table_state(uid, text)
+    try:
+        tables.create_table(ctx, catalog_key, database.name,
+                            _glue_input(folded, table_schema, path, external, ctx.account_id), uid=uid)
+    except AlreadyExistsException:
+        raise already_exists(database.name, folded) from None
+    except EntityNotFoundException:
+        raise paimon_databases.not_found(database.name) from None
+
+
+# --------------------------------------------------------------------------------------- get
+def _latest(table: Table) -> TableSchema:
+    found = store.latest_schema(table.uid)
+    if found is None:
+        raise InvalidInputException(
+            f"Table {table.name} is marked {TABLE_TYPE}={PAIMON} in Glue but was not created through the "
+            "Paimon catalog: it has no Paimon schema.", TABLE, table.name)
+    return TableSchema.from_json(json.loads(found[1]))
+
+
+def _render(table: Table, doc: dict[str, Any], schema: TableSchema) -> PaimonTable:
+    path = (doc.get("StorageDescriptor") or {}).get("Location") or ""
+    external = str((doc.get("Parameters") or {}).get("EXTERNAL", "")).upper() == "TRUE"
+    created, updated = doc.get("CreateTime"), doc.get("UpdateTime")
+    return PaimonTable(str(uuid.UUID(hex=table.uid)), doc["Name"], path, external, schema.id, schema.to_schema(),
+                       doc.get("Owner"), None if created is None else int(round(created * 1000)),
+                       None if updated is None else int(round(updated * 1000)))
+
+
+def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str) -> PaimonTable:
+    """A Paimon table: the Glue item (T) plus its latest schema (one Query). When the Glue
+    mirror lags the schema history (a crash during an alter), it is brought up to date here.
+    EntityNotFoundException (DATABASE / TABLE)."""
+    database = _database(catalog_key, database_name)
+    table = _table(database, name)
+    doc = catalog.load(table)
+    if not is_paimon(doc):
+        raise not_found(database.name, name)
+    schema = _latest(table)
+    if (doc.get("Parameters") or {}).get(SCHEMA_ID) != str(schema.id):
+        doc = _repair(ctx, catalog_key, database, table, doc, schema)
+    return _render(table, doc, schema)
+
+
+def _repair(ctx: RequestContext, catalog_key: str, database: Database, table: Table, doc: dict[str, Any],
+            schema: TableSchema) -> dict[str, Any]:
+    """Bring the Glue mirror and the schema file up to the latest schema item."""
+    path = (doc.get("StorageDescriptor") or {}).get("Location") or ""
+    if path and not warehouse.exists(warehouse.schema_file(path, schema.id)):
+        warehouse.put(warehouse.schema_file(path, schema.id), _schema_text(schema))
+    _mirror(ctx, catalog_key, database, table.name, schema)
+    return catalog.load(_table(database, table.name))
+
+
+def _mirror(ctx: RequestContext, catalog_key: str, database: Database, name: str, schema: TableSchema) -> None:
+    """Update the Glue item to ``schema`` unless it already shows it (or a later one): a
+    conditional UpdateTable on the version read, re-read when another writer got there first."""
+    for _ in attempts(Policy(attempts=8, base_delay=0)):
+        table = _table(database, name)
+        doc = catalog.load(table)
+        shown = (doc.get("Parameters") or {}).get(SCHEMA_ID)
+        if shown is not None and shown.isdigit() and int(shown) >= schema.id:
+            return
+        path = (doc.get("StorageDescriptor") or {}).get("Location") or ""
+        external = str((doc.get("Parameters") or {}).get("EXTERNAL", "")).upper() == "TRUE"
+        try:
+            tables.update_table(ctx, catalog_key, database.name,
+                                _glue_input(table.name, schema, path, external, None, doc),
+                                version_id=str(table.version))
+            return
+        except ConcurrentModificationException:
+            continue
+    raise ConcurrentModificationException("The table is being changed by other requests; retry.")
+
+
+# -------------------------------------------------------------------------------------- list
+def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, after: Optional[str], limit: int,
+                prefix: str = "", exact: Optional[str] = None, details: bool = False
+                ) -> tuple[list[Any], Optional[str]]:
+    """Up to ``limit`` tables in name order after ``after``, starting with ``prefix`` (or named
+    ``exact``): names, or with ``details`` PaimonTable objects (one more Query each, for the
+    latest schema). Non-Paimon Glue tables are left out: Paimon's clients can not read them.
+    EntityNotFoundException (DATABASE)."""
+    database = _database(catalog_key, database_name)
+    start = fold(exact) if exact is not None else fold(prefix)
+    listing = tables.list_tables(ctx, catalog_key, database.name, prefix=start)
+
+    def render(doc: dict[str, Any], version: int) -> Any:
+        if not is_paimon(doc) or (exact is not None and doc["Name"] != start):
+            return None
+        if not details:
+            return doc["Name"]
+        table = catalog.get_table(database.uid, doc["Name"])
+        if table is None:
+            return None
+        try:
+            return _render(table, doc, _latest(table))
+        except InvalidInputException:
+            return None
+
+    page, last = listing.page(after, limit, render)
+    return page, None if exact is not None else last
+
+
+# ------------------------------------------------------------------------------------- alter
+def alter_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,
+                changes: list[SchemaChange]) -> None:
+    """Apply SchemaChanges: schema N+1 (a conditional put: of two alters from one base exactly
+    one creates it; the other re-reads and applies its changes again on top), then its file,
+    then the Glue mirror. An invalid change raises before anything is written.
+    EntityNotFoundException (DATABASE / TABLE, or COLUMN), AlreadyExistsException (COLUMN),
+    InvalidInputException for a change Paimon refuses."""
+    database = _database(catalog_key, database_name)
+    for _ in attempts(Policy(attempts=8, base_delay=0.002)):
+        table = _table(database, name)
+        doc = catalog.load(table)
+        if not is_paimon(doc):
+            raise not_found(database.name, name)
+        old = _latest(table)
+        head = store.get_head(table.uid)
+        new = apply_changes(old, changes, _now_ms(), has_snapshots=head is not None and head.snapshot_id is not None)
+        text = _schema_text(new)
+        if not store.append_schema(table.uid, new.id, text):
+            continue
+        path = (doc.get("StorageDescriptor") or {}).get("Location") or ""
+        warehouse.put(warehouse.schema_file(path, new.id), text)
+        _mirror(ctx, catalog_key, database, table.name, new)
+        return
+    raise ConcurrentModificationException("The table's schema is being changed by other requests; retry.")
+
+
+# ------------------------------------------------------------------------------------ rename
+def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,
+                 new_database_name: str, new_name: str) -> None:
+    """Rename a table (also into another database): one DynamoDB transaction; the uid (so
+    the Paimon id, schemas, snapshots, partitions) and the path stay, as on object stores.
+    EntityNotFoundException (DATABASE / TABLE), AlreadyExistsException (TABLE)."""
+    database = _database(catalog_key, database_name)
+    target = database if fold(new_database_name) == database.name else _database(catalog_key, new_database_name)
+    _table(database, name)
+    if "$" in fold(new_name):
+        raise InvalidInputException(f"Cannot rename to {fold(new_name)}: '$' marks Paimon's system tables.",
+                                    TABLE, f"{target.name}.{fold(new_name)}")
+    try:
+        tables.rename_table(ctx, catalog_key, database.name, name, target.name, new_name)
+    except AlreadyExistsException:
+        raise already_exists(target.name, new_name) from None
+    except EntityNotFoundException:
+        raise not_found(database.name, name) from None
+
+
+# -------------------------------------------------------------------------------------- drop
+def drop_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str) -> None:
+    """Drop a table: the Glue item (and, purged by its uid, the Paimon items and partitions),
+    then, for a managed Paimon table, its directory, as Paimon's catalogs do.
+    EntityNotFoundException (DATABASE / TABLE)."""
+    database = _database(catalog_key, database_name)
+    table = _table(database, name)
+    doc = catalog.load(table)
+    managed = managed_path(doc)
+    try:
+        tables.delete_table(ctx, catalog_key, database.name, table.name)
+    except EntityNotFoundException:
+        raise not_found(database.name, name) from None
+    if managed:
+        warehouse.delete_tree(managed)
+
+
+def managed_path(doc: dict[str, Any]) -> Optional[str]:
+    """The directory a drop removes: a managed Paimon table's path (None otherwise)."""
+    if not is_paimon(doc) or str((doc.get("Parameters") or {}).get("EXTERNAL", "")).upper() == "TRUE":
+        return None
+    return (doc.get("StorageDescriptor") or {}).get("Location") or None
+
+
+def managed_paths(database: Database) -> list[str]:
+    """The managed Paimon table directories of a database (what dropping it removes)."""
+    paths = []
+    for item in catalog.query_tables(database.uid, None, 100):
+        path = managed_path(catalog.load(item))
+        if path:
+            paths.append(path)
+    return paths
+
+
+def remove_directories(paths: list[str]) -> None:
+    """Remove table directories (after their tables are gone)."""
+    for path in paths:
+        warehouse.delete_tree(path)

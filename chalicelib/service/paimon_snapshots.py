@@ -15,14 +15,14 @@ import uuid as uuid_module
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence
 
-from chalicelib.domain.paimon.snapshots import (PartitionDelta, SnapshotFormatError, Totals,
-                                                parse_snapshot, parse_statistics, partition_json, sum_by_partition,
+from chalicelib.domain.paimon.snapshots import (PartitionDelta, SnapshotFormatError, now_utc, parse_snapshot,
+                                                parse_statistics, partition_json, sum_by_partition,
                                                 table_snapshot_json, tag_text)
-from chalicelib.domain.paimon.snapshots import now_utc
 from chalicelib.domain.partition_keys import partition_sort_key
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
 from chalicelib.service import partitions as glue_partitions
+from chalicelib.service.paimon_tables import is_paimon
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import paimon as store
 from chalicelib.store import warehouse
@@ -33,13 +33,12 @@ SNAPSHOT = "SNAPSHOT"
 TAG = "TAG"
 TABLE = "TABLE"
 BRANCH = "BRANCH"
-MAX_PAGE = 1000
 
 
 # ------------------------------------------------------------------------------ the table
 @dataclass(frozen=True)
-class PaimonTable:
-    """A Paimon table (one branch of it) as the calls here need it, read once per request."""
+class TableBranch:
+    """A Paimon table at one of its branches, as the calls here need it, read once per request."""
 
     ref: TableRef
     uid: str
@@ -65,7 +64,7 @@ def split_branch(name: str) -> tuple[str, str]:
     return name, MAIN
 
 
-def open_table(ref: TableRef) -> PaimonTable:
+def open_table(ref: TableRef) -> TableBranch:
     """The Paimon table (and branch) ``ref`` names; EntityNotFoundException (TABLE) when there is
     no such table or it is not a Paimon table, (BRANCH) when the branch does not exist."""
     name, branch = split_branch(ref.table)
@@ -75,18 +74,17 @@ def open_table(ref: TableRef) -> PaimonTable:
     except EntityNotFoundException as error:
         error.resource_type, error.resource_name = error.resource_type or TABLE, error.resource_name or name
         raise
-    parameters = view.doc.get("Parameters") or {}
     location = (view.doc.get("StorageDescriptor") or {}).get("Location")
-    if str(parameters.get("table_type", "")).upper() != "PAIMON" or not location:
+    if not is_paimon(view.doc) or not location:
         raise EntityNotFoundException(f"Table {view.item.name} is not a Paimon table.", TABLE, name)
-    table = PaimonTable(ref, view.item.uid, view.item, location, [k for k, _ in view.keys], list(view.key_types),
+    table = TableBranch(ref, view.item.uid, view.item, location, [k for k, _ in view.keys], list(view.key_types),
                         branch)
     if branch != MAIN and not store.branch_exists(table.uid, branch):
         raise EntityNotFoundException(f"Branch {branch} does not exist.", BRANCH, branch)
     return table
 
 
-def _head(table: PaimonTable) -> store.Head:
+def _head(table: TableBranch) -> store.Head:
     head = store.get_head(table.uid, table.branch)
     if head is None:
         if table.branch != MAIN:
@@ -96,7 +94,7 @@ def _head(table: PaimonTable) -> store.Head:
 
 
 # ----------------------------------------------------------------- settling the head
-def settle(table: PaimonTable) -> store.Head:
+def settle(table: TableBranch) -> store.Head:
     """The head, with whatever the last decision left undone finished first: its partition
     statistics applied (``pending``) and its files written (``published`` behind the id)."""
     head = _head(table)
@@ -109,11 +107,11 @@ def settle(table: PaimonTable) -> store.Head:
     return head
 
 
-def _values(table: PaimonTable, spec: dict[str, str]) -> list[str]:
+def _values(table: TableBranch, spec: dict[str, str]) -> list[str]:
     return [spec[k] for k in table.keys]
 
 
-def check_specs(table: PaimonTable, specs: Sequence[dict[str, str]], where: str) -> None:
+def check_specs(table: TableBranch, specs: Sequence[dict[str, str]], where: str) -> None:
     """InvalidInputException unless each spec names exactly the partition keys."""
     wanted = set(table.keys)
     for n, spec in enumerate(specs):
@@ -126,7 +124,7 @@ def check_specs(table: PaimonTable, specs: Sequence[dict[str, str]], where: str)
                 raise InvalidInputException(f"{where}[{n}].spec.{key} must be a non-empty string")
 
 
-def _apply_stats(table: PaimonTable, seq: int, deltas: Sequence[PartitionDelta]) -> None:
+def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta]) -> None:
     """Add a decided stats operation to the partition items, once (``p_seq``); create the
     partitions it adds files to, delete the ones it empties (ordinary Glue partition writes)."""
     if table.branch != MAIN or not table.keys:
@@ -153,11 +151,11 @@ def _apply_stats(table: PaimonTable, seq: int, deltas: Sequence[PartitionDelta])
         glue_partitions.delete_partitions(table.ref, [_values(table, by_key[key].spec) for key in emptied])
 
 
-def _partition_path(table: PaimonTable, spec: dict[str, str]) -> str:
+def _partition_path(table: TableBranch, spec: dict[str, str]) -> str:
     return table.path.rstrip("/") + "/" + "/".join(f"{k}={spec[k]}" for k in table.keys)
 
 
-def _publish(table: PaimonTable, head: store.Head, known: dict[int, str]) -> None:
+def _publish(table: TableBranch, head: store.Head, known: dict[int, str]) -> None:
     """Write the snapshot files the head has and the directory may lack (from ``known`` texts,
     else the items), then LATEST (and EARLIEST on the first publish), then mark published."""
     assert head.snapshot_id is not None
@@ -180,7 +178,7 @@ def _publish(table: PaimonTable, head: store.Head, known: dict[int, str]) -> Non
 
 
 # ------------------------------------------------------------------------------ commit
-def commit(table: PaimonTable, table_id: Optional[str], base_uuid: Optional[str], snapshot_obj: Any,
+def commit(table: TableBranch, table_id: Optional[str], base_uuid: Optional[str], snapshot_obj: Any,
            statistics_obj: Any) -> bool:
     """Commit a snapshot on ``base_uuid``. True: it is the branch's latest now (statistics
     applied, files written); False: the base is stale (another commit or a rollback won)."""
@@ -218,7 +216,7 @@ def _uuid_hex(text: str) -> str:
         raise InvalidInputException(f"tableId must be a UUID, not {text!r}") from None
 
 
-def latest(table: PaimonTable) -> dict[str, Any]:
+def latest(table: TableBranch) -> dict[str, Any]:
     """TableSnapshot JSON of the branch's latest snapshot; EntityNotFoundException (SNAPSHOT)
     before the first commit."""
     head = settle(table)
@@ -231,7 +229,7 @@ def latest(table: PaimonTable) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ rollback
-def rollback(table: PaimonTable, snapshot_id: Optional[int], tag: Optional[str],
+def rollback(table: TableBranch, snapshot_id: Optional[int], tag: Optional[str],
              from_snapshot: Optional[int]) -> None:
     """Move the branch back to a snapshot (or a tag's), with its partition statistics; the
     snapshots above it and their files are removed."""
@@ -265,7 +263,7 @@ def rollback(table: PaimonTable, snapshot_id: Optional[int], tag: Optional[str],
     store.delete_snapshots_above(table.uid, snapshot_id, head.snapshot_id, table.branch)
 
 
-def _unpublish_above(table: PaimonTable, snapshot_id: int, upto: int) -> None:
+def _unpublish_above(table: TableBranch, snapshot_id: int, upto: int) -> None:
     """Delete the files of rolled-back snapshots, newest first: a file-system reader takes
     ``snapshot-(LATEST+1)`` or the highest file listed as the latest, so none may outlive the
     rollback (their item is harmless: the next commit of that id overwrites it)."""
@@ -289,7 +287,7 @@ def _duration_seconds(text: str) -> float:
     raise InvalidInputException(f"timeRetained must be a duration such as '1 d', '12h' or '30 min', not {text!r}")
 
 
-def create_tag(table: PaimonTable, name: str, snapshot_id: Optional[int], time_retained: Optional[str]) -> None:
+def create_tag(table: TableBranch, name: str, snapshot_id: Optional[int], time_retained: Optional[str]) -> None:
     """Tag a snapshot (the latest when ``snapshot_id`` is None): its item, then ``tag/tag-NAME``."""
     retained = _duration_seconds(time_retained) if time_retained is not None else None
     head = settle(table)
@@ -305,7 +303,7 @@ def create_tag(table: PaimonTable, name: str, snapshot_id: Optional[int], time_r
     warehouse.put(warehouse.tag_file(table.path, name, table.branch), text)
 
 
-def get_tag(table: PaimonTable, name: str) -> dict[str, Any]:
+def get_tag(table: TableBranch, name: str) -> dict[str, Any]:
     """GetTagResponse JSON."""
     found = store.get_tag(table.uid, name, table.branch)
     if found is None:
@@ -317,7 +315,7 @@ def get_tag(table: PaimonTable, name: str) -> dict[str, Any]:
             "tagTimeRetained": None if retained is None else str(retained)}
 
 
-def list_tags(table: PaimonTable, after: Optional[str], limit: int, prefix: Optional[str]) -> tuple[list[str], Optional[str]]:
+def list_tags(table: TableBranch, after: Optional[str], limit: int, prefix: Optional[str]) -> tuple[list[str], Optional[str]]:
     """A page of tag names in name order (those starting with ``prefix``), and the last name
     when more may follow."""
     names: list[str] = []
@@ -339,7 +337,7 @@ def list_tags(table: PaimonTable, after: Optional[str], limit: int, prefix: Opti
         cursor = batch[-1].name
 
 
-def delete_tag(table: PaimonTable, name: str) -> None:
+def delete_tag(table: TableBranch, name: str) -> None:
     """Remove a tag: its item, then its file."""
     if not store.delete_tag(table.uid, name, table.branch):
         raise EntityNotFoundException(f"Tag {name} does not exist.", TAG, name)
@@ -347,38 +345,19 @@ def delete_tag(table: PaimonTable, name: str) -> None:
 
 
 # ------------------------------------------------------------------------------ partitions
-def partition_name(table: PaimonTable, values: Sequence[str]) -> str:
+def partition_name(table: TableBranch, values: Sequence[str]) -> str:
     """Paimon's partition name: ``k1=v1/k2=v2``."""
     return "/".join(f"{k}={v}" for k, v in zip(table.keys, values))
 
 
-def _name_matcher(pattern: Optional[str]) -> Any:
-    """Paimon's prefix SQL pattern (``RESTUtil.validatePrefixSqlPattern``): literal text, then
-    at most a trailing run of ``%``; ``\\`` escapes."""
-    if not pattern:
-        return lambda name: True
-    literal, escaped, wild = [], False, False
-    for ch in pattern:
-        if escaped:
-            literal.append(ch)
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == "%":
-            wild = True
-        elif wild:
-            raise InvalidInputException("partitionNamePattern: only a prefix pattern ('abc%') is supported")
-        else:
-            literal.append(ch)
-    text = "".join(literal)
-    return (lambda name: name.startswith(text)) if wild else (lambda name: name == text)
-
-
-def list_partitions(table: PaimonTable, after: Optional[str], limit: int,
-                    pattern: Optional[str]) -> tuple[list[dict[str, Any]], Optional[str]]:
+def list_partitions(table: TableBranch, after: Optional[str], limit: int, prefix: str = "",
+                    exact: Optional[str] = None) -> tuple[list[dict[str, Any]], Optional[str]]:
     """A page of Partition JSON in partition order (pending statistics rolled forward first),
-    and the resume position (a partition sort key) when more follow."""
-    matches = _name_matcher(pattern)
+    and the resume position (a partition sort key) when more follow. Only partitions whose name
+    (``k1=v1/k2=v2``) is ``exact``, or else starts with ``prefix``."""
+    def matches(name: str) -> bool:
+        return name == exact if exact is not None else name.startswith(prefix)
+
     settle(table)
     if not table.keys:
         return [], None
@@ -396,7 +375,7 @@ def list_partitions(table: PaimonTable, after: Optional[str], limit: int,
     return out, None
 
 
-def create_partitions(table: PaimonTable, specs: Sequence[dict[str, str]],
+def create_partitions(table: TableBranch, specs: Sequence[dict[str, str]],
                       ignore_if_exists: bool) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """Register partitions (no data): (created, existed). With ``ignore_if_exists`` false and
     any existing, AlreadyExistsException and nothing is created."""
@@ -423,7 +402,3 @@ def create_partitions(table: PaimonTable, specs: Sequence[dict[str, str]],
             raise error
         existed.append(todo[n])
     return created, existed
-
-
-__all__ = ["PaimonTable", "Totals", "open_table", "commit", "latest", "rollback", "create_tag", "get_tag",
-           "list_tags", "delete_tag", "list_partitions", "create_partitions", "settle", "split_branch"]

@@ -12,19 +12,18 @@ import threading
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import pyarrow as pa
 import pytest
 import requests
 from pypaimon.api.rest_exception import BadRequestException
-from pypaimon.catalog.catalog_environment import CatalogEnvironment
 from pypaimon.catalog.catalog_exception import IllegalStateError, TagAlreadyExistException, TagNotExistException
 from pypaimon.catalog.catalog_factory import CatalogFactory
 from pypaimon.catalog.rest.rest_catalog import RESTCatalog
 from pypaimon.common.identifier import Identifier
 from pypaimon.common.json_util import JSON
 from pypaimon.schema.schema import Schema
-from pypaimon.schema.table_schema import TableSchema
 from pypaimon.snapshot.snapshot import Snapshot
 from pypaimon.snapshot.snapshot_commit import PartitionStatistics
 from pypaimon.table.instant import Instant
@@ -37,7 +36,6 @@ ACCOUNT = "123456789012"
 PK_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("dt", pa.string(), nullable=False),
                        pa.field("v", pa.string())])
 APPEND_SCHEMA = pa.schema([pa.field("region", pa.string()), pa.field("n", pa.int64())])
-GLUE_TYPES = {pa.int64(): "bigint", pa.string(): "string"}
 
 
 def options(endpoint: str) -> dict[str, str]:
@@ -54,38 +52,28 @@ def catalog(endpoint: str) -> RESTCatalog:
 
 
 @pytest.fixture
-def make_table(stack, glue, db, catalog, tmp_path: Path):
-    """A Paimon table in ``db``: the Glue table item (table_type PAIMON, columns, partition keys,
-    Location) plus its Paimon state (schema 0), and pypaimon's FileStoreTable over it wired to this
-    catalog exactly as RESTCatalog.load_table wires it (commits and latest snapshot through the
-    server, older snapshots and tags from the directory)."""
+def make_table(db, catalog):
+    """A Paimon table in ``db`` created through pypaimon's RESTCatalog, loaded with get_table (so
+    commits and the latest snapshot go through the server, older snapshots and tags come from the
+    directory the table's path names)."""
     def make(name: str, arrow: pa.Schema, partition_keys: list[str], primary_keys: list[str] | None = None,
              extra: dict[str, str] | None = None) -> Any:
-        path = (tmp_path / f"{db}.db" / name).as_uri()
         table_options = {"bucket": "1" if primary_keys else "-1", **(extra or {})}
-        schema = TableSchema.from_schema(0, Schema.from_pyarrow_schema(arrow, partition_keys, primary_keys,
-                                                                       table_options))
-        glue.create_table(DatabaseName=db, TableInput={
-            "Name": name, "TableType": "EXTERNAL_TABLE", "Parameters": {"table_type": "PAIMON"},
-            "StorageDescriptor": {"Location": path, "Columns": [
-                {"Name": f.name, "Type": GLUE_TYPES[f.type]} for f in arrow if f.name not in partition_keys]},
-            "PartitionKeys": [{"Name": k, "Type": GLUE_TYPES[arrow.field(k).type]} for k in partition_keys]})
-        schema_text = JSON.to_json(schema)
-        uid = setup(stack, "create", ACCOUNT, REGION, db, name, schema_text)
-        schema_dir = tmp_path / f"{db}.db" / name / "schema"
-        schema_dir.mkdir(parents=True)
-        (schema_dir / "schema-0").write_text(schema_text)
-        schema.options["path"] = path
         identifier = Identifier.create(db, name)
-        env = CatalogEnvironment(identifier=identifier, uuid=str(uuid.UUID(hex=uid)),
-                                 catalog_loader=catalog.catalog_loader(), supports_version_management=True)
-        return RESTCatalog.create(catalog.file_io_from_options(path), path, schema, env)
+        catalog.create_table(identifier, Schema.from_pyarrow_schema(arrow, partition_keys, primary_keys,
+                                                                   table_options), False)
+        return catalog.get_table(identifier)
     return make
 
 
+def directory(table: Any, *parts: str) -> Path:
+    """A local path inside the table's directory (the test server's warehouse is file://)."""
+    return Path(unquote(urlsplit(table.table_path).path), *parts)
+
+
 def setup(stack: Any, *args: str) -> str:
-    """Run tests/integration/paimon_table_setup.py on the session's store; its output."""
-    return subprocess.run([sys.executable, "-m", "tests.integration.paimon_table_setup", *args], cwd=REPO,
+    """Run tests/integration/paimon_commit_crash.py on the session's store; its output."""
+    return subprocess.run([sys.executable, "-m", "tests.integration.paimon_commit_crash", *args], cwd=REPO,
                           env=stack.env, check=True, capture_output=True, text=True).stdout.strip()
 
 
@@ -215,11 +203,7 @@ def test_append_table_statistics_paging_pattern_and_glue_expression(make_table, 
                           PartitionInput={"Values": ["eu"], "Parameters": {"owner": "glue"}})
     assert listed(catalog, ident) == expected
     # Dropping partitions is a truncating commit: the partitions it empties are gone for both protocols.
-    committer = table.new_batch_write_builder().new_commit()
-    try:
-        committer.truncate_partitions([{"region": "sa"}, {"region": "us"}])
-    finally:
-        committer.close()
+    catalog.drop_partitions(ident, [{"region": "sa"}, {"region": "us"}])
     assert sorted(r["n"] for r in read(table)) == [1, 2, 4, 5]
     assert set(listed(catalog, ident)) == {"region=ap", "region=eu"}
     assert listed(catalog, ident) == expected_partitions(table)
@@ -253,12 +237,12 @@ def test_racing_commits_from_one_base_have_exactly_one_winner(make_table, catalo
     assert (records, files) == (1 + 10, 1 + 1)  # the winner's deltas, once
 
 
-def test_a_bad_commit_changes_nothing(make_table, catalog, endpoint, db, tmp_path):
+def test_a_bad_commit_changes_nothing(make_table, catalog, endpoint, db):
     table = make_table("guarded", APPEND_SCHEMA, ["region"])
     ident = Identifier.create(db, "guarded")
     write(table, {"region": ["eu"], "n": [1]})
     before = catalog.load_snapshot(ident)
-    files_before = sorted(p.name for p in (tmp_path / f"{db}.db" / "guarded" / "snapshot").iterdir())
+    files_before = sorted(p.name for p in directory(table, "snapshot").iterdir())
     partitions_before = listed(catalog, ident)
     url = f"{endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/guarded/commit"
     headers = {"Authorization": f"Bearer {ACCOUNT}/{REGION}"}
@@ -281,7 +265,7 @@ def test_a_bad_commit_changes_nothing(make_table, catalog, endpoint, db, tmp_pat
     after = catalog.load_snapshot(ident)
     assert JSON.to_json(after.snapshot) == JSON.to_json(before.snapshot)
     assert (after.record_count, after.file_count) == (before.record_count, before.file_count)
-    assert sorted(p.name for p in (tmp_path / f"{db}.db" / "guarded" / "snapshot").iterdir()) == files_before
+    assert sorted(p.name for p in directory(table, "snapshot").iterdir()) == files_before
     assert listed(catalog, ident) == partitions_before
 
 
@@ -307,7 +291,7 @@ def test_tags_errors_and_listing(make_table, catalog, db):
         catalog.get_tag(ident, "b")
     with pytest.raises(TagNotExistException):
         catalog.delete_tag(ident, "b")
-    assert not (Path(table.table_path.removeprefix("file://")) / "tag" / "tag-b").exists()
+    assert not directory(table, "tag", "tag-b").exists()
     with pytest.raises(ValueError):
         catalog.rollback_to(ident, Instant.tag("b"))
     with pytest.raises(ValueError):
@@ -332,7 +316,7 @@ def test_create_partitions_registers_them_for_both_protocols(make_table, catalog
 
 
 def test_a_commit_that_stopped_after_its_decision_is_finished_by_the_next_call(stack, make_table, catalog, glue,
-                                                                              db, tmp_path):
+                                                                              db):
     table = make_table("crashed", APPEND_SCHEMA, ["region"])
     ident = Identifier.create(db, "crashed")
     write(table, {"region": ["eu"], "n": [1]})
@@ -341,7 +325,7 @@ def test_a_commit_that_stopped_after_its_decision_is_finished_by_the_next_call(s
     stats = [{"spec": {"region": "us"}, "recordCount": 7, "fileSizeInBytes": 70, "fileCount": 1,
               "lastFileCreationTime": 5}]
     assert setup(stack, "decide", ACCOUNT, REGION, db, "crashed", json.dumps(decided), json.dumps(stats)) == "True"
-    snapshot_dir = tmp_path / f"{db}.db" / "crashed" / "snapshot"
+    snapshot_dir = directory(table, "snapshot")
     assert not (snapshot_dir / "snapshot-2").exists() and (snapshot_dir / "LATEST").read_text() == "1"
 
     # The next call that reads the head applies the statistics (creating the partition the Glue

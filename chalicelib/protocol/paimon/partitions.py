@@ -6,7 +6,8 @@ a commit (``truncate_partitions``), whose statistics delete the partitions it em
 
 from __future__ import annotations
 
-from chalicelib.protocol.paimon.table_args import max_results, next_token, page_position, table_of
+from chalicelib.protocol.paimon.paging import make_token, max_results, name_pattern, read_token
+from chalicelib.protocol.paimon.table_args import table_of
 from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request
 from chalicelib.service import paimon_snapshots as service
 
@@ -14,13 +15,14 @@ from chalicelib.service import paimon_snapshots as service
 def list_partitions(request: PaimonRequest) -> PaimonResponse:
     """ListPartitionsResponse, in partition order (``maxResults``, ``pageToken``,
     ``partitionNamePattern``: a prefix pattern such as ``dt=2024%``)."""
-    pattern = request.query.get("partitionNamePattern") or None
+    pattern = name_pattern(request, "partitionNamePattern")
     limit = max_results(request)
-    after = page_position(request, pattern)
+    after = read_token(request, pattern.prefix, pattern.exact)
     if after is not None and not isinstance(after, str):
         raise bad_request("pageToken is malformed")
-    partitions, last = service.list_partitions(table_of(request), after, limit, pattern)
-    return PaimonResponse({"partitions": partitions, "nextPageToken": next_token(request, last, pattern)})
+    partitions, last = service.list_partitions(table_of(request), after, limit, pattern.prefix, pattern.exact)
+    return PaimonResponse({"partitions": partitions,
+                           "nextPageToken": make_token(request, last, pattern.prefix, pattern.exact)})
 
 
 def create_partitions(request: PaimonRequest) -> PaimonResponse:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from chalicelib.protocol.paimon.table_args import max_results, next_token, page_position, table_of
+from chalicelib.protocol.paimon.paging import make_token, max_results, read_token
+from chalicelib.protocol.paimon.table_args import table_of
 from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request
 from chalicelib.service import paimon_snapshots as service
 
@@ -11,11 +12,11 @@ def list_tags(request: PaimonRequest) -> PaimonResponse:
     """ListTagsResponse, in name order, paged (``maxResults``, ``pageToken``, ``tagNamePrefix``)."""
     prefix = request.query.get("tagNamePrefix") or None
     limit = max_results(request)
-    after = page_position(request, prefix)
+    after = read_token(request, prefix)
     if after is not None and not isinstance(after, str):
         raise bad_request("pageToken is malformed")
     names, last = service.list_tags(table_of(request), after, limit, prefix)
-    return PaimonResponse({"tags": names, "nextPageToken": next_token(request, last, prefix)})
+    return PaimonResponse({"tags": names, "nextPageToken": make_token(request, last, prefix)})
 
 
 def create_tag(request: PaimonRequest) -> PaimonResponse:

@@ -1,9 +1,7 @@
-"""Run in a child process on the session's store (it reads its endpoint at import).
+"""A Paimon commit that stopped right after its decision, for test_paimon_commits.py: run in a
+child process on the session's store (the store reads its endpoint at import).
 
-    python -m tests.integration.paimon_table_setup create <account> <region> <database> <table> <schema-json>
-        give a Glue table created through boto3 its Paimon state (schema 0 and an empty head), as
-        Paimon's create table does (used by test_paimon_commits.py until that call is merged);
-    python -m tests.integration.paimon_table_setup decide <account> <region> <database> <table> <snapshot-json> <statistics-json>
+    python -m tests.integration.paimon_commit_crash decide <account> <region> <database> <table> <snapshot-json> <statistics-json>
         a commit that crashed right after its decision: the head moved, nothing after it done
         (partition statistics pending, no files).
 """
@@ -18,13 +16,6 @@ from chalicelib.service.lookups import require_database, require_table
 from chalicelib.store import paimon
 
 
-def create(account: str, region: str, database: str, table: str, schema_text: str) -> None:
-    """Create the Paimon state of an existing Glue table; prints its uid."""
-    item = require_table(require_database(f"{region}\x01{account}", database), table)
-    assert paimon.create_table_state(item.uid, schema_text)
-    print(item.uid)
-
-
 def decide(account: str, region: str, database: str, name: str, snapshot_text: str, statistics_text: str) -> None:
     """Only the commit's transaction; prints whether it won."""
     table = require_table(require_database(f"{region}\x01{account}", database), name)
@@ -35,4 +26,4 @@ def decide(account: str, region: str, database: str, name: str, snapshot_text: s
 
 
 if __name__ == "__main__":
-    {"create": create, "decide": decide}[sys.argv[1]](*sys.argv[2:])
+    {"decide": decide}[sys.argv[1]](*sys.argv[2:])

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from chalicelib.context import RequestContext
+from chalicelib.domain.paimon.hive_types import fields_from_columns
 from chalicelib.domain.paimon.schema import Schema, TableSchema
 from chalicelib.domain.paimon.schema_changes import SchemaChange, apply_changes
-from chalicelib.domain.paimon.types import DataField, glue_type
+from chalicelib.domain.paimon.types import DataField, glue_type, highest_field_id
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
 from chalicelib.service import paimon_databases, tables
@@ -34,6 +35,7 @@ PAIMON = "PAIMON"
 TABLE_TYPE = "table_type"
 SCHEMA_ID = "paimon.schema-id"
 PATH = "path"  # CoreOptions.PATH: given at creation, the table is external
+FORMAT_TABLE = "format-table"  # CoreOptions.TYPE of a Glue table served as Paimon's FormatTable
 # Glue's member limits (botocore): a longer Paimon comment is cut when mirrored into Glue.
 _GLUE_COMMENT = 255
 _GLUE_DESCRIPTION = 2048
@@ -177,6 +179,52 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
         raise paimon_databases.not_found(database.name) from None
 
 
+# ------------------------------------------------------------------------ Glue tables as Paimon
+def format_schema(doc: dict[str, Any]) -> Optional[TableSchema]:
+    """A Glue table that is not a Paimon table, as Paimon's format table (None when Paimon's
+    clients could not read it), the way Paimon's HiveCatalog serves a metastore table
+    (HiveTableUtils.tryToFormatSchema): the SerDe names the format (parquet, orc; a text input
+    format is json, text or csv with the SerDe's field delimiter), the columns then the partition
+    keys are the fields, the Parameters the options, plus ``type`` = ``format-table``,
+    ``file.format`` and ``path`` = the location."""
+    storage = doc.get("StorageDescriptor") or {}
+    if doc.get("TableType") == "VIRTUAL_VIEW" or not storage.get("Location"):
+        return None
+    serde = storage.get("SerdeInfo") or {}
+    library = str(serde.get("SerializationLibrary") or "").lower()
+    input_format = str(storage.get("InputFormat") or "")
+    options = {k: str(v) for k, v in (doc.get("Parameters") or {}).items()}
+    comment = options.pop("comment", None) or doc.get("Description")
+    if "parquet" in library:
+        file_format = "parquet"
+    elif "orc" in library:
+        file_format = "orc"
+    elif "Text" in input_format:
+        if "json" in library:
+            file_format = "json"
+        elif options.get(TABLE_TYPE) == "TEXT":
+            file_format = "text"
+        else:
+            file_format = "csv"
+            options["csv.field-delimiter"] = (serde.get("Parameters") or {}).get("field.delim", "\u0001")
+    else:
+        return None
+    partition_keys = doc.get("PartitionKeys") or []
+    try:
+        fields = fields_from_columns(list(storage.get("Columns") or []) + list(partition_keys))
+    except ValueError:
+        return None
+    options.update({PATH: storage["Location"], "type": FORMAT_TABLE, "file.format": file_format})
+    return TableSchema(0, fields, highest_field_id(fields), [k["Name"] for k in partition_keys], [], options,
+                       comment)
+
+
+def _paimon_view(table: Table, doc: dict[str, Any]) -> Optional[TableSchema]:
+    """The schema Paimon's clients see: a Paimon table's latest, or a Glue table's format
+    schema (None: neither; not served)."""
+    return _latest(table) if is_paimon(doc) else format_schema(doc)
+
+
 # --------------------------------------------------------------------------------------- get
 def _latest(table: Table) -> TableSchema:
     found = store.latest_schema(table.uid)
@@ -189,9 +237,12 @@ def _latest(table: Table) -> TableSchema:
 
 def _render(table: Table, doc: dict[str, Any], schema: TableSchema) -> PaimonTable:
     path = (doc.get("StorageDescriptor") or {}).get("Location") or ""
-    external = str((doc.get("Parameters") or {}).get("EXTERNAL", "")).upper() == "TRUE"
+    external = (str((doc.get("Parameters") or {}).get("EXTERNAL", "")).upper() == "TRUE"
+                or doc.get("TableType") == "EXTERNAL_TABLE")
     created, updated = doc.get("CreateTime"), doc.get("UpdateTime")
-    return PaimonTable(str(uuid.UUID(hex=table.uid)), doc["Name"], path, external, schema.id, schema.to_schema(),
+    shown = schema.to_schema()
+    shown.options.pop(PATH, None)  # GetTableResponse carries it as ``path``, as Paimon's servers do
+    return PaimonTable(str(uuid.UUID(hex=table.uid)), doc["Name"], path, external, schema.id, shown,
                        doc.get("Owner"), None if created is None else int(round(created * 1000)),
                        None if updated is None else int(round(updated * 1000)))
 
@@ -204,7 +255,10 @@ def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: s
     table = _table(database, name)
     doc = catalog.load(table)
     if not is_paimon(doc):
-        raise not_found(database.name, name)
+        found = format_schema(doc)
+        if found is None:
+            raise not_found(database.name, name)
+        return _render(table, doc, found)
     schema = _latest(table)
     if (doc.get("Parameters") or {}).get(SCHEMA_ID) != str(schema.id):
         doc = _repair(ctx, catalog_key, database, table, doc, schema)
@@ -244,28 +298,34 @@ def _mirror(ctx: RequestContext, catalog_key: str, database: Database, name: str
 
 # -------------------------------------------------------------------------------------- list
 def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, after: Optional[str], limit: int,
-                prefix: str = "", exact: Optional[str] = None, details: bool = False
-                ) -> tuple[list[Any], Optional[str]]:
+                prefix: str = "", exact: Optional[str] = None, details: bool = False,
+                table_type: Optional[str] = None) -> tuple[list[Any], Optional[str]]:
     """Up to ``limit`` tables in name order after ``after``, starting with ``prefix`` (or named
-    ``exact``): names, or with ``details`` PaimonTable objects (one more Query each, for the
-    latest schema). Non-Paimon Glue tables are left out: Paimon's clients can not read them.
+    ``exact``): names, or with ``details`` PaimonTable objects (one more Query each for a Paimon
+    table's latest schema). Glue tables Paimon's clients can read as format tables are listed
+    too, the others left out; ``table_type`` ``table`` keeps only Paimon tables,
+    ``format-table`` only those (as Paimon's servers filter on the ``type`` option).
     EntityNotFoundException (DATABASE)."""
     database = _database(catalog_key, database_name)
     start = fold(exact) if exact is not None else fold(prefix)
     listing = tables.list_tables(ctx, catalog_key, database.name, prefix=start)
 
     def render(doc: dict[str, Any], version: int) -> Any:
-        if not is_paimon(doc) or (exact is not None and doc["Name"] != start):
+        if exact is not None and doc["Name"] != start:
+            return None
+        paimon = is_paimon(doc)
+        if table_type is not None and (table_type == FORMAT_TABLE) == paimon:
             return None
         if not details:
-            return doc["Name"]
+            return doc["Name"] if paimon or format_schema(doc) is not None else None
         table = catalog.get_table(database.uid, doc["Name"])
         if table is None:
             return None
         try:
-            return _render(table, doc, _latest(table))
+            schema = _paimon_view(table, doc)
         except InvalidInputException:
             return None
+        return None if schema is None else _render(table, doc, schema)
 
     page, last = listing.page(after, limit, render)
     return page, None if exact is not None else last
@@ -284,7 +344,11 @@ def alter_table(ctx: RequestContext, catalog_key: str, database_name: str, name:
         table = _table(database, name)
         doc = catalog.load(table)
         if not is_paimon(doc):
-            raise not_found(database.name, name)
+            if format_schema(doc) is None:
+                raise not_found(database.name, name)
+            raise InvalidInputException(
+                f"Table {database.name}.{table.name} is a Glue table served as a Paimon format table: change "
+                "its schema through Glue (UpdateTable).", TABLE, f"{database.name}.{table.name}")
         old = _latest(table)
         head = store.get_head(table.uid)
         new = apply_changes(old, changes, _now_ms(), has_snapshots=head is not None and head.snapshot_id is not None)

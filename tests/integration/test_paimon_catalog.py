@@ -486,3 +486,139 @@ def test_alter_errors_on_the_wire(paimon: RESTCatalog, db: str, endpoint: str) -
     assert response.status_code == 404
     assert error_of(response)["resourceType"] == "TABLE"
     assert paimon.rest_api.get_table(Identifier.create(db, "w")).schema_id == 0
+
+
+# ------------------------------------------------------------------- Glue tables seen by Paimon
+def test_a_glue_parquet_table_is_a_paimon_format_table(paimon: RESTCatalog, db: str, glue: Any,
+                                                       tmp_path: Any) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    location = tmp_path / "hive_t"
+    (location / "dt=2024-01-01").mkdir(parents=True)
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64()), "name": ["a", "b"]}),
+                   location / "dt=2024-01-01" / "part-0.parquet")
+    glue.create_table(DatabaseName=db, TableInput={
+        "Name": "hive_t", "TableType": "EXTERNAL_TABLE", "Description": "from glue",
+        "Parameters": {"classification": "parquet"},
+        "StorageDescriptor": {
+            "Columns": [{"Name": "id", "Type": "bigint"}, {"Name": "name", "Type": "string", "Comment": "c"}],
+            "Location": location.as_uri(),
+            "InputFormat": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+            "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe"}},
+        "PartitionKeys": [{"Name": "dt", "Type": "string"}]})
+    # An Avro table has no Paimon counterpart: not listed, not found.
+    glue.create_table(DatabaseName=db, TableInput={
+        "Name": "avro_t", "StorageDescriptor": {
+            "Columns": [{"Name": "id", "Type": "int"}], "Location": (tmp_path / "avro").as_uri(),
+            "SerdeInfo": {"SerializationLibrary": "org.apache.hadoop.hive.serde2.avro.AvroSerDe"}}})
+    assert paimon.list_tables(db) == ["hive_t"]
+    assert paimon.rest_api.list_tables_paged(db, table_type="format-table").elements == ["hive_t"]
+    assert paimon.rest_api.list_tables_paged(db, table_type="table").elements == []
+    with pytest.raises(TableNotExistException):
+        paimon.get_table(Identifier.create(db, "avro_t"))
+
+    response = paimon.rest_api.get_table(Identifier.create(db, "hive_t"))
+    assert response.path == location.as_uri() and response.is_external is True
+    assert response.schema.options["type"] == "format-table"
+    assert response.schema.options["file.format"] == "parquet"
+    assert [(x.name, x.type.type) for x in response.schema.fields] == [("id", "BIGINT"), ("name", "STRING"),
+                                                                       ("dt", "STRING")]
+    assert response.schema.partition_keys == ["dt"] and response.schema.comment == "from glue"
+
+    table = paimon.get_table(Identifier.create(db, "hive_t"))
+    builder = table.new_read_builder()
+    data = builder.new_read().to_arrow(builder.new_scan().plan().splits())
+    assert sorted(data.column("id").to_pylist()) == [1, 2]
+
+    # Its schema belongs to Glue.
+    with pytest.raises(BadRequestException):
+        paimon.rest_api.alter_table(Identifier.create(db, "hive_t"), [SchemaChange.set_option("a", "b")])
+    paimon.drop_table(Identifier.create(db, "hive_t"))
+    assert (location / "dt=2024-01-01" / "part-0.parquet").is_file()
+
+
+# ------------------------------------------------------------------------ data through pypaimon
+def test_pyarrow_write_and_read_of_an_append_table(paimon: RESTCatalog, db: str) -> None:
+    import pyarrow as pa
+    from pypaimon.api.rest_exception import NotImplementedException
+
+    identifier = Identifier.create(db, "appended")
+    paimon.create_table(identifier, simple_schema(partitioned=True), False)
+    table = paimon.get_table(identifier)
+    data = pa.table({"id": pa.array([1, 2, 3], pa.int32()), "name": ["a", "b", "c"], "dt": ["d1", "d1", "d2"]})
+    builder = table.new_batch_write_builder()
+    write, commit = builder.new_write(), builder.new_commit()
+    try:
+        write.write_arrow(data)
+        try:
+            commit.commit(write.prepare_commit())
+        except (NotImplementedException, RuntimeError) as error:
+            if "not implemented" in str(error).lower() or isinstance(error, NotImplementedException):
+                pytest.skip("POST .../commit is served by the Paimon snapshots work (protocol/paimon/snapshots.py)")
+            raise
+    finally:
+        write.close()
+        commit.close()
+    table = paimon.get_table(identifier)
+    read_builder = table.new_read_builder()
+    result = read_builder.new_read().to_arrow(read_builder.new_scan().plan().splits())
+    assert sorted(result.column("id").to_pylist()) == [1, 2, 3]
+
+
+# ---------------------------------------------------------------------- races and crash repair
+def test_racing_alters_all_land_in_order(paimon: RESTCatalog, db: str, glue: Any) -> None:
+    import threading
+
+    identifier = Identifier.create(db, "raced")
+    paimon.create_table(identifier, simple_schema(), False)
+    errors: list[BaseException] = []
+
+    def add(prefix: str) -> None:
+        try:
+            for i in range(4):
+                paimon.alter_table(identifier, [SchemaChange.add_column(f"{prefix}{i}", pt.AtomicType("INT"))])
+        except BaseException as error:  # noqa: BLE001 - reported by the assertion below
+            errors.append(error)
+
+    threads = [threading.Thread(target=add, args=(p,)) for p in ("a", "b", "c")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    latest = paimon.rest_api.get_table(identifier)
+    assert latest.schema_id == 12
+    added = [x.name for x in latest.schema.fields][2:]
+    assert sorted(added) == sorted(f"{p}{i}" for p in "abc" for i in range(4))
+    # Each writer's columns in its own order; field ids unique and increasing with the schema.
+    for p in "abc":
+        assert [n for n in added if n.startswith(p)] == [f"{p}{i}" for i in range(4)]
+    assert [x.id for x in latest.schema.fields] == list(range(14))
+    history = SchemaManager(FileIO.get(latest.path), latest.path).list_all()
+    assert [x.id for x in history] == list(range(13))
+    assert [len(x.fields) for x in history] == list(range(2, 15))
+    glue_table = glue.get_table(DatabaseName=db, Name="raced")["Table"]
+    assert glue_table["Parameters"]["paimon.schema-id"] == "12"
+    assert len(glue_table["StorageDescriptor"]["Columns"]) == 14
+
+
+def test_a_lagging_glue_mirror_and_missing_schema_file_are_repaired(paimon: RESTCatalog, db: str,
+                                                                    glue: Any) -> None:
+    identifier = Identifier.create(db, "lagging")
+    paimon.create_table(identifier, simple_schema(), False)
+    old = glue.get_table(DatabaseName=db, Name="lagging")["Table"]
+    paimon.alter_table(identifier, [SchemaChange.add_column("extra", pt.AtomicType("INT"))])
+    path = paimon.rest_api.get_table(identifier).path
+    # As if the alter had crashed after storing schema 1: Glue one schema behind, no schema-1 file.
+    keep = ("Name", "TableType", "Parameters", "StorageDescriptor", "PartitionKeys", "Description", "Owner")
+    glue.update_table(DatabaseName=db, TableInput={k: old[k] for k in keep if k in old})
+    FileIO.get(path).delete(f"{path}/schema/schema-1")
+    assert glue.get_table(DatabaseName=db, Name="lagging")["Table"]["Parameters"]["paimon.schema-id"] == "0"
+
+    latest = paimon.rest_api.get_table(identifier)
+    assert latest.schema_id == 1 and [x.name for x in latest.schema.fields] == ["id", "name", "extra"]
+    repaired = glue.get_table(DatabaseName=db, Name="lagging")["Table"]
+    assert repaired["Parameters"]["paimon.schema-id"] == "1"
+    assert [c["Name"] for c in repaired["StorageDescriptor"]["Columns"]] == ["id", "name", "extra"]
+    assert SchemaManager(FileIO.get(path), path).latest().id == 1

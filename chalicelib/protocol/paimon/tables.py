@@ -30,17 +30,18 @@ def _identifier(request: PaimonRequest, member: str) -> tuple[str, str]:
 
 def _listing(request: PaimonRequest, details: bool) -> tuple[list[Any], str | None]:
     pattern = paging.name_pattern(request, "tableNamePattern")
-    table_type = request.query.get("tableType")
+    table_type = (request.query.get("tableType") or "").strip().lower() or None
     database = request.path["database"]
     scope = (database.lower(), pattern.prefix, pattern.exact, table_type)
     after = paging.read_token(request, *scope)
-    if table_type is not None and table_type.strip() and table_type.strip().lower() != "table":
-        # Every table this catalog serves is a Paimon table ("table"); no format, object or
-        # iceberg tables (the reference server filters on the "type" option the same way).
+    if table_type not in (None, "table", paimon_tables.FORMAT_TABLE):
+        # Paimon tables ("table") and Glue tables as format tables are all this catalog serves:
+        # no object, iceberg or lance tables (the reference server filters on "type" the same way).
         paimon_tables.list_tables(request.context, catalog_key(request), database, None, 1)  # 404 for no database
         return [], None
     page, last = paimon_tables.list_tables(request.context, catalog_key(request), database, after,
-                                           paging.max_results(request), pattern.prefix, pattern.exact, details)
+                                           paging.max_results(request), pattern.prefix, pattern.exact, details,
+                                           table_type)
     return page, paging.make_token(request, last, *scope)
 
 

@@ -339,3 +339,19 @@ def test_a_commit_that_stopped_after_its_decision_is_finished_by_the_next_call(s
     # Settled once: a further write counts on from there.
     write(table, {"region": ["us"], "n": [2]})
     assert listed(catalog, ident)["region=us"][2] == 2
+
+
+def test_schema_evolution_between_writes_and_time_travel_across_it(make_table, catalog, db):
+    from pypaimon.schema.data_types import AtomicType
+    from pypaimon.schema.schema_change import SchemaChange
+    table = make_table("evolving", APPEND_SCHEMA, ["region"])
+    ident = Identifier.create(db, "evolving")
+    write(table, {"region": ["eu"], "n": [1]})
+    catalog.alter_table(ident, [SchemaChange.add_column("note", AtomicType("STRING"))])
+    table = catalog.get_table(ident)
+    write(table, {"region": ["eu", "us"], "n": [2, 3], "note": ["b", "c"]})
+    assert read(table) == [{"region": "eu", "n": 1, "note": None}, {"region": "eu", "n": 2, "note": "b"},
+                           {"region": "us", "n": 3, "note": "c"}]
+    assert catalog.load_snapshot(ident).snapshot.schema_id == 1
+    assert [r["n"] for r in read(table.copy({"scan.snapshot-id": "1"}))] == [1]
+    assert listed(catalog, ident) == expected_partitions(table)

@@ -402,3 +402,56 @@ def create_partitions(table: TableBranch, specs: Sequence[dict[str, str]],
             raise error
         existed.append(todo[n])
     return created, existed
+
+
+# ------------------------------------------------------------------------------ branches
+def _check_branch_name(name: str) -> None:
+    """Paimon's BranchManager.validateBranch, plus what a path segment cannot hold."""
+    if name == MAIN:
+        raise InvalidInputException(f"Branch name '{name}' is the default branch and cannot be used.")
+    if not name.strip():
+        raise InvalidInputException("Branch name is blank.")
+    if name.isdigit():
+        raise InvalidInputException(f"Branch name cannot be pure numeric string but is '{name}'.")
+    if "/" in name or "$" in name:
+        raise InvalidInputException(f"Branch name '{name}' must not contain '/' or '$'.")
+
+
+def list_branches(table: TableBranch) -> list[str]:
+    """The table's branch names, in order (main not included, as Paimon lists them)."""
+    return store.list_branches(table.uid)
+
+
+def create_branch(table: TableBranch, name: str, from_tag: Optional[str]) -> None:
+    """A branch from the latest schema (empty), or from a tag: that snapshot as its first, with
+    the schemas up to the snapshot's (Paimon's FileSystemBranchManager copies the same files)."""
+    _check_branch_name(name)
+    start = None
+    tag = None
+    if from_tag is not None:
+        tag = store.get_tag(table.uid, from_tag, table.branch)
+        if tag is None:
+            raise EntityNotFoundException(f"Tag {from_tag} does not exist.", TAG, from_tag)
+        start = store.get_snapshot(table.uid, tag.snapshot_id, table.branch)
+        if start is None:
+            raise EntityNotFoundException(f"Snapshot {tag.snapshot_id} of tag {from_tag} does not exist.", SNAPSHOT,
+                                          str(tag.snapshot_id))
+    schemas = store.list_schemas(table.uid, table.branch)
+    schema_id = json.loads(start.text)["schemaId"] if start is not None else schemas[-1][0]
+    schemas = [(n, text) for n, text in schemas if n <= schema_id]
+    source = {"tag": from_tag, "snapshotId": start.snapshot_id} if start is not None else {"branch": table.branch}
+    if not store.create_branch(table.uid, name, source, schemas[-1], start):
+        raise AlreadyExistsException(f"Branch {name} already exists.", BRANCH, name)
+    for number, text in schemas:
+        warehouse.put(warehouse.schema_file(table.path, number, name), text)
+    if start is not None and tag is not None and from_tag is not None:
+        store.create_tag(table.uid, from_tag, start.snapshot_id, tag.text, name)
+        warehouse.put(warehouse.tag_file(table.path, from_tag, name), tag.text)
+        settle(replace(table, branch=name))
+
+
+def drop_branch(table: TableBranch, name: str) -> None:
+    """Remove a branch: its items (the branch item first, so it is gone at once), then its directory."""
+    if name == MAIN or not store.drop_branch(table.uid, name):
+        raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
+    warehouse.delete_tree(warehouse.branch_root(table.path, name))

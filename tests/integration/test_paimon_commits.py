@@ -18,7 +18,9 @@ import pyarrow as pa
 import pytest
 import requests
 from pypaimon.api.rest_exception import BadRequestException
-from pypaimon.catalog.catalog_exception import IllegalStateError, TagAlreadyExistException, TagNotExistException
+from pypaimon.catalog.catalog_exception import (BranchAlreadyExistException, BranchNotExistException,
+                                                IllegalArgumentError, IllegalStateError, TagAlreadyExistException,
+                                                TagNotExistException)
 from pypaimon.catalog.catalog_factory import CatalogFactory
 from pypaimon.catalog.rest.rest_catalog import RESTCatalog
 from pypaimon.common.identifier import Identifier
@@ -355,3 +357,38 @@ def test_schema_evolution_between_writes_and_time_travel_across_it(make_table, c
     assert catalog.load_snapshot(ident).snapshot.schema_id == 1
     assert [r["n"] for r in read(table.copy({"scan.snapshot-id": "1"}))] == [1]
     assert listed(catalog, ident) == expected_partitions(table)
+
+
+def test_branches_from_a_tag_are_written_and_read_apart_from_main(make_table, catalog, db):
+    table = make_table("branched", APPEND_SCHEMA, ["region"])
+    ident = Identifier.create(db, "branched")
+    write(table, {"region": ["eu"], "n": [1]})
+    catalog.create_tag(ident, "t1")
+    write(table, {"region": ["us"], "n": [2]})
+    catalog.create_branch(ident, "b1", "t1")
+    catalog.create_branch(ident, "empty")
+    assert catalog.list_branches(ident) == ["b1", "empty"]
+    assert directory(table, "branch", "branch-b1", "snapshot", "snapshot-1").is_file()
+    assert directory(table, "branch", "branch-b1", "schema", "schema-0").is_file()
+    with pytest.raises(ValueError):
+        table.branch_manager().create_branch("b1")
+    with pytest.raises(TagNotExistException):
+        catalog.create_branch(ident, "b2", "no-such-tag")
+    with pytest.raises(BranchAlreadyExistException):
+        catalog.create_branch(ident, "b1")
+    with pytest.raises(IllegalArgumentError):
+        catalog.create_branch(ident, "123")
+
+    branch = table.copy({"branch": "b1"})
+    assert [r["n"] for r in read(branch)] == [1]
+    write(branch, {"region": ["ap"], "n": [3]})
+    assert sorted(r["n"] for r in read(table.copy({"branch": "b1"}))) == [1, 3]
+    assert sorted(r["n"] for r in read(table)) == [1, 2]  # main is untouched
+    assert catalog.rest_api.load_snapshot(Identifier.create(db, "branched", branch="b1")).snapshot.id == 2
+    assert set(listed(catalog, ident)) == {"region=eu", "region=us"}  # partitions are main's
+
+    catalog.drop_branch(ident, "b1")
+    assert catalog.list_branches(ident) == ["empty"]
+    assert not directory(table, "branch", "branch-b1").exists()
+    with pytest.raises(BranchNotExistException):
+        catalog.drop_branch(ident, "b1")

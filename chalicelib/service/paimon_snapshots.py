@@ -455,3 +455,46 @@ def drop_branch(table: TableBranch, name: str) -> None:
     if name == MAIN or not store.drop_branch(table.uid, name):
         raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
     warehouse.delete_tree(warehouse.branch_root(table.path, name))
+
+
+def fast_forward(table: TableBranch, name: str) -> None:
+    """Main takes the branch's state (Paimon's fastForward): main's snapshots from the branch's
+    first on become the branch's, schemas likewise, partition statistics follow (main's undone,
+    the branch's applied), then the files. One transaction decides it (so a branch with more
+    than MAX_FAST_FORWARD_ITEMS snapshots and schemas to copy is refused)."""
+    if name == MAIN or not store.branch_exists(table.uid, name):
+        raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
+    source = replace(table, branch=name)
+    branch = settle(source)
+    main = settle(replace(table, branch=MAIN))
+    if branch.snapshot_id is None:
+        raise InvalidInputException(f"Branch {name} has no snapshot to fast-forward main to.")
+    copied = store.snapshots_between(table.uid, 0, branch.snapshot_id, name)
+    first = copied[0].snapshot_id
+    schemas = store.list_schemas(table.uid, name)
+    first_schema = json.loads(copied[0].text)["schemaId"]
+    schemas = [(n, text) for n, text in schemas if n >= first_schema]
+    main_schemas = [n for n, _ in store.list_schemas(table.uid, MAIN)]
+    drop_snapshots = list(range(branch.snapshot_id + 1, (main.snapshot_id or 0) + 1))
+    drop_schemas = [n for n in main_schemas if n > schemas[-1][0]]
+    if len(copied) + len(drop_snapshots) + len(schemas) + len(drop_schemas) > store.MAX_FAST_FORWARD_ITEMS:
+        raise InvalidInputException(
+            f"Branch {name} has too many snapshots and schemas to fast-forward in one step "
+            f"(at most {store.MAX_FAST_FORWARD_ITEMS})")
+    undone = [d.negated() for s in store.snapshots_between(table.uid, first, main.snapshot_id or 0)
+              for d in s.deltas]
+    deltas = sum_by_partition(undone + [d for s in copied for d in s.deltas])
+    main_table = replace(table, branch=MAIN)
+    if not store.fast_forward(table.item, main, branch, copied, drop_snapshots, schemas, drop_schemas, deltas):
+        raise ConcurrentModificationException("Main was committed to meanwhile; the fast-forward was not applied")
+    seq = main.stats_seq + 1
+    if deltas:
+        _apply_stats(main_table, seq, deltas)
+    store.clear_pending(table.uid, seq, MAIN)
+    _unpublish_above(main_table, branch.snapshot_id, max(drop_snapshots, default=branch.snapshot_id))
+    for number in drop_schemas:
+        warehouse.delete(warehouse.schema_file(table.path, number))
+    for number, text in schemas:
+        warehouse.put(warehouse.schema_file(table.path, number), text)
+    _publish(main_table, store.Head(MAIN, branch.snapshot_id, branch.snapshot_uuid, branch.totals, seq, None,
+                                    first - 1), {s.snapshot_id: s.text for s in copied})

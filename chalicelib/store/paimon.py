@@ -480,6 +480,68 @@ def drop_branch(table_uid: str, name: str) -> bool:
     return True
 
 
+MAX_FAST_FORWARD_ITEMS = 96  # TransactWriteItems takes 100 actions: the head, the table check, and these
+
+
+def fast_forward(table: TableItem, main: Head, branch: Head, snapshots: Sequence[StoredSnapshot],
+                 drop_snapshots: Sequence[int], schemas: Sequence[tuple[int, str]], drop_schemas: Sequence[int],
+                 deltas: Sequence[PartitionDelta]) -> bool:
+    """Make main's head the branch's head, in one transaction: main's snapshot items from the
+    branch's first on replaced by the branch's (``snapshots``), the ones above the branch's head
+    removed (``drop_snapshots``), the same for schemas; ``deltas`` (main's rolled-back statistics
+    negated plus the branch's) become main's pending statistics. Conditional on main's head as
+    read and the table still ``table``; False if either moved. ``published`` is removed, so a
+    crash before the files are written has the next settle rewrite them all. The caller keeps
+    the item count within MAX_FAST_FORWARD_ITEMS."""
+    uid = dj.s(table.uid)
+    names = {"#u": "snapshot_uuid", "#i": "snapshot_id", "#p": "pending", "#pub": "published"}
+    totals = branch.totals
+    values: dict[str, Any] = {":id": dj.n(branch.snapshot_id or 0), ":r": dj.n(totals.record_count),
+                              ":s": dj.n(totals.file_size_in_bytes), ":f": dj.n(totals.file_count),
+                              ":l": dj.n(totals.last_file_creation_time), ":q": dj.n(main.stats_seq + 1),
+                              ":sq": dj.n(main.stats_seq)}
+    sets = "#i = :id, records = :r, size = :s, files = :f, last_file = :l, stats_seq = :q"
+    removes = ["#pub"]
+    if branch.snapshot_uuid is not None:
+        values[":uuid"] = dj.s(branch.snapshot_uuid)
+        sets += ", #u = :uuid"
+    else:
+        removes.append("#u")
+    if deltas:
+        values[":pend"] = dj.b(_encode_deltas(deltas))
+        sets += ", #p = :pend"
+    if main.snapshot_id is None:
+        condition = "attribute_not_exists(#i)"
+    else:
+        values[":base"] = dj.n(main.snapshot_id)
+        condition = "#i = :base"
+    condition += " AND stats_seq = :sq AND attribute_not_exists(#p)"
+    actions: list[dict[str, Any]] = [
+        dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)}, "#uid = :tuid",
+                 {"#uid": "uid"}, {":tuid": dj.s(table.uid)}),
+        {"Update": {"TableName": _TABLE, "Key": {"table_uid": uid, "key": dj.s(head_key(main.branch))},
+                    "UpdateExpression": "SET " + sets + " REMOVE " + ", ".join(removes),
+                    "ConditionExpression": condition, "ExpressionAttributeNames": names,
+                    "ExpressionAttributeValues": values}},
+    ]
+    for snap in snapshots:
+        item: dict[str, Any] = {"table_uid": uid, "key": dj.s(snap_key(snap.snapshot_id, main.branch)),
+                                "doc": dj.b(snap.text.encode("utf-8")), "snapshot_id": dj.n(snap.snapshot_id),
+                                "records": dj.n(snap.totals.record_count),
+                                "size": dj.n(snap.totals.file_size_in_bytes), "files": dj.n(snap.totals.file_count),
+                                "last_file": dj.n(snap.totals.last_file_creation_time)}
+        if snap.uuid is not None:
+            item["snapshot_uuid"] = dj.s(snap.uuid)
+        if snap.deltas:
+            item["stats"] = dj.b(_encode_deltas(snap.deltas))
+        actions.append(dj.put(_TABLE, item))
+    actions += [dj.delete(_TABLE, {"table_uid": uid, "key": dj.s(snap_key(n, main.branch))}) for n in drop_snapshots]
+    actions += [dj.put(_TABLE, {"table_uid": uid, "key": dj.s(schema_key(n, main.branch)),
+                                "doc": dj.b(text.encode("utf-8"))}) for n, text in schemas]
+    actions += [dj.delete(_TABLE, {"table_uid": uid, "key": dj.s(schema_key(n, main.branch))}) for n in drop_schemas]
+    return _transact(actions)
+
+
 # ------------------------------------------------------------------------------- helpers
 def _counted(items: Any) -> Iterator[Any]:
     for item in items:

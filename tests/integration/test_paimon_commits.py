@@ -387,6 +387,17 @@ def test_branches_from_a_tag_are_written_and_read_apart_from_main(make_table, ca
     assert catalog.rest_api.load_snapshot(Identifier.create(db, "branched", branch="b1")).snapshot.id == 2
     assert set(listed(catalog, ident)) == {"region=eu", "region=us"}  # partitions are main's
 
+    # Fast-forward: main takes the branch's snapshots and statistics (its own snapshot 2 is replaced).
+    catalog.fast_forward(ident, "b1")
+    table = catalog.get_table(ident)
+    assert sorted(r["n"] for r in read(table)) == [1, 3]
+    assert catalog.load_snapshot(ident).snapshot.id == 2
+    assert listed(catalog, ident) == expected_partitions(table)
+    assert set(listed(catalog, ident)) == {"region=ap", "region=eu"}
+    assert read(table.copy({"scan.snapshot-id": "1"})) == [{"region": "eu", "n": 1}]
+    with pytest.raises(BranchNotExistException):
+        catalog.fast_forward(ident, "nope")
+
     catalog.drop_branch(ident, "b1")
     assert catalog.list_branches(ident) == ["empty"]
     assert not directory(table, "branch", "branch-b1").exists()

@@ -1,5 +1,5 @@
-"""Branches: list, create (empty or from a tag), drop. Rename and fast-forward answer 501
-(pypaimon: NotImplementedException) until they are implemented."""
+"""Branches: list, create (empty or from a tag), drop, fast-forward. Rename answers 501
+(pypaimon: NotImplementedException) until it is implemented."""
 
 from __future__ import annotations
 
@@ -33,5 +33,6 @@ def rename_branch(request: PaimonRequest) -> PaimonResponse:
 
 
 def fast_forward_branch(request: PaimonRequest) -> PaimonResponse:
-    """Fast forward branch."""
-    raise not_implemented("Fast forward branch")
+    """Main takes the branch's snapshots, schemas and partition statistics."""
+    service.fast_forward(table_of(request), request.path["branch"])
+    return PaimonResponse()

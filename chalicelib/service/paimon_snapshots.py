@@ -498,3 +498,26 @@ def fast_forward(table: TableBranch, name: str) -> None:
         warehouse.put(warehouse.schema_file(table.path, number), text)
     _publish(main_table, store.Head(MAIN, branch.snapshot_id, branch.snapshot_uuid, branch.totals, seq, None,
                                     first - 1), {s.snapshot_id: s.text for s in copied})
+
+
+def rename_branch(table: TableBranch, old: str, new: str) -> None:
+    """Rename a branch: its items move in one transaction, then its directory is copied to the
+    new name and the old one removed (a reader of the old name finds no branch from the decision
+    on; one of the new name may briefly find files missing, as while a branch is being created)."""
+    _check_branch_name(new)
+    if old == MAIN:
+        raise InvalidInputException("The main branch cannot be renamed.")
+    outcome = store.rename_branch(table.uid, old, new)
+    if outcome == "missing":
+        raise EntityNotFoundException(f"Branch {old} does not exist.", BRANCH, old)
+    if outcome == "exists":
+        raise AlreadyExistsException(f"Branch {new} already exists.", BRANCH, new)
+    if outcome == "too_many":
+        raise InvalidInputException(f"Branch {old} has too many snapshots, schemas and tags to rename in one step "
+                                    f"(at most {store.MAX_RENAMED_ITEMS})")
+    source, target = warehouse.branch_root(table.path, old), warehouse.branch_root(table.path, new)
+    for uri in warehouse.list_prefix(source):
+        data = warehouse.get(uri)
+        if data is not None:
+            warehouse.put(target + uri[len(source):], data)
+    warehouse.delete_tree(source)

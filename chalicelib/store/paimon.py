@@ -542,6 +542,57 @@ def fast_forward(table: TableItem, main: Head, branch: Head, snapshots: Sequence
     return _transact(actions)
 
 
+def _wire(item: Any) -> Any:
+    """An item as botocore returned it (binary values as bytes) in the form dynamo_json sends
+    (the flat attributes of Paimon items: S, N and B)."""
+    if item is None:
+        return None
+    return {name: dj.b(value["B"]) if "B" in value else value for name, value in item.items()}
+
+
+MAX_RENAMED_ITEMS = 48  # each item is a put and a delete, with the branch item's two: <= 100 actions
+
+
+def rename_branch(table_uid: str, old: str, new: str) -> str | None:
+    """Move a branch's items (the branch item, schemas, head, snapshots, tags) to a new name in
+    one transaction. None when done; otherwise why not: "missing" (no branch ``old``), "exists"
+    (``new`` is taken) or "too_many" (more than MAX_RENAMED_ITEMS items to move)."""
+    client = connection().client
+    children: list[dict[str, Any]] = []
+    for prefix in (f"schema{SEP}{old}{SEP}", f"snap{SEP}{old}{SEP}", f"tag{SEP}{old}{SEP}"):
+        for page in client.get_paginator("query").paginate(
+                TableName=_TABLE, ConsistentRead=True, KeyConditionExpression="table_uid = :u AND begins_with(#k, :p)",
+                ExpressionAttributeNames={"#k": "key"},
+                ExpressionAttributeValues={":u": {"S": table_uid}, ":p": {"S": prefix}}):
+            for item in map(_wire, page.get("Items", [])):
+                metrics.count_read()
+                renamed = dict(item, key={"S": prefix.replace(f"{SEP}{old}{SEP}", f"{SEP}{new}{SEP}")
+                                          + item["key"]["S"][len(prefix):]})
+                children.append({"old": item["key"]["S"], "item": renamed})
+    head = _wire(client.get_item(TableName=_TABLE, Key={"table_uid": {"S": table_uid}, "key": {"S": head_key(old)}},
+                                 ConsistentRead=True).get("Item"))
+    branch = _wire(client.get_item(TableName=_TABLE, Key={"table_uid": {"S": table_uid},
+                                                          "key": {"S": branch_key(old)}},
+                                   ConsistentRead=True).get("Item"))
+    metrics.count_read(2)
+    if branch is None:
+        return "missing"
+    if head is not None:
+        children.append({"old": head_key(old), "item": dict(head, key={"S": head_key(new)})})
+    if len(children) > MAX_RENAMED_ITEMS:
+        return "too_many"
+    absent = ("attribute_not_exists(#k)", {"#k": "key"})
+    actions = [dj.put(_TABLE, dict(branch, key={"S": branch_key(new)}), absent[0], absent[1]),
+               dj.delete(_TABLE, {"table_uid": {"S": table_uid}, "key": {"S": branch_key(old)}},
+                         "attribute_exists(#k)", {"#k": "key"})]
+    for child in children:
+        actions.append(dj.put(_TABLE, child["item"]))
+        actions.append(dj.delete(_TABLE, {"table_uid": {"S": table_uid}, "key": {"S": child["old"]}}))
+    if _transact(actions):
+        return None
+    return "exists" if branch_exists(table_uid, new) else "missing"
+
+
 # ------------------------------------------------------------------------------- helpers
 def _counted(items: Any) -> Iterator[Any]:
     for item in items:

@@ -359,7 +359,7 @@ def test_schema_evolution_between_writes_and_time_travel_across_it(make_table, c
     assert listed(catalog, ident) == expected_partitions(table)
 
 
-def test_branches_from_a_tag_are_written_and_read_apart_from_main(make_table, catalog, db):
+def test_branches_from_a_tag_written_read_renamed_fast_forwarded_and_dropped(make_table, catalog, db):
     table = make_table("branched", APPEND_SCHEMA, ["region"])
     ident = Identifier.create(db, "branched")
     write(table, {"region": ["eu"], "n": [1]})
@@ -387,8 +387,18 @@ def test_branches_from_a_tag_are_written_and_read_apart_from_main(make_table, ca
     assert catalog.rest_api.load_snapshot(Identifier.create(db, "branched", branch="b1")).snapshot.id == 2
     assert set(listed(catalog, ident)) == {"region=eu", "region=us"}  # partitions are main's
 
+    # Renamed, the branch keeps its snapshots and files.
+    catalog.rename_branch(ident, "b1", "b9")
+    assert catalog.list_branches(ident) == ["b9", "empty"]
+    assert sorted(r["n"] for r in read(table.copy({"branch": "b9"}))) == [1, 3]
+    assert not directory(table, "branch", "branch-b1").exists()
+    with pytest.raises(BranchNotExistException):
+        catalog.rename_branch(ident, "b1", "b3")
+    with pytest.raises(BranchAlreadyExistException):
+        catalog.rename_branch(ident, "b9", "empty")
+
     # Fast-forward: main takes the branch's snapshots and statistics (its own snapshot 2 is replaced).
-    catalog.fast_forward(ident, "b1")
+    catalog.fast_forward(ident, "b9")
     table = catalog.get_table(ident)
     assert sorted(r["n"] for r in read(table)) == [1, 3]
     assert catalog.load_snapshot(ident).snapshot.id == 2
@@ -398,8 +408,8 @@ def test_branches_from_a_tag_are_written_and_read_apart_from_main(make_table, ca
     with pytest.raises(BranchNotExistException):
         catalog.fast_forward(ident, "nope")
 
-    catalog.drop_branch(ident, "b1")
+    catalog.drop_branch(ident, "b9")
     assert catalog.list_branches(ident) == ["empty"]
-    assert not directory(table, "branch", "branch-b1").exists()
+    assert not directory(table, "branch", "branch-b9").exists()
     with pytest.raises(BranchNotExistException):
-        catalog.drop_branch(ident, "b1")
+        catalog.drop_branch(ident, "b9")

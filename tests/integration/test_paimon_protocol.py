@@ -69,7 +69,6 @@ def _identifier(database: str, table: str) -> Any:
 
 
 @pytest.mark.parametrize("method, path", [
-    ("POST", "/v1/wh/databases/d/tables/t/branches/b/rename"),
     ("GET", "/v1/wh/databases/d/functions/f"), ("GET", "/v1/wh/databases/d/views/v"),
 ])
 def test_every_family_answers_501_as_error_response(endpoint: str, method: str, path: str) -> None:

@@ -1,10 +1,9 @@
-"""Branches: list, create (empty or from a tag), drop, fast-forward. Rename answers 501
-(pypaimon: NotImplementedException) until it is implemented."""
+"""Branches: list, create (empty or from a tag), rename, drop, fast-forward."""
 
 from __future__ import annotations
 
 from chalicelib.protocol.paimon.table_args import table_of
-from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, not_implemented
+from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse
 from chalicelib.service import paimon_snapshots as service
 
 
@@ -28,8 +27,9 @@ def drop_branch(request: PaimonRequest) -> PaimonResponse:
 
 
 def rename_branch(request: PaimonRequest) -> PaimonResponse:
-    """Rename branch."""
-    raise not_implemented("Rename branch")
+    """RenameBranchRequest: ``toBranch``."""
+    service.rename_branch(table_of(request), request.path["branch"], request.require("toBranch"))
+    return PaimonResponse()
 
 
 def fast_forward_branch(request: PaimonRequest) -> PaimonResponse:

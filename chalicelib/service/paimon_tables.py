@@ -131,8 +131,18 @@ def _glue_input(name: str, schema: TableSchema, path: str, external: bool, owner
     return table_input
 
 
+# A schema item holds the schema-N text as is; DynamoDB items stop at 400 KB.
+MAX_SCHEMA_BYTES = 380_000
+
+
 def _schema_text(schema: TableSchema) -> str:
-    return json.dumps(schema.to_json(), ensure_ascii=False)
+    """The schema-N file's text; InvalidInputException when it is too large to be stored whole."""
+    text = json.dumps(schema.to_json(), ensure_ascii=False)
+    size = len(text.encode("utf-8"))
+    if size > MAX_SCHEMA_BYTES:
+        raise InvalidInputException(f"The table schema is too large: {size} bytes of JSON; at most "
+                                    f"{MAX_SCHEMA_BYTES} can be stored", TABLE)
+    return text
 
 
 # ------------------------------------------------------------------------------------ create
@@ -157,6 +167,9 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     uid = catalog.new_uid()
     if external:
         path = str(given_path).rstrip("/")
+        if not warehouse.serves(path):
+            raise InvalidInputException(f"options.path {path[:200]!r} must be a file:// or s3://bucket/... URI",
+                                        TABLE, f"{database.name}.{folded}")
     else:
         path = warehouse.table_path(database.name, folded)
         if warehouse.exists(warehouse.schema_file(path, 0)):
@@ -174,9 +187,21 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
         tables.create_table(ctx, catalog_key, database.name,
                             _glue_input(folded, table_schema, path, external, ctx.account_id), uid=uid)
     except AlreadyExistsException:
+        _restore_winner(database, folded, path)
         raise already_exists(database.name, folded) from None
     except EntityNotFoundException:
         raise paimon_databases.not_found(database.name) from None
+
+
+def _restore_winner(database: Database, name: str, path: str) -> None:
+    """After losing a create race (the name was free when checked): the winner may use the same
+    path, whose schema-0 file this request wrote over; write the winner's back from its item."""
+    winner = catalog.get_table(database.uid, name)
+    if winner is None or (catalog.load(winner).get("StorageDescriptor") or {}).get("Location") != path:
+        return
+    text = store.get_schema(winner.uid, 0)
+    if text is not None:
+        warehouse.put(warehouse.schema_file(path, 0), text)
 
 
 # ------------------------------------------------------------------------ Glue tables as Paimon
@@ -329,6 +354,43 @@ def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, after
 
     page, last = listing.page(after, limit, render)
     return page, None if exact is not None else last
+
+
+def _database_names(catalog_key: str, first: Optional[str], prefix: str, exact: Optional[str]) -> Any:
+    """Names of the matching databases from ``first`` (inclusive) on, a page of 100 at a time."""
+    cursor = None
+    if first is not None:
+        yield first
+        cursor = first
+    while True:
+        names, cursor = paimon_databases.list_databases(catalog_key, cursor, 100, prefix, exact)
+        yield from (n for n in names if n != first)
+        if cursor is None:
+            return
+
+
+def list_tables_globally(ctx: RequestContext, catalog_key: str, after: Optional[list[str]], limit: int,
+                         database_prefix: str = "", database_exact: Optional[str] = None, prefix: str = "",
+                         exact: Optional[str] = None) -> tuple[list[tuple[str, str]], Optional[list[str]]]:
+    """Up to ``limit`` (database, table) pairs of the whole catalog in (database, table) order,
+    after position ``after`` ([database, table]), database and table names filtered by prefix or
+    exact name. Returns the pairs and the position after the last (None when the page was not
+    full: nothing follows), as Paimon's servers page."""
+    found: list[tuple[str, str]] = []
+    first_database, table_after = (after[0], after[1]) if after else (None, None)
+    if first_database is not None and not (first_database.startswith(fold(database_prefix))
+                                           and database_exact in (None, first_database)):
+        first_database, table_after = None, None
+    for database in _database_names(catalog_key, first_database, fold(database_prefix), database_exact):
+        try:
+            page, _ = list_tables(ctx, catalog_key, database, table_after if database == first_database else None,
+                                  limit - len(found), prefix, exact)
+        except EntityNotFoundException:
+            continue
+        found.extend((database, name) for name in page)
+        if len(found) >= limit:
+            return found, [found[-1][0], found[-1][1]]
+    return found, None
 
 
 # ------------------------------------------------------------------------------------- alter

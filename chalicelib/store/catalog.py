@@ -370,8 +370,16 @@ def delete_all(model: type, hash_key: str, range_attr: str) -> None:
 register_table_purger(lambda table: delete_all(TableVersionItem, table.uid, "version"))
 
 
+def _register_all_purgers() -> None:
+    # A family registers its purger when its store module is imported; a process that has only
+    # served Glue calls has never imported the Paimon one, yet a Glue DeleteTable of a Paimon
+    # table must purge its Paimon items too. Imported here, lazily: it imports this module.
+    from chalicelib.store import paimon  # noqa: F401
+
+
 def purge_table(table: TableItem) -> None:
     """Delete everything stored below a table that has already been unlinked."""
+    _register_all_purgers()
     for purge in _table_purgers:
         purge(table)
 

@@ -174,6 +174,15 @@ def _split(uri: str) -> tuple[str, Any]:
     raise WarehouseError(f"unsupported warehouse URI {uri!r}: use file:// or s3://bucket/prefix")
 
 
+def serves(uri: str) -> bool:
+    """Whether ``uri`` is one the warehouse can read and write (file://, s3://bucket/...)."""
+    try:
+        _split(uri)
+        return True
+    except WarehouseError:
+        return False
+
+
 def local_uri(path: Path | str) -> str:
     """``file://`` URI of a local path (what pypaimon's FileIO takes)."""
     return "file://" + quote(str(Path(path).resolve()))

@@ -193,7 +193,8 @@ def test_drop_database_cascades_on_the_server_and_pypaimon_checks_emptiness(paim
 
 def test_bad_database_requests_are_400(endpoint: str) -> None:
     for body in [{}, {"name": ""}, {"name": 5}, {"name": "x" * 300}, {"name": "ok", "options": {"a": 1}},
-                 {"name": "ok", "options": ["a"]}]:
+                 {"name": "ok", "options": ["a"]}, {"name": "ok", "options": {"comment": "c" * 3000}},
+                 {"name": "ok", "options": {"k" * 300: "v"}}, {"name": "ok", "options": {"": "v"}}]:
         response = requests.post(url(endpoint, "databases"), data=json.dumps(body), headers=HEADERS, timeout=30)
         assert response.status_code == 400, (body, response.text)
         error_of(response)
@@ -273,12 +274,22 @@ def test_table_errors(paimon: RESTCatalog, db: str, endpoint: str) -> None:
             {"id": 0, "name": "a", "type": "INT"}, {"id": 1, "name": "a", "type": "INT"}]}},
         {"identifier": {"database": db, "object": "t$snapshots"}, "schema": {"fields": []}},
         {"identifier": {"database": "other", "object": "t"}, "schema": {"fields": []}},
+        {"identifier": {"database": db, "object": "t"}, "schema": {"fields": [], "options": {"path": "hdfs://nn/x"}}},
+        {"identifier": {"database": db, "object": "t"}, "schema": {"fields": [], "options": {"path": "relative/x"}}},
     ]
     for body in bad_bodies:
         response = requests.post(url(endpoint, "databases", db, "tables"), data=json.dumps(body), headers=HEADERS,
                                  timeout=30)
         assert response.status_code == 400, (body, response.text)
         error_of(response)
+    assert paimon.list_tables(db) == []
+    # Too large to store whole: 400, nothing written.
+    huge = {"identifier": {"database": db, "object": "huge"}, "schema": {"fields": [
+        {"id": i, "name": f"c{i}", "type": "INT", "description": "d" * 200} for i in range(2000)]}}
+    response = requests.post(url(endpoint, "databases", db, "tables"), data=json.dumps(huge), headers=HEADERS,
+                             timeout=60)
+    assert response.status_code == 400, response.text
+    assert "too large" in error_of(response)["message"]
     assert paimon.list_tables(db) == []
 
 
@@ -622,3 +633,53 @@ def test_a_lagging_glue_mirror_and_missing_schema_file_are_repaired(paimon: REST
     assert repaired["Parameters"]["paimon.schema-id"] == "1"
     assert [c["Name"] for c in repaired["StorageDescriptor"]["Columns"]] == ["id", "name", "extra"]
     assert SchemaManager(FileIO.get(path), path).latest().id == 1
+
+
+def test_tables_listed_globally(paimon: RESTCatalog, endpoint: str) -> None:
+    stem = f"glb{uuid.uuid4().hex[:6]}"
+    expected = []
+    for d in ("a", "b", "c"):
+        paimon.create_database(f"{stem}_{d}", False)
+        for t in ("t1", "t2"):
+            paimon.create_table(Identifier.create(f"{stem}_{d}", t), simple_schema(), False)
+            expected.append({"database": f"{stem}_{d}", "object": t})
+    paimon.create_database(f"{stem}_empty", False)
+    seen: list[dict[str, str]] = []
+    params: dict[str, str] = {"databaseNamePattern": f"{stem}%", "maxResults": "4"}
+    while True:
+        response = requests.get(url(endpoint, "tables"), params=params, headers=HEADERS, timeout=30)
+        assert response.status_code == 200, response.text
+        body = response.json()
+        seen.extend(body["tables"])
+        if not body["nextPageToken"]:
+            break
+        params["pageToken"] = body["nextPageToken"]
+    assert seen == expected
+    response = requests.get(url(endpoint, "tables"), params={"databaseNamePattern": f"{stem}_b",
+                                                             "tableNamePattern": "t2"}, headers=HEADERS, timeout=30)
+    assert response.json()["tables"] == [{"database": f"{stem}_b", "object": "t2"}]
+    for d in ("a", "b", "c", "empty"):
+        paimon.drop_database(f"{stem}_{d}", cascade=True)
+
+
+def test_a_glue_delete_on_a_fresh_server_purges_the_paimon_items(paimon: RESTCatalog, db: str, stack: Any,
+                                                                  start_server: Callable[..., Any]) -> None:
+    import boto3
+
+    from infra.local.stack import client
+
+    identifier = Identifier.create(db, "purged")
+    paimon.create_table(identifier, simple_schema(), False)
+    paimon.alter_table(identifier, [SchemaChange.set_option("a", "b")])
+    uid = uuid.UUID(paimon.rest_api.get_table(identifier).id).hex
+    dynamodb = boto3.client("dynamodb", endpoint_url=stack.ddb_endpoint, region_name="us-east-1",
+                            aws_access_key_id="local", aws_secret_access_key="local")
+
+    def items() -> int:
+        return int(dynamodb.query(TableName=stack.table_prefix + "paimon", KeyConditionExpression="table_uid = :u",
+                                  ExpressionAttributeValues={":u": {"S": uid}}, Select="COUNT")["Count"])
+    assert items() == 3  # schema 0, schema 1, head
+    # A server that has served no Paimon call deletes the table through Glue.
+    fresh = start_server()
+    client(fresh.endpoint, "glue").delete_table(DatabaseName=db, Name="purged")
+    assert items() == 0

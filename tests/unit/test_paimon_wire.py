@@ -73,7 +73,18 @@ def test_unknown_route_and_method() -> None:
 def test_every_route_has_a_handler_with_a_docstring() -> None:
     assert len(routes.ROUTES) == len(routes.ROUTE_LIST)
     for handler in routes.ROUTES.values():
-        assert handler.__doc__
+        assert routes.resolve(handler).__doc__
+
+
+def test_importing_the_routes_loads_no_handler() -> None:
+    # app.py reads the route table at import: a Lambda cold start must not load every handler
+    # (and the service and store layers below them) before the first request.
+    import subprocess
+    import sys
+    code = ("import sys, chalicelib.protocol.paimon.routes; "
+            "print(sorted(m for m in sys.modules if m.startswith(('chalicelib.service', 'chalicelib.store', "
+            "'chalicelib.protocol.paimon.tables'))))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"
 
 
 @pytest.mark.parametrize("token, account, region", [

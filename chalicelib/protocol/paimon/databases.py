@@ -40,6 +40,22 @@ def string_map(value: Any, what: str) -> dict[str, str]:
     return dict(value)
 
 
+# What the Glue database can hold (botocore's limits on DatabaseInput): options become its members.
+_OPTION_LIMITS = {"comment": ("Description", 2048), "location": ("LocationUri", 1024)}
+_MAX_KEY, _MAX_VALUE = 255, 512000
+
+
+def check_options(options: dict[str, str], what: str) -> dict[str, str]:
+    """Options the Glue database can hold (400 naming the option otherwise)."""
+    for key, value in options.items():
+        if not key or len(key) > _MAX_KEY:
+            raise bad_request(f"{what}: option names must be 1 to {_MAX_KEY} characters, not {len(key)}")
+        member, limit = _OPTION_LIMITS.get(key, ("Parameters", _MAX_VALUE))
+        if len(value) > limit:
+            raise bad_request(f"{what}.{key} must be at most {limit} characters (it is the Glue {member})")
+    return options
+
+
 def _response(database: PaimonDatabase) -> dict[str, Any]:
     return {"id": database.id, "name": database.name, "location": database.location, "options": database.options,
             "owner": database.owner, "createdAt": database.created_at, "createdBy": database.owner,
@@ -59,7 +75,8 @@ def list_databases(request: PaimonRequest) -> PaimonResponse:
 def create_database(request: PaimonRequest) -> PaimonResponse:
     """CreateDatabaseRequest ``{name, options}``; 409 if the name is taken."""
     name = check_name(request.require("name"))
-    paimon_databases.create_database(catalog_key(request), name, string_map(request.body.get("options"), "options"))
+    options = check_options(string_map(request.body.get("options"), "options"), "options")
+    paimon_databases.create_database(catalog_key(request), name, options)
     return PaimonResponse()
 
 
@@ -73,7 +90,7 @@ def alter_database(request: PaimonRequest) -> PaimonResponse:
     removals = request.body.get("removals") or []
     if not isinstance(removals, list) or not all(isinstance(k, str) for k in removals):
         raise bad_request("removals must be a list of strings")
-    updates = string_map(request.body.get("updates"), "updates")
+    updates = check_options(string_map(request.body.get("updates"), "updates"), "updates")
     both = sorted(set(removals) & set(updates))
     if both:
         raise bad_request(f"updates and removals must not name the same option: {both}")

@@ -8,9 +8,43 @@ Chalice has no greedy path parameters, so each shape is its own template.
 
 from __future__ import annotations
 
-from chalicelib.protocol.paimon import (branches, config, databases, functions, partitions, permissions,
-                                        snapshots, tables, tags, views)
-from chalicelib.protocol.paimon.wire import Handler
+import importlib
+from typing import Any
+
+from chalicelib.protocol.paimon.wire import Handler, PaimonRequest, PaimonResponse
+
+
+class _Lazy:
+    """A handler named by module and function, imported on its first call: app.py reads this
+    table at import to register the routes, and a Lambda cold start must not pay for loading
+    every handler and the service and store layers below them."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+
+    def __getattr__(self, name: str) -> Handler:
+        module = self.module
+
+        def target() -> Handler:
+            function: Handler = getattr(importlib.import_module(f"chalicelib.protocol.paimon.{module}"), name)
+            return function
+
+        def handler(request: PaimonRequest) -> PaimonResponse:
+            return target()(request)
+        handler.__name__ = handler.__qualname__ = f"{module}.{name}"
+        handler.target = target  # type: ignore[attr-defined]
+        return handler
+
+
+def resolve(handler: Handler) -> Handler:
+    """The function a route's handler runs (importing its module)."""
+    target: Any = getattr(handler, "target", None)
+    return target() if target is not None else handler  # type: ignore[no-any-return]
+
+
+branches, config, databases, functions, partitions, permissions, snapshots, tables, tags, views = (
+    _Lazy(name) for name in ("branches", "config", "databases", "functions", "partitions", "permissions",
+                             "snapshots", "tables", "tags", "views"))
 
 P = "/v1/{prefix}"
 DB = P + "/databases/{database}"

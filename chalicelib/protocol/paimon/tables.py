@@ -58,8 +58,20 @@ def list_table_details(request: PaimonRequest) -> PaimonResponse:
 
 
 def list_tables_globally(request: PaimonRequest) -> PaimonResponse:
-    """List tables globally."""
-    raise not_implemented("List tables globally")
+    """ListTablesGloballyResponse: ``{database, object}`` identifiers of the whole catalog, paged,
+    by ``databaseNamePattern`` and ``tableNamePattern`` (the Java client's listTablesPagedGlobally)."""
+    databases = paging.name_pattern(request, "databaseNamePattern")
+    names = paging.name_pattern(request, "tableNamePattern")
+    scope = (databases.prefix, databases.exact, names.prefix, names.exact)
+    after = paging.read_token(request, *scope)
+    if after is not None and not (isinstance(after, list) and len(after) == 2
+                                  and all(isinstance(x, str) for x in after)):
+        raise bad_request("Invalid pageToken")
+    found, last = paimon_tables.list_tables_globally(
+        request.context, catalog_key(request), after, paging.max_results(request), databases.prefix,
+        None if databases.exact is None else databases.exact.lower(), names.prefix, names.exact)
+    return PaimonResponse({"tables": [{"database": d, "object": t} for d, t in found],
+                           "nextPageToken": paging.make_token(request, last, *scope)})
 
 
 def create_table(request: PaimonRequest) -> PaimonResponse:

@@ -11,6 +11,7 @@ files behind the head) is rolled forward by the next call that reads the head (`
 from __future__ import annotations
 
 import json
+import logging
 import uuid as uuid_module
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence
@@ -26,6 +27,8 @@ from chalicelib.service.paimon_tables import is_paimon
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import paimon as store
 from chalicelib.store import warehouse
+
+log = logging.getLogger(__name__)
 
 MAIN = store.MAIN
 BRANCH_SUFFIX = "$branch_"  # pypaimon's Identifier: "<table>$branch_<name>" addresses a branch
@@ -142,9 +145,13 @@ def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta])
         inputs = [{"Values": _values(table, by_key[key].spec),
                    "StorageDescriptor": {"Location": _partition_path(table, by_key[key].spec)}} for key in create]
         errors = glue_partitions.create_partitions(table.ref, inputs)
-        for error in errors.values():
+        for position, error in errors.items():
             if not isinstance(error, AlreadyExistsException):
-                raise error
+                # A value the Glue partition cannot hold (e.g. unfit for a partition index) loses
+                # that partition's statistics; raising would leave ``pending`` to fail every
+                # later call of the table the same way.
+                log.warning("Paimon statistics of partition %s of %s not kept: %s", inputs[position]["Values"],
+                            table.ref.table, error)
         again = store.apply_partition_deltas(table.uid, seq, [(key, by_key[key]) for key in create])
         emptied += again.emptied
     if emptied:

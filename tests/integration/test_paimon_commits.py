@@ -413,3 +413,26 @@ def test_branches_from_a_tag_written_read_renamed_fast_forwarded_and_dropped(mak
     assert not directory(table, "branch", "branch-b9").exists()
     with pytest.raises(BranchNotExistException):
         catalog.drop_branch(ident, "b9")
+
+
+def test_listing_partitions_page_by_page_reads_about_one_item_per_partition(make_table, catalog, endpoint, db):
+    make_table("wide", APPEND_SCHEMA, ["region"])
+    ident = Identifier.create(db, "wide")
+    specs = [{"region": f"r{n:04d}"} for n in range(250)]
+    for start in range(0, len(specs), 100):
+        catalog.rest_api.create_partitions(ident, specs[start:start + 100])
+    url = f"{endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/wide/partitions"
+    headers = {"Authorization": f"Bearer {ACCOUNT}/{REGION}"}
+    returned, items_read, token = [], 0, None
+    while True:
+        response = requests.get(url, params={"maxResults": "100", **({"pageToken": token} if token else {})},
+                                headers=headers, timeout=30)
+        assert response.status_code == 200, response.text
+        body = response.json()
+        returned += [p["spec"]["region"] for p in body["partitions"]]
+        items_read += int(response.headers["x-glue-items-read"])
+        token = body.get("nextPageToken")
+        if not token:
+            break
+    assert returned == [s["region"] for s in specs]
+    assert items_read / len(returned) <= 1.2, items_read

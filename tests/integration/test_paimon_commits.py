@@ -436,3 +436,24 @@ def test_listing_partitions_page_by_page_reads_about_one_item_per_partition(make
             break
     assert returned == [s["region"] for s in specs]
     assert items_read / len(returned) <= 1.2, items_read
+
+
+def test_a_commit_reads_as_many_items_at_snapshot_30_as_at_snapshot_2(make_table, catalog, endpoint, db):
+    table = make_table("long", APPEND_SCHEMA, ["region"])
+    ident = Identifier.create(db, "long")
+    write(table, {"region": ["eu"], "n": [1]})
+    base = json.loads(JSON.to_json(catalog.load_snapshot(ident).snapshot))
+    url = f"{endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/long/commit"
+    headers = {"Authorization": f"Bearer {ACCOUNT}/{REGION}"}
+    reads = {}
+    for number in range(2, 31):
+        proposed = {**base, "id": number, "uuid": str(uuid.uuid4())}
+        response = requests.post(url, headers=headers, timeout=30, json={
+            "tableId": table.catalog_environment.uuid, "baseSnapshotUuid": base["uuid"], "snapshot": proposed,
+            "statistics": [{"spec": {"region": "eu"}, "recordCount": 1, "fileSizeInBytes": 1, "fileCount": 0,
+                            "lastFileCreationTime": number}]})
+        assert response.json() == {"success": True}, response.text
+        reads[number] = int(response.headers["x-glue-items-read"])
+        base = proposed
+    assert reads[30] == reads[2], reads
+    assert catalog.load_snapshot(ident).record_count == 1 + 29

@@ -128,6 +128,26 @@ def test_database_create_get_alter_drop(paimon: RESTCatalog, glue: Any) -> None:
         glue.get_database(Name=name)
 
 
+def test_racing_option_changes_are_all_kept(paimon: RESTCatalog, db: str, glue: Any) -> None:
+    import threading
+
+    from pypaimon.catalog.rest.property_change import PropertyChange
+
+    def set_keys(prefix: str) -> None:
+        for i in range(5):
+            paimon.alter_database(db, [PropertyChange.set_property(f"{prefix}{i}", "x")])
+
+    threads = [threading.Thread(target=set_keys, args=(p,)) for p in "abcd"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    options = paimon.get_database(db).options
+    assert {f"{p}{i}" for p in "abcd" for i in range(5)} <= set(options)
+    assert options["k"] == "v" and options["comment"] == "for a test"
+    assert glue.get_database(Name=db)["Database"]["Description"] == "for a test"
+
+
 def test_glue_database_is_a_paimon_database(paimon: RESTCatalog, glue: Any) -> None:
     name = f"gdb_{uuid.uuid4().hex[:10]}"
     glue.create_database(DatabaseInput={"Name": name, "Description": "from glue", "Parameters": {"x": "y"}})
@@ -683,3 +703,31 @@ def test_a_glue_delete_on_a_fresh_server_purges_the_paimon_items(paimon: RESTCat
     fresh = start_server()
     client(fresh.endpoint, "glue").delete_table(DatabaseName=db, Name="purged")
     assert items() == 0
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_racing_creates_have_one_winner_whose_files_stand(paimon: RESTCatalog, db: str, round_: int) -> None:
+    import threading
+
+    identifier = Identifier.create(db, f"contested{round_}")
+    outcomes: list[str] = []
+
+    def create(n: int) -> None:
+        schema = Schema(fields=[f(0, "id", "INT"), f(1, f"only_{n}", "STRING")], options={"bucket": "-1"})
+        try:
+            paimon.create_table(identifier, schema, False)
+            outcomes.append(f"only_{n}")
+        except TableAlreadyExistException:
+            outcomes.append("lost")
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    winners = [o for o in outcomes if o != "lost"]
+    assert len(outcomes) == 6 and len(winners) == 1
+    response = paimon.rest_api.get_table(identifier)
+    assert [x.name for x in response.schema.fields] == ["id", winners[0]]
+    on_disk = SchemaManager(FileIO.get(response.path), response.path).latest()
+    assert on_disk.id == 0 and [x.name for x in on_disk.fields] == ["id", winners[0]]

@@ -266,7 +266,8 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Buil
                     "replace", key=new_key, values=list(new_values),
                     doc=encode_document(doc, "partition"), segment=segment_of(new_key),
                     entries=_entries(view, new_values), old_key=old_key, old_revision=old_revision,
-                    old_entries=_entries_or_none(view, old_values), uid=old.uid or catalog.new_uid()))
+                    old_entries=_entries_or_none(view, old_values), uid=old.uid or catalog.new_uid(),
+                    carry=store.paimon_stats(old) if new_key == old_key else {}))
                 positions.append(position)
                 touched |= {old_key, new_key}
             except ServiceError as error:
@@ -334,7 +335,7 @@ def rewrite_partition_document(ref: TableRef, values: Sequence[str],
         return [store.PartitionWrite("replace", key=key, values=list(stored_values), doc=doc,
                                      segment=segment, entries=entries, old_key=key,
                                      old_revision=revision, old_entries=entries,
-                                     uid=item.uid)], [0], {}
+                                     uid=item.uid, carry=store.paimon_stats(item))], [0], {}
 
     for _ in attempts(Policy(attempts=_TABLE_RETRIES)):
         errors = _apply(ref, build, lambda position, reason: ConcurrentModificationException(reason))

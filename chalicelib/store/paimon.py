@@ -319,8 +319,10 @@ def _apply_one(table_uid: str, key: str, seq: int, delta: PartitionDelta) -> int
     item_key = {"table_uid": {"S": table_uid}, "key": {"S": key}}
     base = "attribute_exists(#k) AND (attribute_not_exists(p_seq) OR p_seq < :q)"
     values = {":q": {"N": str(seq)}, ":r": {"N": str(delta.record_count)},
-              ":b": {"N": str(delta.file_size_in_bytes)}, ":f": {"N": str(delta.file_count)}}
-    update = "SET p_seq = :q ADD p_records :r, p_bytes :b, p_files :f"
+              ":b": {"N": str(delta.file_size_in_bytes)}, ":f": {"N": str(delta.file_count)}, ":one": {"N": "1"}}
+    # ``revision`` too: a Glue UpdatePartition that read the item before this update (and
+    # carries its statistics) then fails its revision condition instead of undoing this one.
+    update = "SET p_seq = :q ADD p_records :r, p_bytes :b, p_files :f, revision :one"
     # First try with the creation time too, when it is later (max: Paimon's rule); a failure
     # of that part alone is retried without it.
     with_time = dict(values, **{":t": {"N": str(delta.last_file_creation_time)}})
@@ -476,6 +478,119 @@ def drop_branch(table_uid: str, name: str) -> bool:
                 batch.delete(child)
         batch.delete(PaimonItem(table_uid, head_key(name)))
     return True
+
+
+MAX_FAST_FORWARD_ITEMS = 96  # TransactWriteItems takes 100 actions: the head, the table check, and these
+
+
+def fast_forward(table: TableItem, main: Head, branch: Head, snapshots: Sequence[StoredSnapshot],
+                 drop_snapshots: Sequence[int], schemas: Sequence[tuple[int, str]], drop_schemas: Sequence[int],
+                 deltas: Sequence[PartitionDelta]) -> bool:
+    """Make main's head the branch's head, in one transaction: main's snapshot items from the
+    branch's first on replaced by the branch's (``snapshots``), the ones above the branch's head
+    removed (``drop_snapshots``), the same for schemas; ``deltas`` (main's rolled-back statistics
+    negated plus the branch's) become main's pending statistics. Conditional on main's head as
+    read and the table still ``table``; False if either moved. ``published`` is removed, so a
+    crash before the files are written has the next settle rewrite them all. The caller keeps
+    the item count within MAX_FAST_FORWARD_ITEMS."""
+    uid = dj.s(table.uid)
+    names = {"#u": "snapshot_uuid", "#i": "snapshot_id", "#p": "pending", "#pub": "published"}
+    totals = branch.totals
+    values: dict[str, Any] = {":id": dj.n(branch.snapshot_id or 0), ":r": dj.n(totals.record_count),
+                              ":s": dj.n(totals.file_size_in_bytes), ":f": dj.n(totals.file_count),
+                              ":l": dj.n(totals.last_file_creation_time), ":q": dj.n(main.stats_seq + 1),
+                              ":sq": dj.n(main.stats_seq)}
+    sets = "#i = :id, records = :r, size = :s, files = :f, last_file = :l, stats_seq = :q"
+    removes = ["#pub"]
+    if branch.snapshot_uuid is not None:
+        values[":uuid"] = dj.s(branch.snapshot_uuid)
+        sets += ", #u = :uuid"
+    else:
+        removes.append("#u")
+    if deltas:
+        values[":pend"] = dj.b(_encode_deltas(deltas))
+        sets += ", #p = :pend"
+    if main.snapshot_id is None:
+        condition = "attribute_not_exists(#i)"
+    else:
+        values[":base"] = dj.n(main.snapshot_id)
+        condition = "#i = :base"
+    condition += " AND stats_seq = :sq AND attribute_not_exists(#p)"
+    actions: list[dict[str, Any]] = [
+        dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)}, "#uid = :tuid",
+                 {"#uid": "uid"}, {":tuid": dj.s(table.uid)}),
+        {"Update": {"TableName": _TABLE, "Key": {"table_uid": uid, "key": dj.s(head_key(main.branch))},
+                    "UpdateExpression": "SET " + sets + " REMOVE " + ", ".join(removes),
+                    "ConditionExpression": condition, "ExpressionAttributeNames": names,
+                    "ExpressionAttributeValues": values}},
+    ]
+    for snap in snapshots:
+        item: dict[str, Any] = {"table_uid": uid, "key": dj.s(snap_key(snap.snapshot_id, main.branch)),
+                                "doc": dj.b(snap.text.encode("utf-8")), "snapshot_id": dj.n(snap.snapshot_id),
+                                "records": dj.n(snap.totals.record_count),
+                                "size": dj.n(snap.totals.file_size_in_bytes), "files": dj.n(snap.totals.file_count),
+                                "last_file": dj.n(snap.totals.last_file_creation_time)}
+        if snap.uuid is not None:
+            item["snapshot_uuid"] = dj.s(snap.uuid)
+        if snap.deltas:
+            item["stats"] = dj.b(_encode_deltas(snap.deltas))
+        actions.append(dj.put(_TABLE, item))
+    actions += [dj.delete(_TABLE, {"table_uid": uid, "key": dj.s(snap_key(n, main.branch))}) for n in drop_snapshots]
+    actions += [dj.put(_TABLE, {"table_uid": uid, "key": dj.s(schema_key(n, main.branch)),
+                                "doc": dj.b(text.encode("utf-8"))}) for n, text in schemas]
+    actions += [dj.delete(_TABLE, {"table_uid": uid, "key": dj.s(schema_key(n, main.branch))}) for n in drop_schemas]
+    return _transact(actions)
+
+
+def _wire(item: Any) -> Any:
+    """An item as botocore returned it (binary values as bytes) in the form dynamo_json sends
+    (the flat attributes of Paimon items: S, N and B)."""
+    if item is None:
+        return None
+    return {name: dj.b(value["B"]) if "B" in value else value for name, value in item.items()}
+
+
+MAX_RENAMED_ITEMS = 48  # each item is a put and a delete, with the branch item's two: <= 100 actions
+
+
+def rename_branch(table_uid: str, old: str, new: str) -> str | None:
+    """Move a branch's items (the branch item, schemas, head, snapshots, tags) to a new name in
+    one transaction. None when done; otherwise why not: "missing" (no branch ``old``), "exists"
+    (``new`` is taken) or "too_many" (more than MAX_RENAMED_ITEMS items to move)."""
+    client = connection().client
+    children: list[dict[str, Any]] = []
+    for prefix in (f"schema{SEP}{old}{SEP}", f"snap{SEP}{old}{SEP}", f"tag{SEP}{old}{SEP}"):
+        for page in client.get_paginator("query").paginate(
+                TableName=_TABLE, ConsistentRead=True, KeyConditionExpression="table_uid = :u AND begins_with(#k, :p)",
+                ExpressionAttributeNames={"#k": "key"},
+                ExpressionAttributeValues={":u": {"S": table_uid}, ":p": {"S": prefix}}):
+            for item in map(_wire, page.get("Items", [])):
+                metrics.count_read()
+                renamed = dict(item, key={"S": prefix.replace(f"{SEP}{old}{SEP}", f"{SEP}{new}{SEP}")
+                                          + item["key"]["S"][len(prefix):]})
+                children.append({"old": item["key"]["S"], "item": renamed})
+    head = _wire(client.get_item(TableName=_TABLE, Key={"table_uid": {"S": table_uid}, "key": {"S": head_key(old)}},
+                                 ConsistentRead=True).get("Item"))
+    branch = _wire(client.get_item(TableName=_TABLE, Key={"table_uid": {"S": table_uid},
+                                                          "key": {"S": branch_key(old)}},
+                                   ConsistentRead=True).get("Item"))
+    metrics.count_read(2)
+    if branch is None:
+        return "missing"
+    if head is not None:
+        children.append({"old": head_key(old), "item": dict(head, key={"S": head_key(new)})})
+    if len(children) > MAX_RENAMED_ITEMS:
+        return "too_many"
+    absent = ("attribute_not_exists(#k)", {"#k": "key"})
+    actions = [dj.put(_TABLE, dict(branch, key={"S": branch_key(new)}), absent[0], absent[1]),
+               dj.delete(_TABLE, {"table_uid": {"S": table_uid}, "key": {"S": branch_key(old)}},
+                         "attribute_exists(#k)", {"#k": "key"})]
+    for child in children:
+        actions.append(dj.put(_TABLE, child["item"]))
+        actions.append(dj.delete(_TABLE, {"table_uid": {"S": table_uid}, "key": {"S": child["old"]}}))
+    if _transact(actions):
+        return None
+    return "exists" if branch_exists(table_uid, new) else "missing"
 
 
 # ------------------------------------------------------------------------------- helpers

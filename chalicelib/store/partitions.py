@@ -52,6 +52,9 @@ class PartitionWrite:
     old_revision: int | None = None
     old_entries: list[tuple[str, str]] = field(default_factory=list)
     uid: str | None = None  # the partition's identity (new on create, kept on replace)
+    # Paimon statistics (``paimon_stats`` of the item replaced) that a replace in place keeps:
+    # a Glue UpdatePartition must not reset what Paimon commits added up.
+    carry: dict[str, int] = field(default_factory=dict)
 
     def touched(self) -> set[tuple[str, str]]:
         """Every item this write touches (a transaction may touch an item only once)."""
@@ -87,7 +90,16 @@ def _partition_item(table_uid: str, write: PartitionWrite, revision: int) -> dic
             "doc": dj.b(doc), "segment": dj.n(write.segment), "revision": dj.n(revision)}
     if write.uid is not None:
         item["uid"] = dj.s(write.uid)
+    item.update({name: dj.n(value) for name, value in write.carry.items()})
     return item
+
+
+PAIMON_STATS = ("p_records", "p_bytes", "p_files", "p_last", "p_seq")
+
+
+def paimon_stats(item: Any) -> dict[str, int]:
+    """The Paimon statistics on a partition item (store/paimon.py), for a replace to carry."""
+    return {name: int(value) for name in PAIMON_STATS if (value := getattr(item, name, None)) is not None}
 
 
 def _entry_item(index_uid: str, entry_key: str, partition_key: str, values: Sequence[str], doc: bytes,

@@ -1,33 +1,38 @@
-"""Branches.
-
-Every handler answers 501 (pypaimon: NotImplementedException) until its family is implemented.
-"""
+"""Branches: list, create (empty or from a tag), rename, drop, fast-forward."""
 
 from __future__ import annotations
 
-from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, not_implemented
+from chalicelib.protocol.paimon.table_args import table_of
+from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse
+from chalicelib.service import paimon_snapshots as service
 
 
 def list_branches(request: PaimonRequest) -> PaimonResponse:
-    """List branches."""
-    raise not_implemented("List branches")
+    """ListBranchesResponse (not paged in Paimon's protocol)."""
+    return PaimonResponse({"branches": service.list_branches(table_of(request))})
 
 
 def create_branch(request: PaimonRequest) -> PaimonResponse:
-    """Create branch."""
-    raise not_implemented("Create branch")
+    """CreateBranchRequest: ``branch``, ``fromTag`` (optional)."""
+    name = request.require("branch")
+    from_tag = request.optional("fromTag")
+    service.create_branch(table_of(request), name, from_tag)
+    return PaimonResponse()
 
 
 def drop_branch(request: PaimonRequest) -> PaimonResponse:
-    """Drop branch."""
-    raise not_implemented("Drop branch")
+    """Drop a branch (its items, then its directory)."""
+    service.drop_branch(table_of(request), request.path["branch"])
+    return PaimonResponse()
 
 
 def rename_branch(request: PaimonRequest) -> PaimonResponse:
-    """Rename branch."""
-    raise not_implemented("Rename branch")
+    """RenameBranchRequest: ``toBranch``."""
+    service.rename_branch(table_of(request), request.path["branch"], request.require("toBranch"))
+    return PaimonResponse()
 
 
 def fast_forward_branch(request: PaimonRequest) -> PaimonResponse:
-    """Fast forward branch."""
-    raise not_implemented("Fast forward branch")
+    """Main takes the branch's snapshots, schemas and partition statistics."""
+    service.fast_forward(table_of(request), request.path["branch"])
+    return PaimonResponse()

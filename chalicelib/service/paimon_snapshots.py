@@ -1,0 +1,530 @@
+"""Paimon commits, the latest snapshot, rollback, tags and partition statistics (protocol-free).
+
+The protocol is docs/design.md, "The Paimon catalog": a commit is decided by one conditional
+transaction on the branch head (table uid + base snapshot), then its partition statistics are
+applied (``pending``: missing partitions are created through the ordinary Glue partition write
+path, emptied ones deleted), then the ``snapshot-N`` / ``LATEST`` / ``EARLIEST`` files are
+written and the head marked published. Whatever a crash leaves half done (pending statistics,
+files behind the head) is rolled forward by the next call that reads the head (``settle``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid as uuid_module
+from dataclasses import dataclass, replace
+from typing import Any, Optional, Sequence
+
+from chalicelib.domain.paimon.snapshots import (PartitionDelta, SnapshotFormatError, now_utc, parse_snapshot,
+                                                parse_statistics, partition_json, sum_by_partition,
+                                                table_snapshot_json, tag_text)
+from chalicelib.domain.partition_keys import partition_sort_key
+from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
+                               InvalidInputException)
+from chalicelib.service import partitions as glue_partitions
+from chalicelib.service.paimon_tables import is_paimon
+from chalicelib.service.table_ref import TableRef
+from chalicelib.store import paimon as store
+from chalicelib.store import warehouse
+
+log = logging.getLogger(__name__)
+
+MAIN = store.MAIN
+BRANCH_SUFFIX = "$branch_"  # pypaimon's Identifier: "<table>$branch_<name>" addresses a branch
+SNAPSHOT = "SNAPSHOT"
+TAG = "TAG"
+TABLE = "TABLE"
+BRANCH = "BRANCH"
+
+
+# ------------------------------------------------------------------------------ the table
+@dataclass(frozen=True)
+class TableBranch:
+    """A Paimon table at one of its branches, as the calls here need it, read once per request."""
+
+    ref: TableRef
+    uid: str
+    item: Any  # the Glue table item (store.models.TableItem): the commit's table check
+    path: str
+    keys: list[str]  # partition key names, in Glue PartitionKeys order
+    key_types: list[str]
+    branch: str
+
+    @property
+    def uuid(self) -> str:
+        """The Paimon table id: the Glue uid as a UUID."""
+        return str(uuid_module.UUID(hex=self.uid))
+
+
+def split_branch(name: str) -> tuple[str, str]:
+    """(table name, branch) of a path's table segment (``t$branch_b`` addresses branch b)."""
+    if BRANCH_SUFFIX in name:
+        table, branch = name.split(BRANCH_SUFFIX, 1)
+        if not table or not branch:
+            raise InvalidInputException(f"table name {name!r} names no table or no branch")
+        return table, branch
+    return name, MAIN
+
+
+def open_table(ref: TableRef) -> TableBranch:
+    """The Paimon table (and branch) ``ref`` names; EntityNotFoundException (TABLE) when there is
+    no such table or it is not a Paimon table, (BRANCH) when the branch does not exist."""
+    name, branch = split_branch(ref.table)
+    ref = replace(ref, table=name)
+    try:
+        view = glue_partitions.read_partition_table(ref)
+    except EntityNotFoundException as error:
+        error.resource_type, error.resource_name = error.resource_type or TABLE, error.resource_name or name
+        raise
+    location = (view.doc.get("StorageDescriptor") or {}).get("Location")
+    if not is_paimon(view.doc) or not location:
+        raise EntityNotFoundException(f"Table {view.item.name} is not a Paimon table.", TABLE, name)
+    table = TableBranch(ref, view.item.uid, view.item, location, [k for k, _ in view.keys], list(view.key_types),
+                        branch)
+    if branch != MAIN and not store.branch_exists(table.uid, branch):
+        raise EntityNotFoundException(f"Branch {branch} does not exist.", BRANCH, branch)
+    return table
+
+
+def _head(table: TableBranch) -> store.Head:
+    head = store.get_head(table.uid, table.branch)
+    if head is None:
+        if table.branch != MAIN:
+            raise EntityNotFoundException(f"Branch {table.branch} does not exist.", BRANCH, table.branch)
+        raise EntityNotFoundException(f"Table {table.ref.table} has no Paimon state.", TABLE, table.ref.table)
+    return head
+
+
+# ----------------------------------------------------------------- settling the head
+def settle(table: TableBranch) -> store.Head:
+    """The head, with whatever the last decision left undone finished first: its partition
+    statistics applied (``pending``) and its files written (``published`` behind the id)."""
+    head = _head(table)
+    if head.pending is not None:
+        _apply_stats(table, head.stats_seq, head.pending)
+        store.clear_pending(table.uid, head.stats_seq, table.branch)
+        head = _head(table)
+    if head.snapshot_id is not None and (head.published or 0) != head.snapshot_id:
+        _publish(table, head, {})
+    return head
+
+
+def _values(table: TableBranch, spec: dict[str, str]) -> list[str]:
+    return [spec[k] for k in table.keys]
+
+
+def check_specs(table: TableBranch, specs: Sequence[dict[str, str]], where: str) -> None:
+    """InvalidInputException unless each spec names exactly the partition keys."""
+    wanted = set(table.keys)
+    for n, spec in enumerate(specs):
+        if set(spec) != wanted:
+            raise InvalidInputException(
+                f"{where}[{n}].spec must name exactly the partition keys ({', '.join(table.keys) or 'none'}), "
+                f"not {sorted(spec)}")
+        for key, value in spec.items():
+            if not isinstance(value, str) or not value:
+                raise InvalidInputException(f"{where}[{n}].spec.{key} must be a non-empty string")
+
+
+def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta]) -> None:
+    """Add a decided stats operation to the partition items, once (``p_seq``); create the
+    partitions it adds files to, delete the ones it empties (ordinary Glue partition writes)."""
+    if table.branch != MAIN or not table.keys:
+        return  # partitions are the main branch's; an unpartitioned table has only totals
+    by_key: dict[str, PartitionDelta] = {}
+    for delta in deltas:
+        if set(delta.spec) == set(table.keys):
+            by_key[partition_sort_key(_values(table, delta.spec), table.key_types)] = delta
+    result = store.apply_partition_deltas(table.uid, seq, list(by_key.items()))
+    # A missing partition is created only when the delta adds files: a removal meeting no
+    # partition (emptied and deleted by a concurrent roll-forward) must not resurrect it.
+    create = [key for key in result.missing if by_key[key].file_count > 0]
+    emptied = list(result.emptied)
+    if create:
+        inputs = [{"Values": _values(table, by_key[key].spec),
+                   "StorageDescriptor": {"Location": _partition_path(table, by_key[key].spec)}} for key in create]
+        errors = glue_partitions.create_partitions(table.ref, inputs)
+        for position, error in errors.items():
+            if not isinstance(error, AlreadyExistsException):
+                # A value the Glue partition cannot hold (e.g. unfit for a partition index) loses
+                # that partition's statistics; raising would leave ``pending`` to fail every
+                # later call of the table the same way.
+                log.warning("Paimon statistics of partition %s of %s not kept: %s", inputs[position]["Values"],
+                            table.ref.table, error)
+        again = store.apply_partition_deltas(table.uid, seq, [(key, by_key[key]) for key in create])
+        emptied += again.emptied
+    if emptied:
+        glue_partitions.delete_partitions(table.ref, [_values(table, by_key[key].spec) for key in emptied])
+
+
+def _partition_path(table: TableBranch, spec: dict[str, str]) -> str:
+    return table.path.rstrip("/") + "/" + "/".join(f"{k}={spec[k]}" for k in table.keys)
+
+
+def _publish(table: TableBranch, head: store.Head, known: dict[int, str]) -> None:
+    """Write the snapshot files the head has and the directory may lack (from ``known`` texts,
+    else the items), then LATEST (and EARLIEST on the first publish), then mark published."""
+    assert head.snapshot_id is not None
+    if (head.published or 0) > head.snapshot_id:  # a rollback stopped before its own clean-up
+        _unpublish_above(table, head.snapshot_id, head.published or 0)
+    first = head.published is None
+    low = 0 if first else min(head.published or 0, head.snapshot_id)
+    wanted = range(low + 1, head.snapshot_id + 1)
+    texts = dict(known)
+    if any(n not in texts for n in wanted):
+        texts.update({s.snapshot_id: s.text for s in store.snapshots_between(table.uid, low, head.snapshot_id,
+                                                                               table.branch)})
+    written = [n for n in wanted if n in texts]
+    for number in written:
+        warehouse.put(warehouse.snapshot_file(table.path, number, table.branch), texts[number])
+    warehouse.put(warehouse.latest_file(table.path, table.branch), str(head.snapshot_id))
+    if first and written:
+        warehouse.put(warehouse.earliest_file(table.path, table.branch), str(written[0]))
+    store.mark_published(table.uid, head.snapshot_id, table.branch)
+
+
+# ------------------------------------------------------------------------------ commit
+def commit(table: TableBranch, table_id: Optional[str], base_uuid: Optional[str], snapshot_obj: Any,
+           statistics_obj: Any) -> bool:
+    """Commit a snapshot on ``base_uuid``. True: it is the branch's latest now (statistics
+    applied, files written); False: the base is stale (another commit or a rollback won)."""
+    try:
+        snapshot = parse_snapshot(snapshot_obj)
+        deltas = parse_statistics(statistics_obj)
+    except SnapshotFormatError as error:
+        raise InvalidInputException(str(error)) from None
+    if table_id is not None and _uuid_hex(table_id) != table.uid:
+        raise EntityNotFoundException(f"Table {table.ref.table} with id {table_id} does not exist.", TABLE,
+                                      table.ref.table)
+    if table.keys:
+        check_specs(table, [d.spec for d in deltas], "statistics")
+    head = settle(table)
+    if head.snapshot_uuid != base_uuid:
+        return False
+    expected = (head.snapshot_id or 0) + 1
+    if snapshot.id != expected:
+        raise InvalidInputException(f"snapshot.id must be {expected} (the base snapshot's id + 1), not {snapshot.id}")
+    if not store.commit_snapshot(table.item, head, snapshot, deltas):
+        return False
+    seq = head.stats_seq + 1
+    if deltas:
+        _apply_stats(table, seq, deltas)
+        store.clear_pending(table.uid, seq, table.branch)
+    won = store.Head(table.branch, snapshot.id, snapshot.uuid, head.totals.plus(deltas), seq, None, head.published)
+    _publish(table, won, {snapshot.id: snapshot.text()})
+    return True
+
+
+def _uuid_hex(text: str) -> str:
+    try:
+        return uuid_module.UUID(text).hex
+    except (ValueError, AttributeError, TypeError):
+        raise InvalidInputException(f"tableId must be a UUID, not {text!r}") from None
+
+
+def latest(table: TableBranch) -> dict[str, Any]:
+    """TableSnapshot JSON of the branch's latest snapshot; EntityNotFoundException (SNAPSHOT)
+    before the first commit."""
+    head = settle(table)
+    if head.snapshot_id is None:
+        raise EntityNotFoundException(f"Table {table.ref.table} has no snapshot.", SNAPSHOT, table.ref.table)
+    stored = store.get_snapshot(table.uid, head.snapshot_id, table.branch)
+    if stored is None:
+        raise EntityNotFoundException(f"Snapshot {head.snapshot_id} is missing.", SNAPSHOT, str(head.snapshot_id))
+    return table_snapshot_json(json.loads(stored.text), head.totals)
+
+
+# ------------------------------------------------------------------------------ rollback
+def rollback(table: TableBranch, snapshot_id: Optional[int], tag: Optional[str],
+             from_snapshot: Optional[int]) -> None:
+    """Move the branch back to a snapshot (or a tag's), with its partition statistics; the
+    snapshots above it and their files are removed."""
+    head = settle(table)
+    if tag is not None:
+        found = store.get_tag(table.uid, tag, table.branch)
+        if found is None:
+            raise EntityNotFoundException(f"Tag {tag} does not exist.", TAG, tag)
+        snapshot_id = found.snapshot_id
+    assert snapshot_id is not None
+    if head.snapshot_id is None or not 0 < snapshot_id <= head.snapshot_id:
+        raise EntityNotFoundException(f"Snapshot {snapshot_id} does not exist.", SNAPSHOT, str(snapshot_id))
+    if from_snapshot is not None and from_snapshot != head.snapshot_id:
+        raise ConcurrentModificationException(f"Latest snapshot {head.snapshot_id} is not {from_snapshot}")
+    target = store.get_snapshot(table.uid, snapshot_id, table.branch)
+    if target is None:
+        raise EntityNotFoundException(f"Snapshot {snapshot_id} does not exist.", SNAPSHOT, str(snapshot_id))
+    if snapshot_id == head.snapshot_id:
+        return
+    rolled = store.snapshots_between(table.uid, snapshot_id, head.snapshot_id, table.branch)
+    undone = [d.negated() for d in sum_by_partition(d for s in rolled for d in s.deltas)]
+    if not store.rollback(table.uid, head, target, undone):
+        raise ConcurrentModificationException("The table was committed to meanwhile; the rollback was not applied")
+    seq = head.stats_seq + 1
+    if undone:
+        _apply_stats(table, seq, undone)
+    store.clear_pending(table.uid, seq, table.branch)
+    _unpublish_above(table, snapshot_id, head.snapshot_id)
+    warehouse.put(warehouse.latest_file(table.path, table.branch), str(snapshot_id))
+    store.mark_published(table.uid, snapshot_id, table.branch)
+    store.delete_snapshots_above(table.uid, snapshot_id, head.snapshot_id, table.branch)
+
+
+def _unpublish_above(table: TableBranch, snapshot_id: int, upto: int) -> None:
+    """Delete the files of rolled-back snapshots, newest first: a file-system reader takes
+    ``snapshot-(LATEST+1)`` or the highest file listed as the latest, so none may outlive the
+    rollback (their item is harmless: the next commit of that id overwrites it)."""
+    for number in range(upto, snapshot_id, -1):
+        warehouse.delete(warehouse.snapshot_file(table.path, number, table.branch))
+
+
+# ------------------------------------------------------------------------------ tags
+def _duration_seconds(text: str) -> float:
+    """Paimon's duration text (``TimeUtils.parseDuration``: a number and a unit, ms if none)."""
+    units = {("ns", "nano", "nanosecond", "nanoseconds"): 1e-9, ("µs", "micro", "microsecond", "microseconds"): 1e-6,
+             ("", "ms", "milli", "millisecond", "milliseconds"): 1e-3, ("s", "sec", "second", "seconds"): 1.0,
+             ("m", "min", "minute", "minutes"): 60.0, ("h", "hour", "hours"): 3600.0, ("d", "day", "days"): 86400.0}
+    trimmed = text.strip().lower()
+    digits = len(trimmed) - len(trimmed.lstrip("0123456789"))
+    number, unit = trimmed[:digits], trimmed[digits:].strip()
+    if number:
+        for names, scale in units.items():
+            if unit in names:
+                return int(number) * scale
+    raise InvalidInputException(f"timeRetained must be a duration such as '1 d', '12h' or '30 min', not {text!r}")
+
+
+def create_tag(table: TableBranch, name: str, snapshot_id: Optional[int], time_retained: Optional[str]) -> None:
+    """Tag a snapshot (the latest when ``snapshot_id`` is None): its item, then ``tag/tag-NAME``."""
+    retained = _duration_seconds(time_retained) if time_retained is not None else None
+    head = settle(table)
+    number = head.snapshot_id if snapshot_id is None else snapshot_id
+    if number is None or head.snapshot_id is None or not 0 < number <= head.snapshot_id:
+        raise EntityNotFoundException(f"Snapshot {number} does not exist.", SNAPSHOT, str(number))
+    stored = store.get_snapshot(table.uid, number, table.branch)
+    if stored is None:
+        raise EntityNotFoundException(f"Snapshot {number} does not exist.", SNAPSHOT, str(number))
+    text = tag_text(json.loads(stored.text), now_utc(), retained)
+    if not store.create_tag(table.uid, name, number, text, table.branch):
+        raise AlreadyExistsException(f"Tag {name} already exists.", TAG, name)
+    warehouse.put(warehouse.tag_file(table.path, name, table.branch), text)
+
+
+def get_tag(table: TableBranch, name: str) -> dict[str, Any]:
+    """GetTagResponse JSON."""
+    found = store.get_tag(table.uid, name, table.branch)
+    if found is None:
+        raise EntityNotFoundException(f"Tag {name} does not exist.", TAG, name)
+    raw = json.loads(found.text)
+    retained = raw.pop("tagTimeRetained", None)
+    raw.pop("tagCreateTime", None)
+    return {"tagName": found.name, "snapshot": raw, "tagCreateTime": found.created,
+            "tagTimeRetained": None if retained is None else str(retained)}
+
+
+def list_tags(table: TableBranch, after: Optional[str], limit: int, prefix: Optional[str]) -> tuple[list[str], Optional[str]]:
+    """A page of tag names in name order (those starting with ``prefix``), and the last name
+    when more may follow."""
+    names: list[str] = []
+    cursor = after
+    if prefix and (cursor is None or cursor < prefix):
+        cursor = None
+    while True:
+        batch = store.list_tags(table.uid, cursor, limit + 1, table.branch)
+        for tag in batch:
+            if prefix and not tag.name.startswith(prefix):
+                if tag.name > prefix:
+                    return names, None
+                continue
+            if len(names) == limit:
+                return names, names[-1]
+            names.append(tag.name)
+        if len(batch) < limit + 1:
+            return names, None
+        cursor = batch[-1].name
+
+
+def delete_tag(table: TableBranch, name: str) -> None:
+    """Remove a tag: its item, then its file."""
+    if not store.delete_tag(table.uid, name, table.branch):
+        raise EntityNotFoundException(f"Tag {name} does not exist.", TAG, name)
+    warehouse.delete(warehouse.tag_file(table.path, name, table.branch))
+
+
+# ------------------------------------------------------------------------------ partitions
+def partition_name(table: TableBranch, values: Sequence[str]) -> str:
+    """Paimon's partition name: ``k1=v1/k2=v2``."""
+    return "/".join(f"{k}={v}" for k, v in zip(table.keys, values))
+
+
+def list_partitions(table: TableBranch, after: Optional[str], limit: int, prefix: str = "",
+                    exact: Optional[str] = None) -> tuple[list[dict[str, Any]], Optional[str]]:
+    """A page of Partition JSON in partition order (pending statistics rolled forward first),
+    and the resume position (a partition sort key) when more follow. Only partitions whose name
+    (``k1=v1/k2=v2``) is ``exact``, or else starts with ``prefix``."""
+    def matches(name: str) -> bool:
+        return name == exact if exact is not None else name.startswith(prefix)
+
+    settle(table)
+    if not table.keys:
+        return [], None
+    out: list[dict[str, Any]] = []
+    last: Optional[str] = None
+    for record in store.partition_stats(table.uid, after=after, page_size=limit + 1):
+        values = list(record.values)
+        if not matches(partition_name(table, values)):
+            continue
+        if len(out) == limit:
+            return out, last
+        out.append(partition_json(dict(zip(table.keys, values)), int(record.p_records or 0),
+                                  int(record.p_bytes or 0), int(record.p_files or 0), int(record.p_last or 0)))
+        last = record.key
+    return out, None
+
+
+def create_partitions(table: TableBranch, specs: Sequence[dict[str, str]],
+                      ignore_if_exists: bool) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """Register partitions (no data): (created, existed). With ``ignore_if_exists`` false and
+    any existing, AlreadyExistsException and nothing is created."""
+    check_specs(table, specs, "partitionSpecs")
+    if table.branch != MAIN:
+        raise InvalidInputException("partitions belong to the main branch")
+    found, _ = glue_partitions.batch_get_partitions(table.ref, [_values(table, s) for s in specs])
+    present = {tuple(p["Values"]) for p in found}
+    existed = [s for s in specs if tuple(_values(table, s)) in present]
+    if existed and not ignore_if_exists:
+        raise AlreadyExistsException(f"Partition already exists: {partition_name(table, _values(table, existed[0]))}")
+    todo, seen = [], set()
+    for spec in specs:
+        values = tuple(_values(table, spec))
+        if values in present or values in seen:
+            continue
+        seen.add(values)
+        todo.append(spec)
+    errors = glue_partitions.create_partitions(table.ref, [
+        {"Values": _values(table, s), "StorageDescriptor": {"Location": _partition_path(table, s)}} for s in todo])
+    created = [s for n, s in enumerate(todo) if n not in errors]
+    for n, error in errors.items():
+        if not isinstance(error, AlreadyExistsException):
+            raise error
+        existed.append(todo[n])
+    return created, existed
+
+
+# ------------------------------------------------------------------------------ branches
+def _check_branch_name(name: str) -> None:
+    """Paimon's BranchManager.validateBranch, plus what a path segment cannot hold."""
+    if name == MAIN:
+        raise InvalidInputException(f"Branch name '{name}' is the default branch and cannot be used.")
+    if not name.strip():
+        raise InvalidInputException("Branch name is blank.")
+    if name.isdigit():
+        raise InvalidInputException(f"Branch name cannot be pure numeric string but is '{name}'.")
+    if "/" in name or "$" in name:
+        raise InvalidInputException(f"Branch name '{name}' must not contain '/' or '$'.")
+
+
+def list_branches(table: TableBranch) -> list[str]:
+    """The table's branch names, in order (main not included, as Paimon lists them)."""
+    return store.list_branches(table.uid)
+
+
+def create_branch(table: TableBranch, name: str, from_tag: Optional[str]) -> None:
+    """A branch from the latest schema (empty), or from a tag: that snapshot as its first, with
+    the schemas up to the snapshot's (Paimon's FileSystemBranchManager copies the same files)."""
+    _check_branch_name(name)
+    start = None
+    tag = None
+    if from_tag is not None:
+        tag = store.get_tag(table.uid, from_tag, table.branch)
+        if tag is None:
+            raise EntityNotFoundException(f"Tag {from_tag} does not exist.", TAG, from_tag)
+        start = store.get_snapshot(table.uid, tag.snapshot_id, table.branch)
+        if start is None:
+            raise EntityNotFoundException(f"Snapshot {tag.snapshot_id} of tag {from_tag} does not exist.", SNAPSHOT,
+                                          str(tag.snapshot_id))
+    schemas = store.list_schemas(table.uid, table.branch)
+    schema_id = json.loads(start.text)["schemaId"] if start is not None else schemas[-1][0]
+    schemas = [(n, text) for n, text in schemas if n <= schema_id]
+    source = {"tag": from_tag, "snapshotId": start.snapshot_id} if start is not None else {"branch": table.branch}
+    if not store.create_branch(table.uid, name, source, schemas[-1], start):
+        raise AlreadyExistsException(f"Branch {name} already exists.", BRANCH, name)
+    for number, text in schemas:
+        warehouse.put(warehouse.schema_file(table.path, number, name), text)
+    if start is not None and tag is not None and from_tag is not None:
+        store.create_tag(table.uid, from_tag, start.snapshot_id, tag.text, name)
+        warehouse.put(warehouse.tag_file(table.path, from_tag, name), tag.text)
+        settle(replace(table, branch=name))
+
+
+def drop_branch(table: TableBranch, name: str) -> None:
+    """Remove a branch: its items (the branch item first, so it is gone at once), then its directory."""
+    if name == MAIN or not store.drop_branch(table.uid, name):
+        raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
+    warehouse.delete_tree(warehouse.branch_root(table.path, name))
+
+
+def fast_forward(table: TableBranch, name: str) -> None:
+    """Main takes the branch's state (Paimon's fastForward): main's snapshots from the branch's
+    first on become the branch's, schemas likewise, partition statistics follow (main's undone,
+    the branch's applied), then the files. One transaction decides it (so a branch with more
+    than MAX_FAST_FORWARD_ITEMS snapshots and schemas to copy is refused)."""
+    if name == MAIN or not store.branch_exists(table.uid, name):
+        raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
+    source = replace(table, branch=name)
+    branch = settle(source)
+    main = settle(replace(table, branch=MAIN))
+    if branch.snapshot_id is None:
+        raise InvalidInputException(f"Branch {name} has no snapshot to fast-forward main to.")
+    copied = store.snapshots_between(table.uid, 0, branch.snapshot_id, name)
+    first = copied[0].snapshot_id
+    schemas = store.list_schemas(table.uid, name)
+    first_schema = json.loads(copied[0].text)["schemaId"]
+    schemas = [(n, text) for n, text in schemas if n >= first_schema]
+    main_schemas = [n for n, _ in store.list_schemas(table.uid, MAIN)]
+    drop_snapshots = list(range(branch.snapshot_id + 1, (main.snapshot_id or 0) + 1))
+    drop_schemas = [n for n in main_schemas if n > schemas[-1][0]]
+    if len(copied) + len(drop_snapshots) + len(schemas) + len(drop_schemas) > store.MAX_FAST_FORWARD_ITEMS:
+        raise InvalidInputException(
+            f"Branch {name} has too many snapshots and schemas to fast-forward in one step "
+            f"(at most {store.MAX_FAST_FORWARD_ITEMS})")
+    undone = [d.negated() for s in store.snapshots_between(table.uid, first, main.snapshot_id or 0)
+              for d in s.deltas]
+    deltas = sum_by_partition(undone + [d for s in copied for d in s.deltas])
+    main_table = replace(table, branch=MAIN)
+    if not store.fast_forward(table.item, main, branch, copied, drop_snapshots, schemas, drop_schemas, deltas):
+        raise ConcurrentModificationException("Main was committed to meanwhile; the fast-forward was not applied")
+    seq = main.stats_seq + 1
+    if deltas:
+        _apply_stats(main_table, seq, deltas)
+    store.clear_pending(table.uid, seq, MAIN)
+    _unpublish_above(main_table, branch.snapshot_id, max(drop_snapshots, default=branch.snapshot_id))
+    for number in drop_schemas:
+        warehouse.delete(warehouse.schema_file(table.path, number))
+    for number, text in schemas:
+        warehouse.put(warehouse.schema_file(table.path, number), text)
+    _publish(main_table, store.Head(MAIN, branch.snapshot_id, branch.snapshot_uuid, branch.totals, seq, None,
+                                    first - 1), {s.snapshot_id: s.text for s in copied})
+
+
+def rename_branch(table: TableBranch, old: str, new: str) -> None:
+    """Rename a branch: its items move in one transaction, then its directory is copied to the
+    new name and the old one removed (a reader of the old name finds no branch from the decision
+    on; one of the new name may briefly find files missing, as while a branch is being created)."""
+    _check_branch_name(new)
+    if old == MAIN:
+        raise InvalidInputException("The main branch cannot be renamed.")
+    outcome = store.rename_branch(table.uid, old, new)
+    if outcome == "missing":
+        raise EntityNotFoundException(f"Branch {old} does not exist.", BRANCH, old)
+    if outcome == "exists":
+        raise AlreadyExistsException(f"Branch {new} already exists.", BRANCH, new)
+    if outcome == "too_many":
+        raise InvalidInputException(f"Branch {old} has too many snapshots, schemas and tags to rename in one step "
+                                    f"(at most {store.MAX_RENAMED_ITEMS})")
+    source, target = warehouse.branch_root(table.path, old), warehouse.branch_root(table.path, new)
+    for uri in warehouse.list_prefix(source):
+        data = warehouse.get(uri)
+        if data is not None:
+            warehouse.put(target + uri[len(source):], data)
+    warehouse.delete_tree(source)

@@ -7,9 +7,10 @@ so a drop of the database, through Paimon or Glue, removes its functions.
 from __future__ import annotations
 
 import uuid
+from itertools import chain
 from typing import Any, Callable, Iterator, Optional
 
-from chalicelib.domain.paimon.functions import RESOURCE_FUNCTION, Function, apply_changes
+from chalicelib.domain.paimon.functions import FUNCTION_NAME_CHARS, RESOURCE_FUNCTION, Function, apply_changes
 from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                database_not_found)
@@ -20,13 +21,25 @@ from chalicelib.store import catalog
 from chalicelib.store import paimon_functions as store
 
 
+# Glue's NameString: no database, table or function has a longer name, so a longer one in a path
+# or pattern names nothing (and is never sent to DynamoDB, whose keys it could overflow).
+MAX_NAME_CHARS = 255
+
+
 def require_database(catalog_key: str, name: str) -> Database:
     """The database item; 404 with Paimon's resource type DATABASE otherwise."""
-    item = catalog.get_database(catalog_key, fold(name))
+    item = catalog.get_database(catalog_key, fold(name)) if len(name) <= MAX_NAME_CHARS else None
     if item is None:
         error = database_not_found(fold(name))
         raise EntityNotFoundException(error.message, "DATABASE", name)
     return item
+
+
+def _nothing_matches(pattern: Optional[PrefixPattern]) -> bool:
+    """Whether no function name can match: a prefix too long, or with a character no function
+    name has (such a prefix is also kept from DynamoDB, whose key it could overflow)."""
+    return pattern is not None and (len(pattern.prefix) > MAX_NAME_CHARS
+                                    or not FUNCTION_NAME_CHARS.fullmatch(pattern.prefix))
 
 
 def _not_found(database: str, name: str) -> EntityNotFoundException:
@@ -88,6 +101,8 @@ def list_functions(catalog_key: str, database_name: str, pattern: Optional[Prefi
     name to resume after (None after the last). One Query of about ``limit`` + 1 items, from the
     pattern's prefix on."""
     database = require_database(catalog_key, database_name)
+    if _nothing_matches(pattern):
+        return [], None
     if pattern is not None and pattern.exact:
         found = store.get_function(database.uid, pattern.prefix) if after is None else None
         return ([render(found.data)] if found is not None else []), None
@@ -102,9 +117,9 @@ def list_functions_globally(catalog_key: str, database_pattern: Optional[PrefixP
     matches ``database_pattern``, in (database, name) order after ``after`` ([database, name]):
     one Query per database visited, databases read a page at a time."""
     page: list[dict[str, str]] = []
-    for database in databases_from(catalog_key, after[0] if after else None):
-        if database_pattern is not None and not database_pattern.matches(database.name):
-            continue
+    if _nothing_matches(pattern) or (database_pattern is not None and len(database_pattern.prefix) > MAX_NAME_CHARS):
+        return page, None
+    for database in databases_from(catalog_key, database_pattern, after[0] if after else None):
         resume = after[1] if after and database.name == after[0] else None
         for function in store.query_functions(database.uid, pattern.prefix if pattern else "", resume,
                                               min(limit + 1, 1000)):
@@ -117,10 +132,20 @@ def list_functions_globally(catalog_key: str, database_pattern: Optional[PrefixP
     return page, None
 
 
-def databases_from(catalog_key: str, first: Optional[str]) -> Iterator[Database]:
-    """The catalog's databases in name order from ``first`` on (inclusive; None: all)."""
+def databases_from(catalog_key: str, pattern: Optional[PrefixPattern],
+                   first: Optional[str]) -> Iterator[Database]:
+    """The catalog's databases matching ``pattern`` (folded: database names are Glue names) in
+    name order, from ``first`` on (inclusive; None: from the pattern's prefix): a range read."""
+    if pattern is not None:
+        pattern = PrefixPattern(fold(pattern.prefix), pattern.exact)
+        first = max(first or "", pattern.prefix) or None
+    items: Iterator[Database] = catalog.query_databases(catalog_key, first, 100)
     if first is not None:
-        item = catalog.get_database(catalog_key, first)
-        if item is not None:
+        found = catalog.get_database(catalog_key, first)
+        if found is not None:
+            items = chain([found], items)
+    for item in items:
+        if pattern is not None and not item.name.startswith(pattern.prefix):
+            return
+        if pattern is None or pattern.matches(item.name):
             yield item
-    yield from catalog.query_databases(catalog_key, first, 100)

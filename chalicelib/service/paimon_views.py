@@ -20,7 +20,7 @@ from chalicelib.errors import AlreadyExistsException, ConcurrentModificationExce
 from chalicelib.service import tables
 from chalicelib.service.lookups import Database, Table, fold
 from chalicelib.service.paging import take_page
-from chalicelib.service.paimon_functions import databases_from, require_database
+from chalicelib.service.paimon_functions import MAX_NAME_CHARS, databases_from, require_database
 from chalicelib.store import catalog
 
 
@@ -33,7 +33,7 @@ def _already_exists(database: str, name: str) -> AlreadyExistsException:
 
 
 def _require_view(database: Database, name: str) -> tuple[Table, dict[str, Any]]:
-    item = catalog.get_table(database.uid, fold(name))
+    item = catalog.get_table(database.uid, fold(name)) if len(name) <= MAX_NAME_CHARS else None
     if item is None:
         raise _not_found(database.name, name)
     doc = catalog.load(item)
@@ -131,6 +131,8 @@ def list_views(catalog_key: str, database_name: str, pattern: Optional[PrefixPat
     the name to resume after (None after the last). Reads the database's table items from the
     pattern's prefix on (views and tables share the namespace; only views are returned)."""
     database = require_database(catalog_key, database_name)
+    if pattern is not None and len(pattern.prefix) > MAX_NAME_CHARS:
+        return [], None
     return take_page(_views(database, pattern, after, limit), limit, lambda entry: render(*entry),
                      lambda entry: entry[0].name)
 
@@ -175,9 +177,9 @@ def list_views_globally(catalog_key: str, database_pattern: Optional[PrefixPatte
     """Identifiers (``{"database", "object"}``) of the views of every database whose name matches
     ``database_pattern``, in (database, name) order after ``after`` ([database, name])."""
     page: list[dict[str, str]] = []
-    for database in databases_from(catalog_key, after[0] if after else None):
-        if database_pattern is not None and not database_pattern.matches(database.name):
-            continue
+    if any(p is not None and len(p.prefix) > MAX_NAME_CHARS for p in (database_pattern, pattern)):
+        return page, None
+    for database in databases_from(catalog_key, database_pattern, after[0] if after else None):
         resume = after[1] if after and database.name == after[0] else None
         for item, _ in _views(database, pattern, resume, limit):
             if len(page) == limit:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -190,8 +191,38 @@ def test_list_functions_paged_with_patterns(api: RESTApi, database: str, glue_cl
         if token is None:
             break
     assert found == [(database, n) for n in names] + [(other, "h")]
-    page = api.list_functions_paged_globally(database_name_pattern=other, function_name_pattern="h%")
+    page = api.list_functions_paged_globally(database_name_pattern=other.upper(), function_name_pattern="h%")
     assert [(i.get_database_name(), i.get_object_name()) for i in page.elements] == [(other, "h")]
+    assert api.list_functions_paged_globally(function_name_pattern="f_c").elements == [
+        Identifier.create(database, "f_c")]
+    assert api.list_functions_paged_globally(function_name_pattern="é%").elements == []
+
+
+def test_racing_function_creates_and_alters_one_wins(endpoint: str, account: str, database: str) -> None:
+    def create(_: int) -> str:
+        try:
+            RESTApi(paimon_options(endpoint, account)).create_function(Identifier.create(database, "raced"),
+                                                                       _function(database, "raced"))
+            return "won"
+        except AlreadyExistsException:
+            return "exists"
+    with ThreadPoolExecutor(6) as pool:
+        outcomes = list(pool.map(create, range(6)))
+    assert sorted(outcomes) == ["exists"] * 5 + ["won"]
+
+    def alter(i: int) -> str:
+        try:
+            RESTApi(paimon_options(endpoint, account)).alter_function(
+                Identifier.create(database, "raced"), [FunctionChange.set_option(f"k{i}", "v")])
+            return "applied"
+        except AlreadyExistsException:  # 409: changed concurrently, nothing of this one applied
+            return "conflict"
+    with ThreadPoolExecutor(6) as pool:
+        outcomes = list(pool.map(alter, range(6)))
+    options = RESTApi(paimon_options(endpoint, account)).get_function(Identifier.create(database, "raced")).options
+    assert "applied" in outcomes
+    assert {k for k in options if k.startswith("k") and k[1:].isdigit()} == {
+        f"k{i}" for i, outcome in enumerate(outcomes) if outcome == "applied"}
 
 
 def test_function_errors(api: RESTApi, http: Http, database: str) -> None:

@@ -16,6 +16,7 @@ from chalicelib.errors import AlreadyExistsException, EntityNotFoundException, I
 
 # RESTFunctionValidator / RESTApi._FUNCTION_NAME_PATTERN: letters, digits, '.', '_', '-', one letter at least.
 FUNCTION_NAME = re.compile(r"(?=.*[A-Za-z])[A-Za-z0-9._-]+")
+FUNCTION_NAME_CHARS = re.compile(r"[A-Za-z0-9._-]*")
 MAX_NAME_CHARS = 255
 RESOURCE_FUNCTION = "FUNCTION"
 RESOURCE_DEFINITION = "DEFINITION"

@@ -462,7 +462,8 @@ def test_glue_view_reads_through_paimon(http: Http, glue_client: Any, database: 
     http.call("POST", f"/databases/{database}/views/gv",
               {"changes": [{"action": "addDialect", "dialect": "spark", "query": "SELECT a FROM spark_t"}]})
     table = glue_client.get_table(DatabaseName=database, Name="gv")["Table"]
-    assert sorted(r["Dialect"] for r in table["ViewDefinition"]["Representations"]) == ["ATHENA", "REDSHIFT", "SPARK"]
+    assert sorted((r["Dialect"], r.get("DialectVersion")) for r in table["ViewDefinition"]["Representations"]) == [
+        ("ATHENA", "3"), ("REDSHIFT", "1.0"), ("SPARK", None)]
     assert table["StorageDescriptor"]["Columns"][0] == {"Name": "a", "Type": "int"}
 
 

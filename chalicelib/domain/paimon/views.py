@@ -235,7 +235,14 @@ def to_glue(name: str, view: ViewSchema, base: dict[str, Any] | None = None) -> 
     state = {"fields": view.field_list, "dialects": dict(view.dialects)}
     table["Parameters"] = {**view.options, STATE_PARAMETER: json.dumps(state, separators=(",", ":"))}
     representations = _representations(view.dialects)
-    definition = {k: v for k, v in (table.get("ViewDefinition") or {}).items() if k != "Representations"}
+    old_definition = table.get("ViewDefinition") or {}
+    # A Glue client's details of a representation (DialectVersion, ValidationConnection) stay
+    # with its dialect; Paimon has no word for them.
+    details = {rep.get("Dialect"): {k: v for k, v in rep.items()
+                                    if k in ("DialectVersion", "ValidationConnection")}
+               for rep in old_definition.get("Representations") or [] if isinstance(rep, dict)}
+    representations = [{**rep, **details.get(rep["Dialect"], {})} for rep in representations]
+    definition = {k: v for k, v in old_definition.items() if k != "Representations"}
     if representations:
         table["ViewDefinition"] = {**definition, "Representations": representations}
     else:

@@ -232,7 +232,7 @@ def test_function_errors(api: RESTApi, http: Http, database: str) -> None:
         api.list_functions_paged("no_such_db")
     with pytest.raises(BadRequestException):
         api.list_functions_paged(database, function_name_pattern="%abc")
-    error = http.call("GET", f"/databases/{database}/functions", params={"maxResults": -1}, expect=400)
+    error = http.call("GET", f"/databases/{database}/functions", params={"maxResults": "ten"}, expect=400)
     assert "maxResults" in error["message"]
     with pytest.raises(BadRequestException):
         api.list_functions_paged(database, page_token="forged.token")

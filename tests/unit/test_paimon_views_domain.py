@@ -7,7 +7,7 @@ import json
 import pytest
 
 from chalicelib.domain.paimon.functions import Function, apply_changes as apply_function_changes, check_name
-from chalicelib.domain.paimon.like_patterns import PrefixPattern, parse_prefix_pattern
+from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.domain.paimon.types import to_json
 from chalicelib.domain.paimon.views import (STATE_PARAMETER, ViewSchema, apply_changes, from_glue, parse_glue_type,
                                             to_glue)
@@ -18,18 +18,10 @@ VIEW = {"fields": [{"id": 0, "name": "Id", "type": "INT NOT NULL"},
         "query": "SELECT 1", "dialects": {"spark": "SELECT 2", "flink": "SELECT 3"}, "options": {"a": "b"}}
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("abc", PrefixPattern("abc", True)), ("abc%", PrefixPattern("abc", False)), ("%", PrefixPattern("", False)),
-    ("a\\%b%%", PrefixPattern("a%b", False)), ("", PrefixPattern("", True)),
-])
-def test_prefix_patterns(text: str, expected: PrefixPattern) -> None:
-    assert parse_prefix_pattern(text, "p") == expected
-
-
-@pytest.mark.parametrize("text", ["%a", "a%b", "a%\\%"])
-def test_non_prefix_patterns_are_refused(text: str) -> None:
-    with pytest.raises(InvalidInputException, match="p: can only support prefix"):
-        parse_prefix_pattern(text, "p")
+def test_prefix_patterns_match() -> None:
+    assert PrefixPattern("ab", True).matches("ab") and not PrefixPattern("ab", True).matches("abc")
+    assert PrefixPattern("ab", False).matches("abc") and not PrefixPattern("ab", False).matches("a")
+    assert PrefixPattern("", False).matches("anything")
 
 
 def test_view_round_trips_through_its_glue_form_exactly() -> None:

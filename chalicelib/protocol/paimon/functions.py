@@ -11,7 +11,8 @@ from typing import Any
 
 from chalicelib.domain.paimon.functions import check_name
 from chalicelib.errors import EntityNotFoundException, InvalidInputException
-from chalicelib.protocol.paimon.paging import max_results, name_pattern, next_token, page_position
+from chalicelib.protocol.paimon.paging import make_token, max_results, read_token
+from chalicelib.protocol.paimon.object_args import prefix_pattern
 from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request
 from chalicelib.service import paimon_functions as service
 
@@ -35,12 +36,12 @@ def _name(request: PaimonRequest) -> str:
 
 def _listing(request: PaimonRequest, render: Any) -> tuple[list[Any], Any]:
     pattern = request.query.get(PATTERN) or None
-    after = page_position(request, pattern)
+    after = read_token(request, request.path["database"], pattern)
     if after is not None and not isinstance(after, str):
         raise bad_request("pageToken is malformed")
-    page, last = service.list_functions(_catalog(request), request.path["database"], name_pattern(request, PATTERN),
+    page, last = service.list_functions(_catalog(request), request.path["database"], prefix_pattern(request, PATTERN),
                                         after, max_results(request), render)
-    return page, next_token(request, last, pattern)
+    return page, make_token(request, last, request.path["database"], pattern)
 
 
 def list_functions(request: PaimonRequest) -> PaimonResponse:
@@ -58,13 +59,13 @@ def list_function_details(request: PaimonRequest) -> PaimonResponse:
 def list_functions_globally(request: PaimonRequest) -> PaimonResponse:
     """ListFunctionsGloballyResponse: identifiers of the functions of every database, paged."""
     filters = (request.query.get(DATABASE_PATTERN) or None, request.query.get(PATTERN) or None)
-    after = page_position(request, *filters)
+    after = read_token(request, *filters)
     if after is not None and not (isinstance(after, list) and len(after) == 2
                                   and all(isinstance(part, str) for part in after)):
         raise bad_request("pageToken is malformed")
-    functions, last = service.list_functions_globally(_catalog(request), name_pattern(request, DATABASE_PATTERN),
-                                                      name_pattern(request, PATTERN), after, max_results(request))
-    return PaimonResponse({"functions": functions, "nextPageToken": next_token(request, last, *filters)})
+    functions, last = service.list_functions_globally(_catalog(request), prefix_pattern(request, DATABASE_PATTERN),
+                                                      prefix_pattern(request, PATTERN), after, max_results(request))
+    return PaimonResponse({"functions": functions, "nextPageToken": make_token(request, last, *filters)})
 
 
 def create_function(request: PaimonRequest) -> PaimonResponse:

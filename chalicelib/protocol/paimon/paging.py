@@ -1,74 +1,93 @@
-"""Page parameters, page tokens and name patterns of the Paimon listings (views, functions).
+"""Paimon's paged listings: ``maxResults``, ``pageToken`` and the prefix name patterns.
 
-``maxResults`` and ``pageToken`` as pypaimon sends them; a token is the Glue wire's HMAC codec
-(``page_tokens``) bound to the route, the caller's catalog, the path and the listing's filters,
-so it cannot be replayed against another listing. Name patterns are Paimon's prefix LIKE patterns.
+Tokens are the catalog's signed page tokens (``page_tokens``), bound to the route, the caller's
+catalog and the listing's arguments, so a token replayed against another database or pattern
+is refused (400). Name patterns are what Paimon's servers accept (RESTUtil.validatePrefixSqlPattern
+and the reference server's sqlPatternToRegex): a literal name, or a literal prefix followed by
+``%`` (``\\`` escapes the next character); a ``%`` anywhere but at the end is refused.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from chalicelib import page_tokens
-from chalicelib.domain.paimon.like_patterns import PrefixPattern, parse_prefix_pattern
+from chalicelib.errors import ServiceError
 from chalicelib.protocol.paimon.wire import PaimonRequest, bad_request
 from chalicelib.protocol.wire import install_token_key
 
-DEFAULT_PAGE = 100
-MAX_PAGE = 1000
+DEFAULT_MAX_RESULTS = 100  # the reference server's DEFAULT_MAX_RESULTS, also its cap
 
 
 def max_results(request: PaimonRequest) -> int:
-    """``maxResults``: a positive integer (default 100, at most 1,000 per page)."""
+    """``maxResults``: absent or <= 0 is the default, more than the cap is the cap (as
+    Paimon's server); not an integer is 400."""
     text = request.query.get("maxResults")
-    if text is None or text == "":
-        return DEFAULT_PAGE
+    if text is None or not text.strip():
+        return DEFAULT_MAX_RESULTS
     try:
-        value = int(text)
+        value = int(text.strip())
     except ValueError:
-        raise bad_request(f"Invalid input for queryParameter maxResults: {text[:32]!r} (a positive integer)") from None
-    if value <= 0:
-        raise bad_request(f"Invalid input for queryParameter maxResults: {value} (a positive integer)")
-    return min(value, MAX_PAGE)
+        raise bad_request(f"Invalid input for queryParameter maxResults: {text[:64]}") from None
+    return DEFAULT_MAX_RESULTS if value <= 0 else min(value, DEFAULT_MAX_RESULTS)
 
 
-def name_pattern(request: PaimonRequest, parameter: str) -> Optional[PrefixPattern]:
-    """The prefix LIKE pattern of query parameter ``parameter`` (None when absent or empty)."""
-    text = request.query.get(parameter)
-    return parse_prefix_pattern(text, parameter) if text else None
+@dataclass(frozen=True)
+class NamePattern:
+    """A parsed name pattern: names equal to ``exact``, or starting with ``prefix``."""
+
+    prefix: str = ""
+    exact: Optional[str] = None
 
 
-def _scope(request: PaimonRequest, filters: tuple[Any, ...]) -> str:
-    return page_tokens.request_scope("paimon", request.route, request.context.catalog_key({}),
-                                     sorted(request.path.items()), *filters)
+def name_pattern(request: PaimonRequest, parameter: str) -> NamePattern:
+    """The query parameter ``parameter`` as a NamePattern (absent or blank: every name)."""
+    pattern = request.query.get(parameter)
+    if pattern is None or not pattern.strip():
+        return NamePattern()
+    literal: list[str] = []
+    escaped = wildcard = False
+    for char in pattern:
+        if escaped:
+            if wildcard:
+                raise bad_request(f"{parameter}: Can only support prefix sql like pattern query now.")
+            literal.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "%":
+            wildcard = True
+        elif wildcard:
+            raise bad_request(f"{parameter}: Can only support prefix sql like pattern query now.")
+        else:
+            literal.append(char)
+    text = "".join(literal)
+    return NamePattern(prefix=text) if wildcard else NamePattern(exact=text)
 
 
-def page_position(request: PaimonRequest, *filters: Any) -> Optional[Any]:
-    """The position ``pageToken`` carries (None without one); 400 for a token not issued for this
-    listing with these filters."""
+def read_token(request: PaimonRequest, *scope: Any) -> Any:
+    """The position ``pageToken`` carries (None on a first call); 400 if it was not issued for
+    this listing."""
     token = request.query.get("pageToken")
-    if not token:
+    if token is None or not token.strip():
         return None
     install_token_key()
-    return page_tokens.decode_token(_scope(request, filters), token)
+    try:
+        return page_tokens.decode_token(_scope(request, scope), token)
+    except (ServiceError, ValueError):
+        raise bad_request("Invalid pageToken: it was not issued for this listing (a token is bound to the "
+                          "path, catalog and name pattern that produced it)") from None
 
 
-def next_token(request: PaimonRequest, position: Optional[Any], *filters: Any) -> Optional[str]:
-    """The ``nextPageToken`` for a resume position (None: the last page)."""
+def make_token(request: PaimonRequest, position: Any, *scope: Any) -> Optional[str]:
+    """A ``nextPageToken`` for ``position`` (None: this was the last page)."""
     if position is None:
         return None
     install_token_key()
-    return page_tokens.encode_token(_scope(request, filters), position)
+    return page_tokens.encode_token(_scope(request, scope), position)
 
 
-def identifier(value: Any, where: str) -> tuple[str, str]:
-    """An Identifier JSON (``{"database", "object"}``, as paimon-api writes it) as (database, object)."""
-    if not isinstance(value, dict):
-        raise bad_request(f"{where} is required and must be an object with database and object")
-    parts = []
-    for member in ("database", "object"):
-        text = value.get(member)
-        if not isinstance(text, str) or not text:
-            raise bad_request(f"{where}.{member} is required and must be a non-empty string")
-        parts.append(text)
-    return parts[0], parts[1]
+def _scope(request: PaimonRequest, scope: tuple[Any, ...]) -> str:
+    context = request.context
+    return page_tokens.request_scope("paimon", request.route, context.region, context.account_id, *scope)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.protocol.paimon.paging import (identifier, max_results, name_pattern, next_token,
-                                               page_position)
+from chalicelib.protocol.paimon.paging import make_token, max_results, read_token
+from chalicelib.protocol.paimon.object_args import identifier, prefix_pattern
 from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request
 from chalicelib.service import paimon_views as service
 from chalicelib.service.lookups import fold
@@ -26,12 +26,12 @@ def _catalog(request: PaimonRequest) -> str:
 
 def _listing(request: PaimonRequest, render: Any) -> tuple[list[Any], Any]:
     pattern = request.query.get(PATTERN) or None
-    after = page_position(request, pattern)
+    after = read_token(request, request.path["database"], pattern)
     if after is not None and not isinstance(after, str):
         raise bad_request("pageToken is malformed")
-    page, last = service.list_views(_catalog(request), request.path["database"], name_pattern(request, PATTERN),
+    page, last = service.list_views(_catalog(request), request.path["database"], prefix_pattern(request, PATTERN),
                                     after, max_results(request), render)
-    return page, next_token(request, last, pattern)
+    return page, make_token(request, last, request.path["database"], pattern)
 
 
 def list_views(request: PaimonRequest) -> PaimonResponse:
@@ -50,13 +50,13 @@ def list_views_globally(request: PaimonRequest) -> PaimonResponse:
     """ListViewsGloballyResponse: the identifiers of the views of every database, paged
     (``databaseNamePattern``, ``viewNamePattern``)."""
     filters = (request.query.get(DATABASE_PATTERN) or None, request.query.get(PATTERN) or None)
-    after = page_position(request, *filters)
+    after = read_token(request, *filters)
     if after is not None and not (isinstance(after, list) and len(after) == 2
                                   and all(isinstance(part, str) for part in after)):
         raise bad_request("pageToken is malformed")
-    views, last = service.list_views_globally(_catalog(request), name_pattern(request, DATABASE_PATTERN),
-                                              name_pattern(request, PATTERN), after, max_results(request))
-    return PaimonResponse({"views": views, "nextPageToken": next_token(request, last, *filters)})
+    views, last = service.list_views_globally(_catalog(request), prefix_pattern(request, DATABASE_PATTERN),
+                                              prefix_pattern(request, PATTERN), after, max_results(request))
+    return PaimonResponse({"views": views, "nextPageToken": make_token(request, last, *filters)})
 
 
 def create_view(request: PaimonRequest) -> PaimonResponse:

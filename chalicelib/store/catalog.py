@@ -386,13 +386,19 @@ def purge_table(table: TableItem) -> None:
 
 
 def purge_database(db_uid: str) -> list[TableItem]:
-    """Delete every table (and what is below it) of a database that has been unlinked;
-    returns the deleted table items."""
+    """Delete every table (and what is below it) of a database that has been unlinked, and its
+    Paimon functions; returns the deleted table items."""
+    # Imported here, not through a registry: a Glue DeleteDatabase never imports the Paimon
+    # modules, yet must not leave the functions behind (a database re-created under the same
+    # name has another uid, so they would be unreachable, but still stored).
+    from chalicelib.store.paimon_functions import purge_database as purge_functions
+
     deleted = []
     for item in TableItem.query(db_uid):
         item.delete()
         purge_table(item)
         deleted.append(item)
+    purge_functions(db_uid)
     return deleted
 
 

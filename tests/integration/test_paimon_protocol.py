@@ -60,7 +60,7 @@ def test_rest_catalog_is_created_and_unimplemented_calls_are_501(endpoint: str) 
     catalog = CatalogFactory.create(options(endpoint))
     assert isinstance(catalog, RESTCatalog)
     with pytest.raises(NotImplementedException):
-        catalog.rest_api.get_function(_identifier("db", "f"))
+        catalog.rest_api.load_table_token(_identifier("db", "t"))
 
 
 def _identifier(database: str, table: str) -> Any:
@@ -69,9 +69,10 @@ def _identifier(database: str, table: str) -> Any:
 
 
 @pytest.mark.parametrize("method, path", [
-    ("GET", "/v1/wh/databases/d/functions/f"), ("GET", "/v1/wh/databases/d/views/v"),
+    ("GET", "/v1/wh/databases/d/tables/t/token"), ("POST", "/v1/wh/databases/d/tables/t/auth"),
+    ("GET", "/v1/wh/permissions"), ("POST", "/v1/wh/permissions/grant"), ("POST", "/v1/wh/permissions/revoke"),
 ])
-def test_every_family_answers_501_as_error_response(endpoint: str, method: str, path: str) -> None:
+def test_unserved_routes_answer_501_as_error_response(endpoint: str, method: str, path: str) -> None:
     response = requests.request(method, endpoint + path, data=b"{}" if method == "POST" else None,
                                 headers={"Authorization": f"Bearer {ACCOUNT}"}, timeout=30)
     assert response.status_code == 501, response.text

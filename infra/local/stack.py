@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -178,6 +180,13 @@ class CatalogStack:
             self.dynamodb = DynamoDBLocal(db_path=db_path, log=self._ddb_log)
         self.ddb_endpoint = external_ddb or self.dynamodb.endpoint  # type: ignore[union-attr]
         self.env = store_env(self.ddb_endpoint, self.table_prefix)
+        # The Paimon warehouse (table directories: schema, snapshot, tag files) is the stack's own,
+        # like its DynamoDB tables, so no run writes into the repository's .data or sees another
+        # run's files. Given explicitly (env or server_env), it is the caller's and is kept.
+        self._own_warehouse: Optional[str] = None
+        if not (server_env or {}).get("PAIMON_WAREHOUSE") and not os.environ.get("PAIMON_WAREHOUSE"):
+            self._own_warehouse = tempfile.mkdtemp(prefix="paimon-warehouse-")
+            self.env["PAIMON_WAREHOUSE"] = Path(self._own_warehouse).as_uri()
         self.server = ServerProcess({**self.env, **(server_env or {})},
                                     log_path=log_dir / "server.log" if log_dir else None)
 
@@ -238,6 +247,8 @@ class CatalogStack:
                 self.dynamodb.stop()
             if hasattr(self._ddb_log, "close"):
                 self._ddb_log.close()
+            if self._own_warehouse is not None:
+                shutil.rmtree(self._own_warehouse, ignore_errors=True)
 
     def __enter__(self) -> "CatalogStack":
         return self.start()

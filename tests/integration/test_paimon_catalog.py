@@ -572,7 +572,6 @@ def test_a_glue_parquet_table_is_a_paimon_format_table(paimon: RESTCatalog, db: 
 # ------------------------------------------------------------------------ data through pypaimon
 def test_pyarrow_write_and_read_of_an_append_table(paimon: RESTCatalog, db: str) -> None:
     import pyarrow as pa
-    from pypaimon.api.rest_exception import NotImplementedException
 
     identifier = Identifier.create(db, "appended")
     paimon.create_table(identifier, simple_schema(partitioned=True), False)
@@ -582,12 +581,7 @@ def test_pyarrow_write_and_read_of_an_append_table(paimon: RESTCatalog, db: str)
     write, commit = builder.new_write(), builder.new_commit()
     try:
         write.write_arrow(data)
-        try:
-            commit.commit(write.prepare_commit())
-        except (NotImplementedException, RuntimeError) as error:
-            if "not implemented" in str(error).lower() or isinstance(error, NotImplementedException):
-                pytest.skip("POST .../commit is served by the Paimon snapshots work (protocol/paimon/snapshots.py)")
-            raise
+        commit.commit(write.prepare_commit())
     finally:
         write.close()
         commit.close()

@@ -229,6 +229,11 @@ def latest(table: TableBranch) -> dict[str, Any]:
     head = settle(table)
     if head.snapshot_id is None:
         raise EntityNotFoundException(f"Table {table.ref.table} has no snapshot.", SNAPSHOT, table.ref.table)
+    if head.latest_text is not None:
+        # The head's copy of the latest snapshot, when it is the head's snapshot (see store.Head).
+        snapshot = json.loads(head.latest_text)
+        if snapshot.get("id") == head.snapshot_id:
+            return table_snapshot_json(snapshot, head.totals)
     stored = store.get_snapshot(table.uid, head.snapshot_id, table.branch)
     if stored is None:
         raise EntityNotFoundException(f"Snapshot {head.snapshot_id} is missing.", SNAPSHOT, str(head.snapshot_id))

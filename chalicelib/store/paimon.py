@@ -138,6 +138,10 @@ class Head:
     stats_seq: int
     pending: list[PartitionDelta] | None
     published: int | None
+    # The latest snapshot's JSON, kept on the head by every head move that knows it (commit,
+    # rollback; fast-forward removes it), so that reading the latest snapshot (pypaimon asks
+    # several times per write and read) is one GetItem, not two. Absent: read the snap item.
+    latest_text: str | None = None
 
 
 @dataclass(frozen=True)
@@ -174,7 +178,8 @@ def get_head(table_uid: str, branch: str = MAIN) -> Head | None:
         return None
     return Head(branch, None if item.snapshot_id is None else int(item.snapshot_id), item.snapshot_uuid,
                 _totals(item), int(item.stats_seq or 0), _deltas(item.pending) if item.pending is not None else None,
-                None if item.published is None else int(item.published))
+                None if item.published is None else int(item.published),
+                item.doc.decode("utf-8") if item.doc is not None else None)
 
 
 def commit_snapshot(table: TableItem, base: Head, snapshot: Snapshot,
@@ -191,7 +196,8 @@ def commit_snapshot(table: TableItem, base: Head, snapshot: Snapshot,
     values: dict[str, Any] = {":id": dj.n(snapshot.id), ":r": dj.n(totals.record_count),
                               ":s": dj.n(totals.file_size_in_bytes), ":f": dj.n(totals.file_count),
                               ":l": dj.n(totals.last_file_creation_time), ":q": dj.n(seq)}
-    sets = "#i = :id, records = :r, size = :s, files = :f, last_file = :l, stats_seq = :q"
+    values[":doc"] = dj.b(snapshot.text().encode("utf-8"))
+    sets = "#i = :id, records = :r, size = :s, files = :f, last_file = :l, stats_seq = :q, doc = :doc"
     if snapshot.uuid is not None:
         values[":uuid"] = dj.s(snapshot.uuid)
         sets += ", #u = :uuid"
@@ -272,7 +278,8 @@ def rollback(table_uid: str, head: Head, target: StoredSnapshot,
                           PaimonItem.size.set(target.totals.file_size_in_bytes),
                           PaimonItem.files.set(target.totals.file_count),
                           PaimonItem.last_file.set(target.totals.last_file_creation_time),
-                          PaimonItem.stats_seq.set(head.stats_seq + 1)]
+                          PaimonItem.stats_seq.set(head.stats_seq + 1),
+                          PaimonItem.doc.set(target.text.encode("utf-8"))]
     actions.append(PaimonItem.snapshot_uuid.set(target.uuid) if target.uuid is not None
                    else PaimonItem.snapshot_uuid.remove())
     if undone:
@@ -501,7 +508,7 @@ def fast_forward(table: TableItem, main: Head, branch: Head, snapshots: Sequence
                               ":l": dj.n(totals.last_file_creation_time), ":q": dj.n(main.stats_seq + 1),
                               ":sq": dj.n(main.stats_seq)}
     sets = "#i = :id, records = :r, size = :s, files = :f, last_file = :l, stats_seq = :q"
-    removes = ["#pub"]
+    removes = ["#pub", "doc"]  # the branch's head doc is not read here: main reads its snap item
     if branch.snapshot_uuid is not None:
         values[":uuid"] = dj.s(branch.snapshot_uuid)
         sets += ", #u = :uuid"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
@@ -306,14 +307,29 @@ class StatsResult:
     emptied: list[str]
 
 
+# Partition updates of one stats operation are independent items: up to this many in flight
+# at once, so a commit touching many partitions costs a few round trips, not one per partition.
+_STATS_WORKERS = 8
+
+
 def apply_partition_deltas(table_uid: str, seq: int, deltas: Sequence[tuple[str, PartitionDelta]]) -> StatsResult:
     """Add each (partition sort key, delta) to its partition item once: an UpdateItem
     conditional on the partition existing and ``p_seq`` < ``seq``, which stamps ``p_seq``.
-    Idempotent: a partition already stamped with ``seq`` is skipped (only its file count read)."""
+    Idempotent: a partition already stamped with ``seq`` is skipped (only its file count read).
+    The updates run concurrently (``_STATS_WORKERS``); results keep the order of ``deltas``."""
+    def one(pair: tuple[str, PartitionDelta]) -> tuple[int | None, int]:
+        return _apply_one(table_uid, pair[0], seq, pair[1])
+
+    if len(deltas) > 1:
+        with ThreadPoolExecutor(max_workers=min(_STATS_WORKERS, len(deltas))) as pool:
+            outcomes = list(pool.map(one, deltas))
+    else:
+        outcomes = [one(pair) for pair in deltas]
     missing: list[str] = []
     emptied: list[str] = []
-    for key, delta in deltas:
-        files = _apply_one(table_uid, key, seq, delta)
+    for (key, _delta), (files, reads) in zip(deltas, outcomes):
+        # Counted here: the request's counter is thread-local, and workers are other threads.
+        metrics.count_read(reads)
         if files is None:
             missing.append(key)
         elif files <= 0:
@@ -321,7 +337,8 @@ def apply_partition_deltas(table_uid: str, seq: int, deltas: Sequence[tuple[str,
     return StatsResult(missing, emptied)
 
 
-def _apply_one(table_uid: str, key: str, seq: int, delta: PartitionDelta) -> int | None:
+def _apply_one(table_uid: str, key: str, seq: int, delta: PartitionDelta) -> tuple[int | None, int]:
+    """(the partition's file count after the update, or None if it is missing; items read)."""
     client = connection().client
     item_key = {"table_uid": {"S": table_uid}, "key": {"S": key}}
     base = "attribute_exists(#k) AND (attribute_not_exists(p_seq) OR p_seq < :q)"
@@ -336,24 +353,25 @@ def _apply_one(table_uid: str, key: str, seq: int, delta: PartitionDelta) -> int
     tries = [(update.replace("SET p_seq = :q", "SET p_seq = :q, p_last = :t"),
               base + " AND (attribute_not_exists(p_last) OR p_last < :t)", with_time),
              (update, base, values)]
+    reads = 0
     for expression, condition, vals in tries:
         try:
-            metrics.count_read()
+            reads += 1
             answer = _retrying(lambda: client.update_item(
                 TableName=_PARTITIONS, Key=item_key, UpdateExpression=expression, ConditionExpression=condition,
                 ExpressionAttributeNames={"#k": "key"}, ExpressionAttributeValues=vals,
                 ReturnValues="UPDATED_NEW"))
-            return int(answer["Attributes"]["p_files"]["N"])
+            return int(answer["Attributes"]["p_files"]["N"]), reads
         except Exception as error:  # noqa: BLE001 - classified; only a lost condition is handled
             if classify(error).kind != CONDITION_FAILED:
                 raise
     # Both conditions failed: absent, or already applied (then report its files as they are).
-    metrics.count_read()
+    reads += 1
     found = client.get_item(TableName=_PARTITIONS, Key=item_key, ConsistentRead=True,
                             ProjectionExpression="p_files").get("Item")
     if found is None:
-        return None
-    return int(found.get("p_files", {}).get("N", "0"))
+        return None, reads
+    return int(found.get("p_files", {}).get("N", "0")), reads
 
 
 def _retrying(call: Any) -> Any:

@@ -102,27 +102,24 @@ def drop_view(ctx: RequestContext, catalog_key: str, database_name: str, name: s
 
 
 def rename_view(ctx: RequestContext, catalog_key: str, source: tuple[str, str], destination: tuple[str, str]) -> None:
-    """Rename (or move to another database) a view: a CreateTable of the destination with the
-    same definition, then a DeleteTable of the source. 404 if the source is no view, 409 if the
-    destination name is taken. If the source went meanwhile, the destination is removed again."""
+    """Rename (or move to another database) a view: ``tables.rename_table``, one transaction
+    that keeps the uid (so the view's ``id``) and applies only to the view read. 404 if the
+    source is no view (or went meanwhile), 409 if the destination name is taken or the view
+    changed meanwhile."""
     source_db = require_database(catalog_key, source[0])
     target_db = require_database(catalog_key, destination[0])
-    item, doc = _require_view(source_db, source[1])
+    item, _ = _require_view(source_db, source[1])
     target = fold(check_view_name(destination[1], "destination.object"))
     if (source_db.uid, item.name) == (target_db.uid, target):
-        raise _already_exists(target_db.name, target)
-    table_input = {k: v for k, v in doc.items()
-                   if k not in ("DatabaseName", "CreateTime", "UpdateTime", "IsRegisteredWithLakeFormation")}
-    table_input["Name"] = target
+        raise _already_exists(target_db.name, target)  # Paimon's servers: the destination exists
     try:
-        tables.create_table(ctx, catalog_key, target_db.name, table_input)
+        tables.rename_table(ctx, catalog_key, source_db.name, item.name, target_db.name, target, current=item)
     except AlreadyExistsException:
         raise _already_exists(target_db.name, target) from None
-    try:
-        tables.delete_table(ctx, catalog_key, source_db.name, item.name)
     except EntityNotFoundException:
-        tables.delete_table(ctx, catalog_key, target_db.name, target)
         raise _not_found(source_db.name, item.name) from None
+    except ConcurrentModificationException as error:
+        raise ConcurrentModificationException(error.message, RESOURCE_VIEW, item.name) from None
 
 
 def list_views(catalog_key: str, database_name: str, pattern: Optional[PrefixPattern], after: Optional[str],

@@ -18,9 +18,10 @@ from chalicelib.domain.paimon.views import (RESOURCE_VIEW, VIEW_TYPE, ViewSchema
                                             check_view_name, from_glue, to_glue)
 from chalicelib.errors import AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException
 from chalicelib.service import tables
+from chalicelib.service.databases import start_position
 from chalicelib.service.lookups import Database, Table, fold
 from chalicelib.service.paging import take_page
-from chalicelib.service.paimon_functions import MAX_NAME_CHARS, databases_from, require_database
+from chalicelib.service.paimon_databases import MAX_NAME_CHARS, databases_from, require_database
 from chalicelib.store import catalog
 
 
@@ -134,28 +135,12 @@ def list_views(catalog_key: str, database_name: str, pattern: Optional[PrefixPat
                      lambda entry: entry[0].name)
 
 
-def _start(pattern: Optional[PrefixPattern], after: Optional[str]) -> Optional[str]:
-    """The exclusive start of a listing: the resume position, or just below the pattern's prefix:
-    the prefix with its last character lowered by one, then the highest character (DynamoDB
-    orders by UTF-8 bytes, i.e. code points), so every name >= the prefix sorts after it and
-    hardly any name below the prefix does (those are skipped)."""
-    if after is not None:
-        return after
-    if pattern is None or not pattern.prefix:
-        return None
-    below = ord(pattern.prefix[-1]) - 1
-    if below < 0:
-        return None
-    if 0xD800 <= below <= 0xDFFF:  # no surrogate is a character of a name
-        below = 0xD7FF
-    return pattern.prefix[:-1] + chr(below) + "\U0010ffff"
-
-
 def _views(database: Database, pattern: Optional[PrefixPattern], after: Optional[str],
            limit: int) -> Iterator[tuple[Table, dict[str, Any]]]:
     if pattern is not None:
         pattern = PrefixPattern(fold(pattern.prefix), pattern.exact)  # view names are Glue names
-    items: Iterator[Table] = catalog.query_tables(database.uid, _start(pattern, after), min(limit + 1, 100))
+    start = start_position(after, pattern.prefix if pattern is not None else "")
+    items: Iterator[Table] = catalog.query_tables(database.uid, start, min(limit + 1, 100))
     if pattern is not None and pattern.prefix:
         prefix = pattern.prefix
         items = takewhile(lambda item: item.name.startswith(prefix),

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.domain.paimon.hive_types import parse_hive_type
+from chalicelib.domain.paimon.object_changes import apply_shared_change
 from chalicelib.domain.paimon.types import AtomicType, DataField, DataType, glue_type, parse_field
 from chalicelib.errors import AlreadyExistsException, EntityNotFoundException, InvalidInputException
 
@@ -163,22 +164,9 @@ def apply_changes(view: ViewSchema, changes: Any, view_name: str) -> ViewSchema:
         if not isinstance(change, dict):
             raise _bad(f"{where} must be an object")
         action = change.get("action")
-        if action == "setOption":
-            key, value = change.get("key"), change.get("value")
-            if not isinstance(key, str) or not isinstance(value, str):
-                raise _bad(f"{where}: setOption needs string key and value")
-            result.options[key] = value
-        elif action == "removeOption":
-            key = change.get("key")
-            if not isinstance(key, str):
-                raise _bad(f"{where}: removeOption needs a string key")
-            result.options.pop(key, None)
-        elif action == "updateComment":
-            comment = change.get("comment")
-            if comment is not None and not isinstance(comment, str):
-                raise _bad(f"{where}.comment must be a string or null")
-            result.comment = comment
-        elif action in ("addDialect", "updateDialect"):
+        if apply_shared_change(result, change, where):
+            continue
+        if action in ("addDialect", "updateDialect"):
             name = _dialect_name(change.get("dialect"), where)
             query = _query(change.get("query"), f"{where}.query")
             if action == "addDialect" and name in result.dialects:

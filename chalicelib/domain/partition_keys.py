@@ -80,6 +80,20 @@ def partition_sort_key(values: Sequence[str], key_types: Sequence[str]) -> str:
     return body + _identity_hash(values) if needs_hash else body
 
 
+def first_value_prefix_bounds(prefix: str, key_types: Sequence[str]) -> tuple[str, str] | None:
+    """Inclusive sort-key bounds holding every partition whose first value starts with
+    ``prefix`` (a superset: re-filter what they fetch); None when no range narrows that (an empty
+    prefix, or a first key that is not a string: typed encodings do not keep text prefixes)."""
+    if not prefix or not key_types or keycodec.kind_of(key_types[0]) != keycodec.STRING \
+            or any(0xD800 <= ord(ch) <= 0xDFFF for ch in prefix):
+        return None
+    # A string component is its escaped text, and escaping works character by character, so the
+    # key of a value starting with ``prefix`` starts with the escaped prefix (cut as keys are).
+    low = _cut(_escape(prefix))
+    high = keycodec.successor(low)
+    return (low, high) if high is not None else None
+
+
 def segment_of(sort_key: str) -> int:
     """A stable pseudo-random bucket in [0, SEGMENT_MODULUS) for GetPartitions Segment."""
     return zlib.crc32(sort_key.encode("utf-8", errors="surrogatepass")) % SEGMENT_MODULUS

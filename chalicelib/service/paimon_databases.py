@@ -9,11 +9,13 @@ have no owner member); read back, Parameters plus ``comment`` and ``location`` a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from itertools import chain
+from typing import Any, Iterable, Iterator, Optional
 
+from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.errors import AlreadyExistsException, EntityNotFoundException
 from chalicelib.service import databases
-from chalicelib.service.lookups import fold, require_database
+from chalicelib.service.lookups import Database, fold
 from chalicelib.store import catalog
 
 DATABASE = "DATABASE"  # ErrorResponse.resourceType
@@ -21,6 +23,9 @@ COMMENT = "comment"  # Paimon's Catalog.COMMENT_PROP
 LOCATION = "location"  # Catalog.DB_LOCATION_PROP
 OWNER = "owner"  # Catalog.OWNER_PROP
 _MEMBERS = {COMMENT: "Description", LOCATION: "LocationUri"}
+# Glue's NameString: no database, table, view or function has a longer name, so a longer one in a
+# path or pattern names nothing (and is never sent to DynamoDB, whose keys it could overflow).
+MAX_NAME_CHARS = 255
 
 
 @dataclass
@@ -38,6 +43,33 @@ class PaimonDatabase:
 def not_found(name: str) -> EntityNotFoundException:
     """Paimon's 404 for a database (resource type DATABASE)."""
     return EntityNotFoundException(f"Database {fold(name)} does not exist.", DATABASE, fold(name))
+
+
+def require_database(catalog_key: str, name: str) -> Database:
+    """The database item (the name folded); Paimon's 404 (DATABASE) if there is none."""
+    item = catalog.get_database(catalog_key, fold(name)) if len(name) <= MAX_NAME_CHARS else None
+    if item is None:
+        raise not_found(name)
+    return item
+
+
+def databases_from(catalog_key: str, pattern: Optional[PrefixPattern],
+                   first: Optional[str]) -> Iterator[Database]:
+    """The catalog's databases matching ``pattern`` (folded: database names are Glue names) in
+    name order, from ``first`` on (inclusive; None: from the pattern's prefix): a range read."""
+    if pattern is not None:
+        pattern = PrefixPattern(fold(pattern.prefix), pattern.exact)
+        first = max(first or "", pattern.prefix) or None
+    items: Iterator[Database] = catalog.query_databases(catalog_key, first, 100)
+    if first is not None:
+        found = catalog.get_database(catalog_key, first)
+        if found is not None:
+            items = chain([found], items)
+    for item in items:
+        if pattern is not None and not item.name.startswith(pattern.prefix):
+            return
+        if pattern is None or pattern.matches(item.name):
+            yield item
 
 
 def _database_input(name: str, options: dict[str, str]) -> dict[str, Any]:
@@ -70,10 +102,7 @@ def _render(uid: str, doc: dict[str, Any]) -> PaimonDatabase:
 
 def get_database(catalog_key: str, name: str) -> PaimonDatabase:
     """One database. EntityNotFoundException (DATABASE) if there is none."""
-    try:
-        item = require_database(catalog_key, name)
-    except EntityNotFoundException:
-        raise not_found(name) from None
+    item = require_database(catalog_key, name)
     return _render(item.uid, catalog.load(item))
 
 
@@ -110,10 +139,7 @@ def drop_database(catalog_key: str, name: str) -> None:
     there is none."""
     from chalicelib.service import paimon_tables  # the tables module builds on this one
 
-    try:
-        item = require_database(catalog_key, name)
-    except EntityNotFoundException:
-        raise not_found(name) from None
+    item = require_database(catalog_key, name)
     managed = paimon_tables.managed_paths(item)
     try:
         databases.delete_database(catalog_key, name)

@@ -7,32 +7,16 @@ so a drop of the database, through Paimon or Glue, removes its functions.
 from __future__ import annotations
 
 import uuid
-from itertools import chain
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
 from chalicelib.domain.paimon.functions import FUNCTION_NAME_CHARS, RESOURCE_FUNCTION, Function, apply_changes
 from chalicelib.domain.paimon.like_patterns import PrefixPattern
-from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
-                               database_not_found)
+from chalicelib.errors import AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException
 from chalicelib.service.databases import now
-from chalicelib.service.lookups import Database, fold
+from chalicelib.service.paimon_databases import MAX_NAME_CHARS, databases_from, require_database
 from chalicelib.service.paging import take_page
-from chalicelib.store import catalog
 from chalicelib.store import paimon_functions as store
 
-
-# Glue's NameString: no database, table or function has a longer name, so a longer one in a path
-# or pattern names nothing (and is never sent to DynamoDB, whose keys it could overflow).
-MAX_NAME_CHARS = 255
-
-
-def require_database(catalog_key: str, name: str) -> Database:
-    """The database item; 404 with Paimon's resource type DATABASE otherwise."""
-    item = catalog.get_database(catalog_key, fold(name)) if len(name) <= MAX_NAME_CHARS else None
-    if item is None:
-        error = database_not_found(fold(name))
-        raise EntityNotFoundException(error.message, "DATABASE", name)
-    return item
 
 
 def _nothing_matches(pattern: Optional[PrefixPattern]) -> bool:
@@ -131,21 +115,3 @@ def list_functions_globally(catalog_key: str, database_pattern: Optional[PrefixP
             page.append({"database": database.name, "object": function.name})
     return page, None
 
-
-def databases_from(catalog_key: str, pattern: Optional[PrefixPattern],
-                   first: Optional[str]) -> Iterator[Database]:
-    """The catalog's databases matching ``pattern`` (folded: database names are Glue names) in
-    name order, from ``first`` on (inclusive; None: from the pattern's prefix): a range read."""
-    if pattern is not None:
-        pattern = PrefixPattern(fold(pattern.prefix), pattern.exact)
-        first = max(first or "", pattern.prefix) or None
-    items: Iterator[Database] = catalog.query_databases(catalog_key, first, 100)
-    if first is not None:
-        found = catalog.get_database(catalog_key, first)
-        if found is not None:
-            items = chain([found], items)
-    for item in items:
-        if pattern is not None and not item.name.startswith(pattern.prefix):
-            return
-        if pattern is None or pattern.matches(item.name):
-            yield item

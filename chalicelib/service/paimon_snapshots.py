@@ -19,7 +19,7 @@ from typing import Any, Optional, Sequence
 from chalicelib.domain.paimon.snapshots import (PartitionDelta, SnapshotFormatError, now_utc, parse_snapshot,
                                                 parse_statistics, partition_json, sum_by_partition,
                                                 table_snapshot_json, tag_text)
-from chalicelib.domain.partition_keys import partition_sort_key
+from chalicelib.domain.partition_keys import first_value_prefix_bounds, partition_sort_key
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
 from chalicelib.service import partitions as glue_partitions
@@ -373,9 +373,13 @@ def list_partitions(table: TableBranch, after: Optional[str], limit: int, prefix
     settle(table)
     if not table.keys:
         return [], None
+    bounds = _name_bounds(table, exact if exact is not None else prefix)
+    if bounds is None:
+        return [], None
+    low, high = bounds
     out: list[dict[str, Any]] = []
     last: Optional[str] = None
-    for record in store.partition_stats(table.uid, after=after, page_size=limit + 1):
+    for record in store.partition_stats(table.uid, low=low, high=high, after=after, page_size=limit + 1):
         values = list(record.values)
         if not matches(partition_name(table, values)):
             continue
@@ -385,6 +389,19 @@ def list_partitions(table: TableBranch, after: Optional[str], limit: int, prefix
                                   int(record.p_bytes or 0), int(record.p_files or 0), int(record.p_last or 0)))
         last = record.key
     return out, None
+
+
+def _name_bounds(table: TableBranch, name_prefix: str) -> Optional[tuple[Optional[str], Optional[str]]]:
+    """Inclusive sort-key bounds (None: unbounded) holding every partition whose name starts
+    with ``name_prefix`` (``k1=v1...``, as Paimon's ``dt=2024%``): a prefix on the first key's
+    value is a key range, so a listing reads the matches only. None if no name can start so."""
+    head = f"{table.keys[0]}="
+    if not name_prefix.startswith(head):
+        return (None, None) if head.startswith(name_prefix) else None
+    # The first value runs to the next "/" at the earliest (a value may hold "/" itself, so the
+    # text before the first "/" is a prefix of it, perhaps all of it).
+    value_prefix = name_prefix[len(head):].split("/", 1)[0]
+    return first_value_prefix_bounds(value_prefix, table.key_types) or (None, None)
 
 
 def create_partitions(table: TableBranch, specs: Sequence[dict[str, str]],

@@ -18,13 +18,15 @@ from typing import Any, Optional
 
 from chalicelib.context import RequestContext
 from chalicelib.domain.paimon.hive_types import fields_from_columns
+from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.domain.paimon.schema import Schema, TableSchema
 from chalicelib.domain.paimon.schema_changes import SchemaChange, apply_changes
 from chalicelib.domain.paimon.types import DataField, glue_type, highest_field_id
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
 from chalicelib.service import paimon_databases, tables
-from chalicelib.service.lookups import Database, Table, fold, require_database, require_table
+from chalicelib.service.lookups import Database, Table, fold, require_table
+from chalicelib.service.paimon_databases import require_database
 from chalicelib.store import catalog
 from chalicelib.store import paimon as store
 from chalicelib.store import warehouse
@@ -66,13 +68,6 @@ def already_exists(database: str, name: str) -> AlreadyExistsException:
     """Paimon's 409 for a table name that is taken."""
     full = f"{fold(database)}.{fold(name)}"
     return AlreadyExistsException(f"Table {full} already exists.", TABLE, full)
-
-
-def _database(catalog_key: str, name: str) -> Database:
-    try:
-        return require_database(catalog_key, name)
-    except EntityNotFoundException:
-        raise paimon_databases.not_found(name) from None
 
 
 def _table(database: Database, name: str) -> Table:
@@ -154,7 +149,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     an external table, whose files a drop leaves alone). EntityNotFoundException (DATABASE),
     AlreadyExistsException (TABLE), InvalidInputException for a name or schema Paimon refuses.
     """
-    database = _database(catalog_key, database_name)
+    database = require_database(catalog_key, database_name)
     folded = fold(name)
     if "$" in folded:
         raise InvalidInputException(f"Cannot create table {folded}: '$' marks Paimon's system tables.",
@@ -276,7 +271,7 @@ def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: s
     """A Paimon table: the Glue item (T) plus its latest schema (one Query). When the Glue
     mirror lags the schema history (a crash during an alter), it is brought up to date here.
     EntityNotFoundException (DATABASE / TABLE)."""
-    database = _database(catalog_key, database_name)
+    database = require_database(catalog_key, database_name)
     table = _table(database, name)
     doc = catalog.load(table)
     if not is_paimon(doc):
@@ -331,7 +326,7 @@ def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, after
     too, the others left out; ``table_type`` ``table`` keeps only Paimon tables,
     ``format-table`` only those (as Paimon's servers filter on the ``type`` option).
     EntityNotFoundException (DATABASE)."""
-    database = _database(catalog_key, database_name)
+    database = require_database(catalog_key, database_name)
     start = fold(exact) if exact is not None else fold(prefix)
     listing = tables.list_tables(ctx, catalog_key, database.name, prefix=start)
 
@@ -356,19 +351,6 @@ def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, after
     return page, None if exact is not None else last
 
 
-def _database_names(catalog_key: str, first: Optional[str], prefix: str, exact: Optional[str]) -> Any:
-    """Names of the matching databases from ``first`` (inclusive) on, a page of 100 at a time."""
-    cursor = None
-    if first is not None:
-        yield first
-        cursor = first
-    while True:
-        names, cursor = paimon_databases.list_databases(catalog_key, cursor, 100, prefix, exact)
-        yield from (n for n in names if n != first)
-        if cursor is None:
-            return
-
-
 def list_tables_globally(ctx: RequestContext, catalog_key: str, after: Optional[list[str]], limit: int,
                          database_prefix: str = "", database_exact: Optional[str] = None, prefix: str = "",
                          exact: Optional[str] = None) -> tuple[list[tuple[str, str]], Optional[list[str]]]:
@@ -381,13 +363,16 @@ def list_tables_globally(ctx: RequestContext, catalog_key: str, after: Optional[
     if first_database is not None and not (first_database.startswith(fold(database_prefix))
                                            and database_exact in (None, first_database)):
         first_database, table_after = None, None
-    for database in _database_names(catalog_key, first_database, fold(database_prefix), database_exact):
+    pattern = (PrefixPattern(database_exact, True) if database_exact is not None
+               else PrefixPattern(database_prefix, False) if database_prefix else None)
+    for database in paimon_databases.databases_from(catalog_key, pattern, first_database):
         try:
-            page, _ = list_tables(ctx, catalog_key, database, table_after if database == first_database else None,
+            page, _ = list_tables(ctx, catalog_key, database.name,
+                                  table_after if database.name == first_database else None,
                                   limit - len(found), prefix, exact)
         except EntityNotFoundException:
             continue
-        found.extend((database, name) for name in page)
+        found.extend((database.name, name) for name in page)
         if len(found) >= limit:
             return found, [found[-1][0], found[-1][1]]
     return found, None
@@ -401,7 +386,7 @@ def alter_table(ctx: RequestContext, catalog_key: str, database_name: str, name:
     then the Glue mirror. An invalid change raises before anything is written.
     EntityNotFoundException (DATABASE / TABLE, or COLUMN), AlreadyExistsException (COLUMN),
     InvalidInputException for a change Paimon refuses."""
-    database = _database(catalog_key, database_name)
+    database = require_database(catalog_key, database_name)
     for _ in attempts(Policy(attempts=8, base_delay=0.002)):
         table = _table(database, name)
         doc = catalog.load(table)
@@ -430,8 +415,8 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     """Rename a table (also into another database): one DynamoDB transaction; the uid (so
     the Paimon id, schemas, snapshots, partitions) and the path stay, as on object stores.
     EntityNotFoundException (DATABASE / TABLE), AlreadyExistsException (TABLE)."""
-    database = _database(catalog_key, database_name)
-    target = database if fold(new_database_name) == database.name else _database(catalog_key, new_database_name)
+    database = require_database(catalog_key, database_name)
+    target = database if fold(new_database_name) == database.name else require_database(catalog_key, new_database_name)
     _table(database, name)
     if "$" in fold(new_name):
         raise InvalidInputException(f"Cannot rename to {fold(new_name)}: '$' marks Paimon's system tables.",
@@ -449,7 +434,7 @@ def drop_table(ctx: RequestContext, catalog_key: str, database_name: str, name: 
     """Drop a table: the Glue item (and, purged by its uid, the Paimon items and partitions),
     then, for a managed Paimon table, its directory, as Paimon's catalogs do.
     EntityNotFoundException (DATABASE / TABLE)."""
-    database = _database(catalog_key, database_name)
+    database = require_database(catalog_key, database_name)
     table = _table(database, name)
     doc = catalog.load(table)
     managed = managed_path(doc)

@@ -18,9 +18,10 @@ from chalicelib.domain.paimon.views import (RESOURCE_VIEW, VIEW_TYPE, ViewSchema
                                             check_view_name, from_glue, to_glue)
 from chalicelib.errors import AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException
 from chalicelib.service import tables
+from chalicelib.service.databases import start_position
 from chalicelib.service.lookups import Database, Table, fold
 from chalicelib.service.paging import take_page
-from chalicelib.service.paimon_functions import MAX_NAME_CHARS, databases_from, require_database
+from chalicelib.service.paimon_databases import MAX_NAME_CHARS, databases_from, require_database
 from chalicelib.store import catalog
 
 
@@ -102,27 +103,24 @@ def drop_view(ctx: RequestContext, catalog_key: str, database_name: str, name: s
 
 
 def rename_view(ctx: RequestContext, catalog_key: str, source: tuple[str, str], destination: tuple[str, str]) -> None:
-    """Rename (or move to another database) a view: a CreateTable of the destination with the
-    same definition, then a DeleteTable of the source. 404 if the source is no view, 409 if the
-    destination name is taken. If the source went meanwhile, the destination is removed again."""
+    """Rename (or move to another database) a view: ``tables.rename_table``, one transaction
+    that keeps the uid (so the view's ``id``) and applies only to the view read. 404 if the
+    source is no view (or went meanwhile), 409 if the destination name is taken or the view
+    changed meanwhile."""
     source_db = require_database(catalog_key, source[0])
     target_db = require_database(catalog_key, destination[0])
-    item, doc = _require_view(source_db, source[1])
+    item, _ = _require_view(source_db, source[1])
     target = fold(check_view_name(destination[1], "destination.object"))
     if (source_db.uid, item.name) == (target_db.uid, target):
-        raise _already_exists(target_db.name, target)
-    table_input = {k: v for k, v in doc.items()
-                   if k not in ("DatabaseName", "CreateTime", "UpdateTime", "IsRegisteredWithLakeFormation")}
-    table_input["Name"] = target
+        raise _already_exists(target_db.name, target)  # Paimon's servers: the destination exists
     try:
-        tables.create_table(ctx, catalog_key, target_db.name, table_input)
+        tables.rename_table(ctx, catalog_key, source_db.name, item.name, target_db.name, target, current=item)
     except AlreadyExistsException:
         raise _already_exists(target_db.name, target) from None
-    try:
-        tables.delete_table(ctx, catalog_key, source_db.name, item.name)
     except EntityNotFoundException:
-        tables.delete_table(ctx, catalog_key, target_db.name, target)
         raise _not_found(source_db.name, item.name) from None
+    except ConcurrentModificationException as error:
+        raise ConcurrentModificationException(error.message, RESOURCE_VIEW, item.name) from None
 
 
 def list_views(catalog_key: str, database_name: str, pattern: Optional[PrefixPattern], after: Optional[str],
@@ -137,28 +135,12 @@ def list_views(catalog_key: str, database_name: str, pattern: Optional[PrefixPat
                      lambda entry: entry[0].name)
 
 
-def _start(pattern: Optional[PrefixPattern], after: Optional[str]) -> Optional[str]:
-    """The exclusive start of a listing: the resume position, or just below the pattern's prefix:
-    the prefix with its last character lowered by one, then the highest character (DynamoDB
-    orders by UTF-8 bytes, i.e. code points), so every name >= the prefix sorts after it and
-    hardly any name below the prefix does (those are skipped)."""
-    if after is not None:
-        return after
-    if pattern is None or not pattern.prefix:
-        return None
-    below = ord(pattern.prefix[-1]) - 1
-    if below < 0:
-        return None
-    if 0xD800 <= below <= 0xDFFF:  # no surrogate is a character of a name
-        below = 0xD7FF
-    return pattern.prefix[:-1] + chr(below) + "\U0010ffff"
-
-
 def _views(database: Database, pattern: Optional[PrefixPattern], after: Optional[str],
            limit: int) -> Iterator[tuple[Table, dict[str, Any]]]:
     if pattern is not None:
         pattern = PrefixPattern(fold(pattern.prefix), pattern.exact)  # view names are Glue names
-    items: Iterator[Table] = catalog.query_tables(database.uid, _start(pattern, after), min(limit + 1, 100))
+    start = start_position(after, pattern.prefix if pattern is not None else "")
+    items: Iterator[Table] = catalog.query_tables(database.uid, start, min(limit + 1, 100))
     if pattern is not None and pattern.prefix:
         prefix = pattern.prefix
         items = takewhile(lambda item: item.name.startswith(prefix),

@@ -24,7 +24,7 @@ from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundEx
                                database_not_found, table_already_exists, table_not_found)
 from chalicelib.service import search_index
 from chalicelib.service.databases import now, start_position
-from chalicelib.service.lookups import Database, fold, require_database, require_table
+from chalicelib.service.lookups import Database, Table, fold, require_database, require_table
 from chalicelib.service.paging import take_page
 from chalicelib.service.snapshots import database_snapshot, require_table_as_of, table_as_of
 from chalicelib.service.table_transactions import TableWriter, autocommit
@@ -134,34 +134,38 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
 
 
 def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,
-                 new_database_name: str, new_name: str) -> None:
+                 new_database_name: str, new_name: str, current: Optional[Table] = None) -> None:
     """Rename a table (within its database or into another of the catalog), keeping its
     identity: the uid, and with it partitions, indexes, statistics and versions. One atomic
     store write, a commit of its own (stamped in the source database); the new name gets a new
-    version of the definition (Name and DatabaseName changed, UpdateTime now).
+    version of the definition (Name and DatabaseName changed, UpdateTime now). ``current``: the
+    table item the caller read and checked (a view, say); the rename then applies only while the
+    table is still that item (same uid and version).
 
-    EntityNotFoundException if either database or the table does not exist;
-    AlreadyExistsException if the new name is taken; ConcurrentModificationException if the
-    table changed meanwhile.
+    EntityNotFoundException if either database or the table does not exist (or the table went
+    meanwhile); AlreadyExistsException if the new name is taken; ConcurrentModificationException
+    if the table changed meanwhile.
     """
     source = require_database(catalog_key, database_name)
     target = source if fold(new_database_name) == source.name else require_database(catalog_key, new_database_name)
-    current = require_table(source, name)
+    moving = current if current is not None else require_table(source, name)
     folded = fold(new_name)
-    if target.uid == source.uid and folded == current.name:
+    if target.uid == source.uid and folded == moving.name:
         return
-    old = catalog.load(current)
+    old = catalog.load(moving)
     doc = {**old, "Name": folded, "DatabaseName": target.name, "UpdateTime": now()}
     if catalog.get_table(target.uid, folded) is not None:
         raise table_already_exists()
     search_index.before_table_write(target.catalog, target.name, target.uid, doc)
     try:
-        autocommit(source, lambda stamp: catalog.rename_table(current, target, folded, doc, stamp))
+        autocommit(source, lambda stamp: catalog.rename_table(moving, target, folded, doc, stamp))
     except catalog.ConditionFailed:
         if catalog.get_table(target.uid, folded) is not None:
             raise table_already_exists() from None
         if catalog.get_database(target.catalog, target.name) is None:
             raise database_not_found(target.name) from None
+        if catalog.get_table(source.uid, moving.name) is None:
+            raise table_not_found(moving.name) from None
         raise _concurrent_update() from None
     search_index.after_table_write(source.catalog, source.name, None, old)
 

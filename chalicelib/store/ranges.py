@@ -93,6 +93,8 @@ def query_key_range(model: Any, hash_key: str, low: Optional[str], high: Optiona
     skip = None
     if after is not None and (low is None or after >= low):
         low = skip = after  # resume: DynamoDB has no exclusive BETWEEN, so skip the cursor item
+    if low is not None and high is not None and low > high:
+        return  # resuming past the range: nothing follows (and DynamoDB refuses such a BETWEEN)
     key = model.key
     if low is not None and high is not None:
         condition = key.between(low, high)

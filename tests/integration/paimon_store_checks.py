@@ -92,6 +92,17 @@ def stats() -> dict:
             "emptied": emptied.emptied, "rows": rows}
 
 
+def ranges() -> dict:
+    table = _table()
+    for value in ("a", "ba", "bb", "c"):
+        PartitionItem(table.uid, value + "\x01", values=[value], doc=b"J{}", segment=0).save()
+
+    def keys(**kw: object) -> list[str]:
+        return [r.key for r in paimon.partition_stats(table.uid, **kw)]
+    return {"range": keys(low="b", high="c"), "resumed": keys(low="b", high="c", after="ba\x01"),
+            "past": keys(low="b", high="c", after="c\x01")}  # a position past the range: nothing
+
+
 def commit_and_rollback() -> dict:
     table = _table()
     for number in (1, 2, 3):

@@ -457,3 +457,48 @@ def test_a_commit_reads_as_many_items_at_snapshot_30_as_at_snapshot_2(make_table
         base = proposed
     assert reads[30] == reads[2], reads
     assert catalog.load_snapshot(ident).record_count == 1 + 29
+
+
+def test_a_prefix_pattern_on_the_first_key_reads_its_matches_only(make_table, catalog, endpoint, db):
+    """``dt=2024-01-05%`` is a key range on the first partition key: the listing reads the
+    partitions it returns (plus a constant), not every partition of the table."""
+    make_table("daily", pa.schema([pa.field("dt", pa.string()), pa.field("hr", pa.int32()),
+                                   pa.field("n", pa.int64())]), ["dt", "hr"])
+    ident = Identifier.create(db, "daily")
+    specs = [{"dt": f"2024-01-{day:02d}", "hr": str(hour)} for day in range(1, 21) for hour in range(10)]
+    for start in range(0, len(specs), 100):
+        catalog.rest_api.create_partitions(ident, specs[start:start + 100])
+    url = f"{endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/daily/partitions"
+    headers = {"Authorization": f"Bearer {ACCOUNT}/{REGION}"}
+
+    def listing(pattern: str, page_size: int = 100) -> tuple[list[str], int]:
+        names, items_read, token = [], 0, None
+        while True:
+            params = {"partitionNamePattern": pattern, "maxResults": str(page_size),
+                      **({"pageToken": token} if token else {})}
+            response = requests.get(url, params=params, headers=headers, timeout=30)
+            assert response.status_code == 200, response.text
+            body = response.json()
+            names += [f"dt={p['spec']['dt']}/hr={p['spec']['hr']}" for p in body["partitions"]]
+            items_read += int(response.headers["x-glue-items-read"])
+            token = body.get("nextPageToken")
+            if not token:
+                return names, items_read
+
+    names, overhead = listing("x%")  # no name starts so: the table and its head only
+    assert names == []
+    every = [f"dt={s['dt']}/hr={s['hr']}" for s in specs]
+    for pattern, expected in [
+        ("dt=2024-01-05%", [n for n in every if n.startswith("dt=2024-01-05/")]),
+        ("dt=2024-01-1%", [n for n in every if n.startswith("dt=2024-01-1")]),
+        ("dt=2024-01-05/hr=3", ["dt=2024-01-05/hr=3"]),
+        ("dt=2024-01-05/hr=%", [n for n in every if n.startswith("dt=2024-01-05/")]),
+    ]:
+        names, items_read = listing(pattern)
+        assert names == expected, pattern
+        # The matches and one look-ahead; an exact name reads its first value's 10 partitions.
+        assert items_read <= overhead + max(len(expected), 10) + 1, (pattern, items_read)
+    # Paged: the range resumes after the token's position.
+    assert listing("dt=2024-01-05%", page_size=4)[0] == [n for n in every if n.startswith("dt=2024-01-05/")]
+    names, items_read = listing("dt=%")  # every partition matches: all are read, once
+    assert names == every and items_read <= 2 * overhead + len(specs) + 2

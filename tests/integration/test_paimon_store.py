@@ -51,3 +51,7 @@ def test_rollback_moves_the_head_back_once_with_its_totals_and_undoing_deltas(ru
     assert result["head"] == 1 and result["uuid_ok"]
     assert result["totals"] == [1, 10, 1, 1]
     assert result["pending"] == [(-2, -1), (-3, -1)] or result["pending"] == [[-2, -1], [-3, -1]]
+
+
+def test_a_key_range_resumed_past_its_end_is_empty(run):
+    assert run("ranges") == {"range": ["ba\x01", "bb\x01"], "resumed": ["bb\x01"], "past": []}

@@ -386,12 +386,18 @@ def test_list_views_paged_with_pattern_and_details(http: Http, glue_client: Any,
 
 def test_rename_and_drop_view(http: Http, glue_client: Any, database: str) -> None:
     _create_view(http, database, "old")
+    before = http.call("GET", f"/databases/{database}/views/old")
     glue_client.create_table(DatabaseName=database, TableInput={"Name": "tbl", "TableType": "EXTERNAL_TABLE"})
     rename = {"source": {"database": database, "object": "old"}, "destination": {"database": database,
                                                                                  "object": "new"}}
     http.call("POST", "/views/rename", rename)
     http.call("GET", f"/databases/{database}/views/old", expect=404)
-    assert http.call("GET", f"/databases/{database}/views/new")["schema"] == _view_schema()
+    after = http.call("GET", f"/databases/{database}/views/new")
+    # A rename moves the one Glue table (one transaction): same id, creation time and definition,
+    # and its version history goes with it.
+    assert (after["id"], after["createdAt"], after["schema"]) == (before["id"], before["createdAt"], _view_schema())
+    versions = glue_client.get_table_versions(DatabaseName=database, TableName="new")["TableVersions"]
+    assert sorted(int(v["VersionId"]) for v in versions) == [0, 1]
     error = http.call("POST", "/views/rename", rename, expect=404)
     assert (error["resourceType"], error["resourceName"]) == ("VIEW", "old")
     _create_view(http, database, "other")
@@ -403,6 +409,20 @@ def test_rename_and_drop_view(http: Http, glue_client: Any, database: str) -> No
     http.call("GET", f"/databases/{database}/views/tbl", expect=404)
     http.call("DELETE", f"/databases/{database}/views/tbl", expect=404)
     glue_client.get_table(DatabaseName=database, Name="tbl")
+
+    error = http.call("POST", "/views/rename", {"source": {"database": database, "object": "tbl"},
+                                                "destination": {"database": database, "object": "t2"}}, expect=404)
+    assert (error["resourceType"], error["resourceName"]) == ("VIEW", "tbl")
+
+    # Into another database: still the same view.
+    elsewhere = f"{database}_2"
+    glue_client.create_database(DatabaseInput={"Name": elsewhere})
+    http.call("POST", "/views/rename", {"source": {"database": database, "object": "new"},
+                                        "destination": {"database": elsewhere, "object": "moved"}})
+    assert http.call("GET", f"/databases/{elsewhere}/views/moved")["id"] == before["id"]
+    http.call("GET", f"/databases/{database}/views/new", expect=404)
+    http.call("POST", "/views/rename", {"source": {"database": elsewhere, "object": "moved"},
+                                        "destination": {"database": database, "object": "new"}})
 
     http.call("DELETE", f"/databases/{database}/views/new")
     http.call("DELETE", f"/databases/{database}/views/new", expect=404)

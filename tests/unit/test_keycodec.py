@@ -13,6 +13,7 @@ import pytest
 
 from chalicelib.errors import InvalidInputException
 from chalicelib.domain import keycodec
+from chalicelib.domain.partition_keys import first_value_prefix_bounds, partition_sort_key
 from chalicelib.domain.keycodec import (SEP, Timestamp, decode_key, encode_key, encode_value,
                                        kind_of, merge_bounds, range_bounds)
 
@@ -294,3 +295,18 @@ def test_successor() -> None:
     assert keycodec.successor("a\U0010FFFF") == "b"
     assert keycodec.successor("\ud7ff") == "\ue000"
     assert keycodec.successor("\U0010FFFF") is None
+
+
+def test_first_value_prefix_bounds_hold_exactly_the_keys_of_values_with_the_prefix() -> None:
+    types = ["string", "int"]
+    bounds = first_value_prefix_bounds("2024-0", types)
+    assert bounds is not None
+    low, high = bounds
+    for first, inside in [("2024-0", True), ("2024-01", True), ("2024-0\x01x", True), ("2024-", False),
+                          ("2024-1", False), ("2024-/", False), ("x" * 2000, False), ("2024-0" + "y" * 2000, True)]:
+        key = partition_sort_key([first, "7"], types)
+        assert (low <= key <= high) == inside, first
+    long = first_value_prefix_bounds("z" * 2000, types)  # cut as keys are: still a superset
+    assert long is not None and long[0] <= partition_sort_key(["z" * 2001, "1"], types) <= long[1]
+    assert first_value_prefix_bounds("", types) is None
+    assert first_value_prefix_bounds("20", ["int", "string"]) is None  # typed: no text prefix order

@@ -34,7 +34,14 @@ def test_nested_types_get_ids_as_paimons_schema_builder() -> None:
 
 
 @pytest.mark.parametrize("bad", ["uniontype<int,string>", "interval_day_time", "array<int", "map<int>",
-                                 "struct<a int>", "varchar", "", "int extra"])
+                                 "struct<a int>", "varchar", "", "int extra", "decimal(39,0)", "decimal(5,6)",
+                                 "decimal(5,1,1)"])
 def test_types_without_a_paimon_counterpart(bad: str) -> None:
     with pytest.raises(ValueError):
         fields_from_columns([{"Name": "c", "Type": bad}])
+
+
+def test_a_deeply_nested_type_is_refused_not_a_stack_overflow() -> None:
+    # Glue allows 131,072 characters of type: far deeper than Python's stack, unchecked.
+    with pytest.raises(ValueError, match="nests"):
+        fields_from_columns([{"Name": "c", "Type": "array<" * 20000 + "int" + ">" * 20000}])

@@ -9,8 +9,7 @@ import pytest
 from chalicelib.domain.paimon.functions import Function, apply_changes as apply_function_changes, check_name
 from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.domain.paimon.types import to_json
-from chalicelib.domain.paimon.views import (STATE_PARAMETER, ViewSchema, apply_changes, from_glue, parse_glue_type,
-                                            to_glue)
+from chalicelib.domain.paimon.views import STATE_PARAMETER, ViewSchema, apply_changes, from_glue, to_glue
 from chalicelib.errors import AlreadyExistsException, EntityNotFoundException, InvalidInputException
 
 VIEW = {"fields": [{"id": 0, "name": "Id", "type": "INT NOT NULL"},
@@ -53,13 +52,26 @@ def test_a_view_without_paimon_state_or_with_garbage_reads() -> None:
 
 
 @pytest.mark.parametrize("glue, paimon", [
-    ("int", "INT"), ("varchar(7)", "VARCHAR(7)"), ("decimal(5)", "DECIMAL(5, 0)"), ("timestamp", "TIMESTAMP(6)"),
+    ("int", "INT"), ("varchar(7)", "VARCHAR(7)"), ("decimal(5)", "DECIMAL(5, 0)"), ("decimal", "DECIMAL(10, 0)"),
+    ("timestamp", "TIMESTAMP(6)"),
     ("array<map<string,int>>", {"type": "ARRAY", "element": {"type": "MAP", "key": "STRING", "value": "INT",
                                                              "nullable": True}, "nullable": True}),
-    ("geometry", "STRING"),
+    ("geometry", "STRING"), ("varchar", "STRING"), ("struct<a:uniontype<int>>", "STRING"),
 ])
 def test_glue_types_read_as_paimon_types(glue: str, paimon: object) -> None:
-    assert to_json(parse_glue_type(glue)) == paimon
+    table = {"TableType": "VIRTUAL_VIEW", "StorageDescriptor": {"Columns": [{"Name": "c", "Type": glue}]}}
+    assert to_json(from_glue(table).fields[0].type) == paimon
+
+
+def test_glue_view_columns_number_nested_fields_per_row() -> None:
+    # As Paimon's HiveCatalog reads a view (RowType.builder): each ROW numbers its fields from 0.
+    table = {"TableType": "VIRTUAL_VIEW", "StorageDescriptor": {"Columns": [
+        {"Name": "s", "Type": "struct<x:int,y:struct<p:string>>"}, {"Name": "d", "Type": "date"}]}}
+    fields = from_glue(table).to_json()["fields"]
+    assert [(f["id"], f["name"]) for f in fields] == [(0, "s"), (1, "d")]
+    row = fields[0]["type"]
+    assert [(f["id"], f["name"]) for f in row["fields"]] == [(0, "x"), (1, "y")]
+    assert [(f["id"], f["name"]) for f in row["fields"][1]["type"]["fields"]] == [(0, "p")]
 
 
 def test_view_changes_are_all_or_none() -> None:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from chalicelib.domain.paimon.object_changes import apply_shared_change
 from chalicelib.domain.paimon.types import parse_field
 from chalicelib.errors import AlreadyExistsException, EntityNotFoundException, InvalidInputException
 
@@ -139,22 +140,9 @@ def apply_changes(function: Function, changes: Any) -> Function:
         if not isinstance(change, dict):
             raise _bad(f"{where} must be an object")
         action = change.get("action")
-        if action == "setOption":
-            key, value = change.get("key"), change.get("value")
-            if not isinstance(key, str) or not isinstance(value, str):
-                raise _bad(f"{where}: setOption needs string key and value")
-            result.options[key] = value
-        elif action == "removeOption":
-            key = change.get("key")
-            if not isinstance(key, str):
-                raise _bad(f"{where}: removeOption needs a string key")
-            result.options.pop(key, None)
-        elif action == "updateComment":
-            comment = change.get("comment")
-            if comment is not None and not isinstance(comment, str):
-                raise _bad(f"{where}.comment must be a string or null")
-            result.comment = comment
-        elif action in ("addDefinition", "updateDefinition", "dropDefinition"):
+        if apply_shared_change(result, change, where):
+            continue
+        if action in ("addDefinition", "updateDefinition", "dropDefinition"):
             name = change.get("name")
             if not isinstance(name, str) or not name:
                 raise _bad(f"{where}.name must be a non-empty string")

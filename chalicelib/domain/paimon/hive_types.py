@@ -1,18 +1,20 @@
-"""Glue (Hive DDL) column types read as Paimon types, for Glue tables served as Paimon format tables.
+"""Glue (Hive DDL) column types read as Paimon types: the columns of Glue tables served as
+Paimon format tables, and of views a Glue client wrote.
 
 Follows Paimon's HiveTypeUtils (HiveToPaimonTypeVisitor): string -> STRING (VARCHAR(max)), binary ->
-BYTES, timestamp -> TIMESTAMP(6), decimal -> DECIMAL(10, 0) unless sized, struct -> ROW, and
-ids assigned as Paimon's Schema.Builder does (each column, then its nested fields, in order).
-A type with no Paimon counterpart (uniontype, interval, ...) raises ValueError: such a table is
-not one Paimon's clients can read.
+BYTES, timestamp -> TIMESTAMP(6), decimal -> DECIMAL(10, 0) unless sized, struct -> ROW. A type
+with no Paimon counterpart (uniontype, interval, ...) or a malformed one raises ValueError: the
+caller decides (a format table is not served; a view column reads as STRING).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from itertools import count
+from typing import Any, Iterator, Optional
 
-from chalicelib.domain.paimon.types import ArrayType, AtomicType, DataField, DataType, MapType, RowType
+from chalicelib.domain.paimon.types import (MAX_NESTING, ArrayType, AtomicType, DataField, DataType, MapType,
+                                            RowType)
 
 _ATOMIC = {"boolean": "BOOLEAN", "tinyint": "TINYINT", "smallint": "SMALLINT", "int": "INT", "integer": "INT",
            "bigint": "BIGINT", "float": "FLOAT", "double": "DOUBLE", "string": "STRING", "binary": "BYTES",
@@ -59,18 +61,20 @@ class _Parser:
         self.take(")")
         return numbers
 
-    def parse(self) -> Any:
+    def parse(self, depth: int = 0) -> Any:
+        if depth > MAX_NESTING:  # a Glue type may be 131,072 characters: never exhaust the stack
+            raise ValueError(f"type nests more than {MAX_NESTING} levels")
         name = self.take().lower()
         if name == "array":
             self.take("<")
-            element = self.parse()
+            element = self.parse(depth + 1)
             self.take(">")
             return ("array", element)
         if name == "map":
             self.take("<")
-            key = self.parse()
+            key = self.parse(depth + 1)
             self.take(",")
-            value = self.parse()
+            value = self.parse(depth + 1)
             self.take(">")
             return ("map", key, value)
         if name == "struct":
@@ -79,7 +83,7 @@ class _Parser:
             while self.peek() != ">":
                 field_name = self.take()
                 self.take(":")
-                fields.append((field_name, self.parse()))
+                fields.append((field_name, self.parse(depth + 1)))
                 if self.peek() == ",":
                     self.take(",")
             self.take(">")
@@ -87,6 +91,8 @@ class _Parser:
         args = self.sized()
         if name == "decimal":
             precision, scale = (args + [10, 0][len(args):])[:2] if args else (10, 0)
+            if len(args) > 2 or not 1 <= precision <= 38 or not 0 <= scale <= precision:  # Paimon's DecimalType
+                raise ValueError(f"decimal({precision}, {scale}) is out of range in {self.text[:100]!r}")
             return ("atomic", f"DECIMAL({precision}, {scale})")
         if name in ("char", "varchar"):
             if len(args) != 1:
@@ -97,33 +103,42 @@ class _Parser:
         raise ValueError(f"Glue type {name!r} has no Paimon counterpart")
 
 
-def _build(node: Any, next_id: list[int]) -> DataType:
+def _build(node: Any, ids: Optional[Iterator[int]]) -> DataType:
     kind = node[0]
     if kind == "atomic":
         return AtomicType(node[1])
     if kind == "array":
-        return ArrayType(_build(node[1], next_id))
+        return ArrayType(_build(node[1], ids))
     if kind == "map":
-        return MapType(_build(node[1], next_id), _build(node[2], next_id))
+        return MapType(_build(node[1], ids), _build(node[2], ids))
+    row_ids = count() if ids is None else ids
     fields = []
     for name, child in node[1]:
-        next_id[0] += 1
-        field_id = next_id[0]
-        fields.append(DataField(field_id, name, _build(child, next_id)))
+        field_id = next(row_ids)
+        fields.append(DataField(field_id, name, _build(child, ids)))
     return RowType(fields)
 
 
+def parse_hive_type(text: str, ids: Optional[Iterator[int]] = None) -> DataType:
+    """The Paimon type of a Glue column type. Nested ROW fields take their ids from ``ids``
+    (Paimon's Schema.Builder numbers them across the whole schema); without, each ROW numbers its
+    fields from 0, as Paimon's RowType.builder does for HiveCatalog's views. ValueError for a type
+    Paimon has no counterpart for, or a malformed one."""
+    parser = _Parser(text)
+    node = parser.parse()
+    if parser.peek():
+        raise ValueError(f"malformed type {text[:100]!r}")
+    return _build(node, ids)
+
+
 def fields_from_columns(columns: list[dict[str, Any]]) -> list[DataField]:
-    """Paimon fields for Glue columns (``Name``, ``Type``, ``Comment``); ValueError for a type
+    """Paimon fields for Glue columns (``Name``, ``Type``, ``Comment``), ids assigned as Paimon's
+    Schema.Builder does (each column, then its nested fields, in order); ValueError for a type
     Paimon has no counterpart for."""
-    next_id = [-1]
+    ids = count()
     fields = []
     for column in columns:
-        parser = _Parser(str(column.get("Type") or ""))
-        node = parser.parse()
-        if parser.peek():
-            raise ValueError(f"malformed type {column.get('Type')!r}")
-        next_id[0] += 1
-        field_id = next_id[0]
-        fields.append(DataField(field_id, column["Name"], _build(node, next_id), column.get("Comment")))
+        field_id = next(ids)
+        fields.append(DataField(field_id, column["Name"], parse_hive_type(str(column.get("Type") or ""), ids),
+                                column.get("Comment")))
     return fields

@@ -20,12 +20,12 @@ has no view client).
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib.domain.paimon.types import (ArrayType, DataField, DataType, MapType, RowType, glue_type, parse_atomic,
-                                            parse_field)
+from chalicelib.domain.paimon.hive_types import parse_hive_type
+from chalicelib.domain.paimon.object_changes import apply_shared_change
+from chalicelib.domain.paimon.types import AtomicType, DataField, DataType, glue_type, parse_field
 from chalicelib.errors import AlreadyExistsException, EntityNotFoundException, InvalidInputException
 
 VIEW_TYPE = "VIRTUAL_VIEW"
@@ -164,22 +164,9 @@ def apply_changes(view: ViewSchema, changes: Any, view_name: str) -> ViewSchema:
         if not isinstance(change, dict):
             raise _bad(f"{where} must be an object")
         action = change.get("action")
-        if action == "setOption":
-            key, value = change.get("key"), change.get("value")
-            if not isinstance(key, str) or not isinstance(value, str):
-                raise _bad(f"{where}: setOption needs string key and value")
-            result.options[key] = value
-        elif action == "removeOption":
-            key = change.get("key")
-            if not isinstance(key, str):
-                raise _bad(f"{where}: removeOption needs a string key")
-            result.options.pop(key, None)
-        elif action == "updateComment":
-            comment = change.get("comment")
-            if comment is not None and not isinstance(comment, str):
-                raise _bad(f"{where}.comment must be a string or null")
-            result.comment = comment
-        elif action in ("addDialect", "updateDialect"):
+        if apply_shared_change(result, change, where):
+            continue
+        if action in ("addDialect", "updateDialect"):
             name = _dialect_name(change.get("dialect"), where)
             query = _query(change.get("query"), f"{where}.query")
             if action == "addDialect" and name in result.dialects:
@@ -278,8 +265,8 @@ def from_glue(table: dict[str, Any]) -> ViewSchema:
     fields_json: list[Any] | None = state.get("fields")
     if fields is None or not _same_columns(_columns(fields), columns):
         fields_json = None
-        fields = [DataField(i, str(c.get("Name", "")), parse_glue_type(str(c.get("Type") or "string")),
-                            c.get("Comment")) for i, c in enumerate(columns)]
+        fields = [DataField(i, str(c.get("Name", "")), _column_type(c), c.get("Comment"))
+                  for i, c in enumerate(columns)]
     representations = (table.get("ViewDefinition") or {}).get("Representations") or []
     stored = state.get("dialects")
     dialects = {str(k): str(v) for k, v in stored.items()} if isinstance(stored, dict) else {}
@@ -292,6 +279,15 @@ def from_glue(table: dict[str, Any]) -> ViewSchema:
     return ViewSchema(fields, query, dialects, table.get("Description"), parameters, fields_json)
 
 
+def _column_type(column: dict[str, Any]) -> DataType:
+    """A Glue view column's type as Paimon's; one Paimon has no counterpart for (or a malformed
+    one) reads as STRING, since a view's column types are informational (the query defines them)."""
+    try:
+        return parse_hive_type(str(column.get("Type") or "string"))
+    except ValueError:
+        return AtomicType("STRING")
+
+
 def _state_fields(state: dict[str, Any]) -> list[DataField] | None:
     raw = state.get("fields")
     if not isinstance(raw, list):
@@ -300,57 +296,3 @@ def _state_fields(state: dict[str, Any]) -> list[DataField] | None:
         return [parse_field(item) for item in raw]
     except InvalidInputException:
         return None
-
-
-# -- Glue (Hive DDL) column types back to Paimon ----------------------------------------------------
-_HIVE_ATOMIC = {
-    "boolean": "BOOLEAN", "tinyint": "TINYINT", "smallint": "SMALLINT", "int": "INT", "integer": "INT",
-    "bigint": "BIGINT", "float": "FLOAT", "double": "DOUBLE", "date": "DATE", "string": "STRING",
-    "binary": "BYTES", "timestamp": "TIMESTAMP(6)",
-}
-_PARAMETRIC = re.compile(r"(decimal|varchar|char)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)")
-
-
-def _split_top(text: str, separator: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth -= 1
-        elif ch == separator and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts]
-
-
-def parse_glue_type(text: str, depth: int = 0) -> DataType:
-    """A Paimon type (as DataField.type) for a Glue column type; a type Paimon has no
-    equivalent for (or a malformed one) reads as STRING, since a view's column types are
-    informational (the query defines them)."""
-    lowered = text.strip().lower()
-    try:
-        if depth > 32:
-            raise ValueError(text)
-        if lowered.startswith("array<") and lowered.endswith(">"):
-            return ArrayType(parse_glue_type(text.strip()[6:-1], depth + 1))
-        if lowered.startswith("map<") and lowered.endswith(">"):
-            key, value = _split_top(text.strip()[4:-1], ",")
-            return MapType(parse_glue_type(key, depth + 1), parse_glue_type(value, depth + 1))
-        if lowered.startswith("struct<") and lowered.endswith(">"):
-            members = [m for m in _split_top(text.strip()[7:-1], ",") if m]
-            fields = []
-            for i, member in enumerate(members):
-                name, _, member_type = member.partition(":")
-                fields.append(DataField(i, name.strip(), parse_glue_type(member_type, depth + 1)))
-            return RowType(fields)
-        match = _PARAMETRIC.fullmatch(lowered)
-        if match:
-            kind, first, second = match.groups()
-            if kind == "decimal":
-                return parse_atomic(f"DECIMAL({first}, {second or 0})")
-            return parse_atomic(f"{kind.upper()}({first})")
-        return parse_atomic(_HIVE_ATOMIC.get(lowered, "STRING"))
-    except (ValueError, InvalidInputException):
-        return parse_atomic("STRING")

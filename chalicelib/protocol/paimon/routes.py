@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from chalicelib.protocol.paimon.wire import Handler, PaimonRequest, PaimonResponse
+from chalicelib.protocol.paimon.wire import Handler, PaimonRequest, PaimonResponse, unserved
 
 
 class _Lazy:
@@ -42,9 +42,9 @@ def resolve(handler: Handler) -> Handler:
     return target() if target is not None else handler  # type: ignore[no-any-return]
 
 
-branches, config, databases, functions, partitions, permissions, snapshots, tables, tags, views = (
-    _Lazy(name) for name in ("branches", "config", "databases", "functions", "partitions", "permissions",
-                             "snapshots", "tables", "tags", "views"))
+branches, config, databases, functions, partitions, snapshots, tables, tags, views = (
+    _Lazy(name) for name in ("branches", "config", "databases", "functions", "partitions", "snapshots", "tables",
+                             "tags", "views"))
 
 P = "/v1/{prefix}"
 DB = P + "/databases/{database}"
@@ -67,8 +67,8 @@ ROUTE_LIST: list[tuple[str, str, Handler]] = [
     ("GET", TABLE, tables.get_table),
     ("POST", TABLE, tables.alter_table),
     ("DELETE", TABLE, tables.drop_table),
-    ("GET", TABLE + "/token", tables.load_table_token),
-    ("POST", TABLE + "/auth", tables.auth_table_query),
+    ("GET", TABLE + "/token", unserved("Load table token")),
+    ("POST", TABLE + "/auth", unserved("Auth table query")),
     # snapshots
     ("POST", TABLE + "/commit", snapshots.commit_table),
     ("GET", TABLE + "/snapshot", snapshots.load_snapshot),
@@ -105,9 +105,9 @@ ROUTE_LIST: list[tuple[str, str, Handler]] = [
     ("POST", DB + "/views/{view}", views.alter_view),
     ("DELETE", DB + "/views/{view}", views.drop_view),
     # permissions
-    ("GET", P + "/permissions", permissions.list_permissions),
-    ("POST", P + "/permissions/grant", permissions.grant_permission),
-    ("POST", P + "/permissions/revoke", permissions.revoke_permission),
+    ("GET", P + "/permissions", unserved("List permissions")),
+    ("POST", P + "/permissions/grant", unserved("Grant permission")),
+    ("POST", P + "/permissions/revoke", unserved("Revoke permission")),
 ]
 
 ROUTES: dict[tuple[str, str], Handler] = {(method, path): handler for method, path, handler in ROUTE_LIST}

@@ -1,5 +1,5 @@
 """Tables: create with a Schema, get, alter (SchemaChanges), rename, drop, listings
-(``service.paimon_tables``); the data token and query auth are not served (501)."""
+(``service.paimon_tables``); the data token and query auth are not served (``routes``: 501)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from chalicelib.domain.paimon.schema import Schema
 from chalicelib.domain.paimon.schema_changes import parse_changes
 from chalicelib.protocol.paimon import paging
 from chalicelib.protocol.paimon.databases import catalog_key, check_name
-from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request, not_implemented
+from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request
 from chalicelib.service import paimon_tables
 from chalicelib.service.paimon_tables import PaimonTable
 
@@ -116,12 +116,3 @@ def rename_table(request: PaimonRequest) -> PaimonResponse:
                                target)
     return PaimonResponse()
 
-
-def load_table_token(request: PaimonRequest) -> PaimonResponse:
-    """Load table token."""
-    raise not_implemented("Load table token")
-
-
-def auth_table_query(request: PaimonRequest) -> PaimonResponse:
-    """Auth table query."""
-    raise not_implemented("Auth table query")

@@ -96,6 +96,16 @@ class PaimonResponse:
 Handler = Callable[[PaimonRequest], PaimonResponse]
 
 
+def unserved(what: str) -> Handler:
+    """The handler of a call the catalog does not serve (the data token, query auth and
+    permissions wait for authentication): 501, which pypaimon raises as NotImplementedException."""
+    def handler(request: PaimonRequest) -> PaimonResponse:
+        raise not_implemented(what)
+    handler.__name__ = handler.__qualname__ = f"unserved({what})"
+    handler.__doc__ = f"{what}: not served (501)."
+    return handler
+
+
 @dataclass
 class WireResponse:
     """What the HTTP layer sends."""

@@ -1,0 +1,218 @@
+"""The Paimon warehouse on S3 (``PAIMON_WAREHOUSE=s3://bucket/prefix``), as deployed, against moto's
+S3 server on a local port: the catalog-side files (schema-N, snapshot-N, LATEST, EARLIEST, tag-NAME)
+land in the bucket at the keys the table's path names, through the running service; and the
+warehouse module's S3 backend in-process.
+
+pypaimon's RESTApi drives the catalog calls that touch no data files; the commit is raw HTTP with a
+minimal valid snapshot (pypaimon would write manifests itself, which is not the catalog's part).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+
+import boto3
+import pytest
+import requests
+from pypaimon.api.rest_api import RESTApi
+from pypaimon.common.identifier import Identifier
+from pypaimon.schema import data_types as pt
+from pypaimon.schema.schema import Schema
+from pypaimon.schema.schema_change import SchemaChange
+from pypaimon.table.instant import Instant
+
+from chalicelib.store import warehouse
+from infra.local.dynamodb_local import PREEXEC, free_port, stop_process
+from infra.local.stack import REGION, CatalogStack, wait_for_port
+
+BUCKET = "paimon-warehouse-test"
+ACCOUNT = "123456789012"
+CATALOG = "s3_wh"
+VENV_BIN = Path(__file__).resolve().parents[2] / ".venv" / "bin"
+
+
+@pytest.fixture(scope="module")
+def moto_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """moto's S3 server on a free local port, with the test bucket; stopped after the module."""
+    port = free_port()
+    log = open(tmp_path_factory.mktemp("moto") / "moto.log", "ab")
+    process = subprocess.Popen([str(VENV_BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
+                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, preexec_fn=PREEXEC)
+    log.close()  # the child holds its own descriptor
+    try:
+        wait_for_port(port, process)
+        url = f"http://127.0.0.1:{port}"
+        s3_client(url).create_bucket(Bucket=BUCKET)
+        yield url
+    finally:
+        stop_process(process)
+
+
+def s3_client(url: str) -> Any:
+    """A boto3 S3 client on moto (any credentials do)."""
+    return boto3.client("s3", endpoint_url=url, region_name=REGION, aws_access_key_id="local",
+                        aws_secret_access_key="local")
+
+
+@pytest.fixture(scope="module")
+def s3(moto_url: str) -> Any:
+    return s3_client(moto_url)
+
+
+@pytest.fixture(scope="module")
+def s3_stack(moto_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogStack]:
+    """A stack of its own whose API server's warehouse is s3://BUCKET/wh on moto."""
+    env = {"PAIMON_WAREHOUSE": f"s3://{BUCKET}/wh", "AWS_ENDPOINT_URL_S3": moto_url}
+    with CatalogStack(log_dir=tmp_path_factory.mktemp("s3-stack-logs"), server_env=env) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def api(s3_stack: CatalogStack) -> RESTApi:
+    return RESTApi({"metastore": "rest", "uri": s3_stack.endpoint, "warehouse": CATALOG, "token.provider": "bear",
+                    "token": ACCOUNT})
+
+
+def keys(s3: Any, prefix: str) -> list[str]:
+    """Every key under ``prefix``, relative to it, sorted."""
+    found = []
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix):
+        found += [entry["Key"][len(prefix):] for entry in page.get("Contents") or []]
+    return sorted(found)
+
+
+def body(s3: Any, key: str) -> bytes:
+    return s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()  # type: ignore[no-any-return]
+
+
+def table_prefix(path: str) -> str:
+    """The bucket key prefix of a table path ``s3://BUCKET/...`` (with a trailing slash)."""
+    assert path.startswith(f"s3://{BUCKET}/wh/"), path
+    return path[len(f"s3://{BUCKET}/"):].rstrip("/") + "/"
+
+
+def snapshot_json(snapshot_id: int, snapshot_uuid: str) -> dict[str, Any]:
+    """A minimal valid Snapshot, as pypaimon's JSON.to_json writes one."""
+    return {"version": 3, "id": snapshot_id, "schemaId": 1, "baseManifestList": f"manifest-list-base-{snapshot_id}",
+            "deltaManifestList": f"manifest-list-delta-{snapshot_id}", "totalRecordCount": 5 * snapshot_id,
+            "deltaRecordCount": 5, "commitUser": "s3-test", "commitIdentifier": snapshot_id, "commitKind": "APPEND",
+            "timeMillis": int(time.time() * 1000), "uuid": snapshot_uuid}
+
+
+def commit(endpoint: str, db: str, table: str, table_id: str, base: str | None, snapshot: dict[str, Any]) -> Any:
+    """POST .../commit as pypaimon sends it (CommitTableRequest with PartitionStatistics)."""
+    response = requests.post(
+        f"{endpoint}/v1/{CATALOG}/databases/{db}/tables/{table}/commit", timeout=30,
+        headers={"Authorization": f"Bearer {ACCOUNT}", "Content-Type": "application/json"},
+        data=json.dumps({"tableId": table_id, "baseSnapshotUuid": base, "snapshot": snapshot,
+                         "statistics": [{"spec": {"dt": "a"}, "recordCount": 5, "fileSizeInBytes": 100,
+                                         "fileCount": 1, "lastFileCreationTime": snapshot["timeMillis"],
+                                         "totalBuckets": 1}]}))
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_table_files_live_in_the_bucket(api: RESTApi, s3_stack: CatalogStack, s3: Any) -> None:
+    db = f"s3db_{uuid.uuid4().hex[:8]}"
+    api.create_database(db, {})
+    ident = Identifier.create(db, "events")
+    fields = [pt.DataField(0, "id", pt.AtomicType("INT")), pt.DataField(1, "dt", pt.AtomicType("STRING"))]
+    api.create_table(ident, Schema(fields=fields, partition_keys=["dt"], options={"bucket": "-1"}))
+
+    got = api.get_table(ident)
+    prefix = table_prefix(got.path)
+    assert prefix == f"wh/{db}.db/events/"
+    assert keys(s3, prefix) == ["schema/schema-0"]
+    schema0 = json.loads(body(s3, prefix + "schema/schema-0"))
+    assert schema0["id"] == 0 and [f["name"] for f in schema0["fields"]] == ["id", "dt"]
+
+    api.alter_table(ident, [SchemaChange.add_column("v", pt.AtomicType("STRING"))])
+    assert keys(s3, prefix) == ["schema/schema-0", "schema/schema-1"]
+    assert [f["name"] for f in json.loads(body(s3, prefix + "schema/schema-1"))["fields"]] == ["id", "dt", "v"]
+
+    # Two commits: snapshot-1 with LATEST and EARLIEST, then snapshot-2 moves LATEST only.
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    assert commit(s3_stack.endpoint, db, "events", got.id, None, snapshot_json(1, first)) == {"success": True}
+    assert keys(s3, prefix + "snapshot/") == ["EARLIEST", "LATEST", "snapshot-1"]
+    assert json.loads(body(s3, prefix + "snapshot/snapshot-1"))["uuid"] == first
+    assert body(s3, prefix + "snapshot/LATEST").decode().strip() == "1"
+    assert body(s3, prefix + "snapshot/EARLIEST").decode().strip() == "1"
+    assert commit(s3_stack.endpoint, db, "events", got.id, first, snapshot_json(2, second)) == {"success": True}
+    assert keys(s3, prefix + "snapshot/") == ["EARLIEST", "LATEST", "snapshot-1", "snapshot-2"]
+    assert body(s3, prefix + "snapshot/LATEST").decode().strip() == "2"
+    assert body(s3, prefix + "snapshot/EARLIEST").decode().strip() == "1"
+
+    api.create_tag(ident, "v1", snapshot_id=1)
+    tag = json.loads(body(s3, prefix + "tag/tag-v1"))
+    assert tag["id"] == 1 and tag["uuid"] == first
+
+    # Rollback deletes the files above the target and points LATEST at it.
+    api.rollback_to(ident, Instant.snapshot(1))
+    assert keys(s3, prefix + "snapshot/") == ["EARLIEST", "LATEST", "snapshot-1"]
+    assert body(s3, prefix + "snapshot/LATEST").decode().strip() == "1"
+    assert api.load_snapshot(ident).snapshot.id == 1
+
+    api.delete_tag(ident, "v1")
+    assert "tag/tag-v1" not in keys(s3, prefix)
+
+    # A managed table's directory goes with it.
+    api.drop_table(ident)
+    assert keys(s3, prefix) == []
+
+
+# ----------------------------------------------------------------------------- the module itself
+@pytest.fixture
+def on_moto(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """This process's warehouse module on moto's S3: a fresh prefix; the client forgotten after."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", moto_url)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "local")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
+    root = f"s3://{BUCKET}/unit-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("PAIMON_WAREHOUSE", root)
+    warehouse.reset_client()
+    yield root
+    warehouse.reset_client()
+
+
+def test_warehouse_put_get_exists_list_and_delete_on_s3(on_moto: str, s3: Any) -> None:
+    assert warehouse.warehouse_root() == on_moto
+    table = warehouse.table_path("db", "t")
+    schema = warehouse.schema_file(table, 0)
+    assert warehouse.get(schema) is None
+    assert not warehouse.exists(schema)
+    assert warehouse.list_prefix(table) == []
+
+    warehouse.put(schema, '{"id": 0}')
+    warehouse.put(warehouse.snapshot_file(table, 1), b"snap")
+    warehouse.put(warehouse.latest_file(table), "1")
+    assert warehouse.get(schema) == b'{"id": 0}'
+    assert warehouse.exists(schema)
+    warehouse.put(schema, '{"id": 0, "again": true}')  # a put replaces
+    assert warehouse.get(schema) == b'{"id": 0, "again": true}'
+    assert body(s3, on_moto[len(f"s3://{BUCKET}/"):] + "/db.db/t/snapshot/LATEST") == b"1"
+    assert warehouse.list_prefix(table) == sorted([schema, warehouse.snapshot_file(table, 1),
+                                                   warehouse.latest_file(table)])
+    # A sibling whose name starts like the table's is not under it.
+    warehouse.put(warehouse.schema_file(table + "2", 0), "other")
+    assert len(warehouse.list_prefix(table)) == 3
+
+    warehouse.delete(warehouse.latest_file(table))
+    warehouse.delete(warehouse.latest_file(table))  # absent: nothing
+    assert not warehouse.exists(warehouse.latest_file(table))
+    warehouse.delete_tree(table)
+    assert warehouse.list_prefix(table) == []
+    assert warehouse.exists(warehouse.schema_file(table + "2", 0))
+    warehouse.delete_tree(table)  # absent: nothing
+
+
+def test_warehouse_s3_uri_without_bucket_is_refused() -> None:
+    with pytest.raises(warehouse.WarehouseError):
+        warehouse.put("s3:///key", b"x")

@@ -134,7 +134,7 @@ def list_prefix(uri: str) -> list[str]:
         return sorted(p.as_uri() for p in base.rglob("*") if p.is_file())
     bucket, key = where
     prefix = key.rstrip("/") + "/"
-    return sorted(f"s3://{bucket}/{k}" for k in _s3_keys(bucket, prefix))
+    return sorted(f"{scheme}://{bucket}/{k}" for k in _s3_keys(bucket, prefix))
 
 
 def delete(uri: str) -> None:
@@ -157,8 +157,14 @@ def delete_tree(uri: str) -> None:
     keys = list(_s3_keys(bucket, key.rstrip("/") + "/"))
     client = _s3()
     for start in range(0, len(keys), 1000):  # DeleteObjects takes at most 1,000 keys
-        client.delete_objects(Bucket=bucket, Delete={
+        answer = client.delete_objects(Bucket=bucket, Delete={
             "Objects": [{"Key": k} for k in keys[start:start + 1000]], "Quiet": True})
+        # DeleteObjects answers 200 even when keys failed (AccessDenied...): they are listed in
+        # Errors, and a drop that left files behind must not pass for done.
+        if answer.get("Errors"):
+            failed = answer["Errors"]
+            raise WarehouseError(f"could not delete {len(failed)} objects under {uri!r}, e.g. "
+                                 f"{failed[0].get('Key')!r}: {failed[0].get('Code')} {failed[0].get('Message')}")
 
 
 # ------------------------------------------------------------------------------ backends
@@ -168,9 +174,13 @@ def _split(uri: str) -> tuple[str, Any]:
     if parts.scheme == "file":
         return "file", unquote(parts.path)
     if parts.scheme in ("s3", "s3a"):
-        if not parts.netloc:
+        # The key is the literal rest after the bucket, not urlsplit's path: table paths carry Glue
+        # names as they are, and a `#` or `?` in one (Glue allows both) would otherwise start a
+        # fragment or query, cutting the key short so that two tables' files shared one key.
+        bucket, _, key = uri.split("://", 1)[1].partition("/")
+        if not bucket:
             raise WarehouseError(f"no bucket in warehouse URI {uri!r}")
-        return "s3", (parts.netloc, parts.path.lstrip("/"))
+        return parts.scheme, (bucket, key.lstrip("/"))
     raise WarehouseError(f"unsupported warehouse URI {uri!r}: use file:// or s3://bucket/prefix")
 
 

@@ -212,7 +212,33 @@ def test_warehouse_put_get_exists_list_and_delete_on_s3(on_moto: str, s3: Any) -
     assert warehouse.exists(warehouse.schema_file(table + "2", 0))
     warehouse.delete_tree(table)  # absent: nothing
 
+    # Keys are literal; an s3a:// directory lists as s3a:// URIs.
+    odd = f"{on_moto}/x#y?z%41/f"
+    warehouse.put(odd, "odd")
+    assert warehouse.get(odd) == b"odd" and warehouse.get(f"{on_moto}/x") is None
+    assert warehouse.list_prefix(f"{on_moto}/x#y?z%41") == [odd]
+    assert warehouse.list_prefix("s3a" + on_moto[2:]) == sorted(
+        "s3a" + u[2:] for u in [odd, warehouse.schema_file(table + "2", 0)])
+
 
 def test_warehouse_s3_uri_without_bucket_is_refused() -> None:
     with pytest.raises(warehouse.WarehouseError):
         warehouse.put("s3:///key", b"x")
+
+
+def test_names_with_uri_characters_keep_their_own_keys(api: RESTApi, s3: Any) -> None:
+    """An S3 key is literal text: ``#``, ``?`` and ``%`` in Glue names (which allows them) are not a
+    URI fragment, query or escape, so two such tables never share (or truncate to) one key."""
+    db = f"s3db_{uuid.uuid4().hex[:8]}"
+    api.create_database(db, {})
+    fields = [pt.DataField(0, "id", pt.AtomicType("INT"))]
+    names = ["a#b", "a?b", "a%41b", "a b"]
+    for name in names:
+        api.create_table(Identifier.create(db, name), Schema(fields=fields, options={"bucket": "-1"}))
+    for name in names:
+        path = api.get_table(Identifier.create(db, name)).path
+        assert keys(s3, table_prefix(path)) == ["schema/schema-0"], (name, keys(s3, f"wh/{db}.db/"))
+    assert keys(s3, f"wh/{db}.db/") == sorted(f"{name}/schema/schema-0" for name in names)
+    for name in names:
+        api.drop_table(Identifier.create(db, name))
+    assert keys(s3, f"wh/{db}.db/") == []

@@ -7,7 +7,9 @@ also written here. Two backends, chosen by the URI's scheme:
 
 - ``file://`` (local runs): a put writes a temporary file in the same directory and renames it
   over the target, so a reader never sees half a file;
-- ``s3://bucket/prefix`` (deployed): a put is one PUT, which S3 makes visible whole.
+- ``s3://bucket/prefix`` (deployed): a put is one PUT, which S3 makes visible whole. The key is
+  the URI's text after the bucket as it is (no URI decoding: names may hold ``#``, ``?``, ``%``).
+  tests/integration/test_paimon_s3_warehouse.py runs it against moto's S3 server.
 
 The warehouse is ``PAIMON_WAREHOUSE``, by default ``file://<repo>/.data/paimon-warehouse``
 (the data directory of ``make run``). botocore is imported on the first S3 call only, never at

@@ -151,6 +151,19 @@ def test_table_files_live_in_the_bucket(api: RESTApi, s3_stack: CatalogStack, s3
     tag = json.loads(body(s3, prefix + "tag/tag-v1"))
     assert tag["id"] == 1 and tag["uuid"] == first
 
+    # A branch from the tag gets its own directory (schemas, the tag, its snapshot, LATEST, EARLIEST);
+    # renamed, the directory moves; dropped, it goes.
+    api.create_branch(ident, "b1", "v1")
+    assert keys(s3, prefix + "branch/branch-b1/") == ["schema/schema-0", "schema/schema-1", "snapshot/EARLIEST",
+                                                      "snapshot/LATEST", "snapshot/snapshot-1", "tag/tag-v1"]
+    branch_files = {k: body(s3, prefix + "branch/branch-b1/" + k) for k in keys(s3, prefix + "branch/branch-b1/")}
+    api.rename_branch(ident, "b1", "b2")
+    assert keys(s3, prefix + "branch/branch-b1/") == []
+    assert {k: body(s3, prefix + "branch/branch-b2/" + k)
+            for k in keys(s3, prefix + "branch/branch-b2/")} == branch_files
+    api.drop_branch(ident, "b2")
+    assert keys(s3, prefix + "branch/") == []
+
     # Rollback deletes the files above the target and points LATEST at it.
     api.rollback_to(ident, Instant.snapshot(1))
     assert keys(s3, prefix + "snapshot/") == ["EARLIEST", "LATEST", "snapshot-1"]
@@ -239,6 +252,7 @@ def test_names_with_uri_characters_keep_their_own_keys(api: RESTApi, s3: Any) ->
         path = api.get_table(Identifier.create(db, name)).path
         assert keys(s3, table_prefix(path)) == ["schema/schema-0"], (name, keys(s3, f"wh/{db}.db/"))
     assert keys(s3, f"wh/{db}.db/") == sorted(f"{name}/schema/schema-0" for name in names)
-    for name in names:
-        api.drop_table(Identifier.create(db, name))
+    api.drop_table(Identifier.create(db, "a#b"))
+    assert keys(s3, f"wh/{db}.db/") == sorted(f"{name}/schema/schema-0" for name in names[1:])
+    api.drop_database(db)  # cascades, and removes its managed tables' directories
     assert keys(s3, f"wh/{db}.db/") == []

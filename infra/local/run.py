@@ -77,6 +77,8 @@ def main() -> None:
         print(f"  aws glue get-databases --endpoint-url {url} --region us-east-1")
         print(f'  boto3.client("glue", endpoint_url="{url}", region_name="us-east-1").get_databases()')
         print("  any credentials work; a 12-digit access key id is taken as the account id")
+        print(f"Paimon REST catalog (pypaimon RESTCatalog): uri {url}, any warehouse name, "
+              "token.provider=bear, token <12-digit account id>")
         print("Ctrl-C stops everything.", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:

@@ -192,22 +192,11 @@ def commit_snapshot(table: TableItem, base: Head, snapshot: Snapshot,
     The caller has checked ``snapshot.id == (base.snapshot_id or 0) + 1`` and that ``base.pending``
     is None (rolled forward first)."""
     totals = base.totals.plus(deltas)
-    seq = base.stats_seq + 1
     names = {"#u": "snapshot_uuid", "#i": "snapshot_id", "#p": "pending"}
-    values: dict[str, Any] = {":id": dj.n(snapshot.id), ":r": dj.n(totals.record_count),
-                              ":s": dj.n(totals.file_size_in_bytes), ":f": dj.n(totals.file_count),
-                              ":l": dj.n(totals.last_file_creation_time), ":q": dj.n(seq)}
+    sets, removes, values = _head_move(snapshot.id, snapshot.uuid, totals, base.stats_seq + 1, deltas)
+    # The head keeps the latest snapshot's JSON (see Head.latest_text).
     values[":doc"] = dj.b(snapshot.text().encode("utf-8"))
-    sets = "#i = :id, records = :r, size = :s, files = :f, last_file = :l, stats_seq = :q, doc = :doc"
-    if snapshot.uuid is not None:
-        values[":uuid"] = dj.s(snapshot.uuid)
-        sets += ", #u = :uuid"
-        remove = ""
-    else:
-        remove = " REMOVE #u"
-    if deltas:
-        values[":pend"] = dj.b(_encode_deltas(deltas))
-        sets += ", #p = :pend"
+    sets += ", doc = :doc"
     if base.snapshot_id is None:
         condition = "attribute_exists(stats_seq) AND attribute_not_exists(#i) AND attribute_not_exists(#p)"
     else:
@@ -221,23 +210,61 @@ def commit_snapshot(table: TableItem, base: Head, snapshot: Snapshot,
     values[":sq"] = dj.n(base.stats_seq)
     condition += " AND stats_seq = :sq"
     key = {"table_uid": dj.s(table.uid), "key": dj.s(head_key(base.branch))}
-    snap_item: dict[str, Any] = {"table_uid": dj.s(table.uid), "key": dj.s(snap_key(snapshot.id, base.branch)),
-                                 "doc": dj.b(snapshot.text().encode("utf-8")), "snapshot_id": dj.n(snapshot.id),
-                                 "records": dj.n(totals.record_count), "size": dj.n(totals.file_size_in_bytes),
-                                 "files": dj.n(totals.file_count), "last_file": dj.n(totals.last_file_creation_time)}
-    if snapshot.uuid is not None:
-        snap_item["snapshot_uuid"] = dj.s(snapshot.uuid)
-    if deltas:
-        snap_item["stats"] = dj.b(_encode_deltas(deltas))
     actions = [
-        dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)}, "#uid = :tuid",
-                 {"#uid": "uid"}, {":tuid": dj.s(table.uid)}),
-        {"Update": {"TableName": _TABLE, "Key": key, "UpdateExpression": "SET " + sets + remove,
+        _table_check(table),
+        {"Update": {"TableName": _TABLE, "Key": key, "UpdateExpression": _update_expression(sets, removes),
                     "ConditionExpression": condition, "ExpressionAttributeNames": names,
                     "ExpressionAttributeValues": values}},
-        dj.put(_TABLE, snap_item),
+        dj.put(_TABLE, _snap_item(table.uid, base.branch, snapshot.id, snapshot.uuid, snapshot.text(), totals,
+                                  deltas)),
     ]
     return _transact(actions)
+
+
+def _head_move(snapshot_id: int, snapshot_uuid: str | None, totals: Totals, seq: int,
+               deltas: Sequence[PartitionDelta]) -> tuple[str, list[str], dict[str, Any]]:
+    """SET clauses, REMOVE names and values that move a head to a snapshot (commit and
+    fast-forward): its id and uuid, the table totals after it, the next stats operation and
+    its deltas as ``pending``. Names used: #i, #u, #p."""
+    values: dict[str, Any] = {":id": dj.n(snapshot_id), ":r": dj.n(totals.record_count),
+                              ":s": dj.n(totals.file_size_in_bytes), ":f": dj.n(totals.file_count),
+                              ":l": dj.n(totals.last_file_creation_time), ":q": dj.n(seq)}
+    sets = "#i = :id, records = :r, size = :s, files = :f, last_file = :l, stats_seq = :q"
+    removes: list[str] = []
+    if snapshot_uuid is not None:
+        values[":uuid"] = dj.s(snapshot_uuid)
+        sets += ", #u = :uuid"
+    else:
+        removes.append("#u")
+    if deltas:
+        values[":pend"] = dj.b(_encode_deltas(deltas))
+        sets += ", #p = :pend"
+    return sets, removes, values
+
+
+def _update_expression(sets: str, removes: Sequence[str]) -> str:
+    return "SET " + sets + (" REMOVE " + ", ".join(removes) if removes else "")
+
+
+def _snap_item(table_uid: str, branch: str, snapshot_id: int, snapshot_uuid: str | None, text: str,
+               totals: Totals, deltas: Sequence[PartitionDelta]) -> dict[str, Any]:
+    """A snapshot item in wire form: the JSON as the client sent it, the totals after it and
+    the commit's deltas (what a rollback undoes)."""
+    item: dict[str, Any] = {"table_uid": dj.s(table_uid), "key": dj.s(snap_key(snapshot_id, branch)),
+                            "doc": dj.b(text.encode("utf-8")), "snapshot_id": dj.n(snapshot_id),
+                            "records": dj.n(totals.record_count), "size": dj.n(totals.file_size_in_bytes),
+                            "files": dj.n(totals.file_count), "last_file": dj.n(totals.last_file_creation_time)}
+    if snapshot_uuid is not None:
+        item["snapshot_uuid"] = dj.s(snapshot_uuid)
+    if deltas:
+        item["stats"] = dj.b(_encode_deltas(deltas))
+    return item
+
+
+def _table_check(table: TableItem) -> dict[str, Any]:
+    """A transaction's check that the Glue table still has this uid (not dropped or replaced)."""
+    return dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)}, "#uid = :tuid",
+                    {"#uid": "uid"}, {":tuid": dj.s(table.uid)})
 
 
 def get_snapshot(table_uid: str, snapshot_id: int, branch: str = MAIN) -> StoredSnapshot | None:
@@ -520,21 +547,10 @@ def fast_forward(table: TableItem, main: Head, branch: Head, snapshots: Sequence
     the item count within MAX_FAST_FORWARD_ITEMS."""
     uid = dj.s(table.uid)
     names = {"#u": "snapshot_uuid", "#i": "snapshot_id", "#p": "pending", "#pub": "published"}
-    totals = branch.totals
-    values: dict[str, Any] = {":id": dj.n(branch.snapshot_id or 0), ":r": dj.n(totals.record_count),
-                              ":s": dj.n(totals.file_size_in_bytes), ":f": dj.n(totals.file_count),
-                              ":l": dj.n(totals.last_file_creation_time), ":q": dj.n(main.stats_seq + 1),
-                              ":sq": dj.n(main.stats_seq)}
-    sets = "#i = :id, records = :r, size = :s, files = :f, last_file = :l, stats_seq = :q"
-    removes = ["#pub", "doc"]  # the branch's head doc is not read here: main reads its snap item
-    if branch.snapshot_uuid is not None:
-        values[":uuid"] = dj.s(branch.snapshot_uuid)
-        sets += ", #u = :uuid"
-    else:
-        removes.append("#u")
-    if deltas:
-        values[":pend"] = dj.b(_encode_deltas(deltas))
-        sets += ", #p = :pend"
+    sets, removes, values = _head_move(branch.snapshot_id or 0, branch.snapshot_uuid, branch.totals,
+                                       main.stats_seq + 1, deltas)
+    removes += ["#pub", "doc"]  # the branch's head doc is not carried: main reads its snap item
+    values[":sq"] = dj.n(main.stats_seq)
     if main.snapshot_id is None:
         condition = "attribute_not_exists(#i)"
     else:
@@ -542,24 +558,14 @@ def fast_forward(table: TableItem, main: Head, branch: Head, snapshots: Sequence
         condition = "#i = :base"
     condition += " AND stats_seq = :sq AND attribute_not_exists(#p)"
     actions: list[dict[str, Any]] = [
-        dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)}, "#uid = :tuid",
-                 {"#uid": "uid"}, {":tuid": dj.s(table.uid)}),
+        _table_check(table),
         {"Update": {"TableName": _TABLE, "Key": {"table_uid": uid, "key": dj.s(head_key(main.branch))},
-                    "UpdateExpression": "SET " + sets + " REMOVE " + ", ".join(removes),
+                    "UpdateExpression": _update_expression(sets, removes),
                     "ConditionExpression": condition, "ExpressionAttributeNames": names,
                     "ExpressionAttributeValues": values}},
     ]
-    for snap in snapshots:
-        item: dict[str, Any] = {"table_uid": uid, "key": dj.s(snap_key(snap.snapshot_id, main.branch)),
-                                "doc": dj.b(snap.text.encode("utf-8")), "snapshot_id": dj.n(snap.snapshot_id),
-                                "records": dj.n(snap.totals.record_count),
-                                "size": dj.n(snap.totals.file_size_in_bytes), "files": dj.n(snap.totals.file_count),
-                                "last_file": dj.n(snap.totals.last_file_creation_time)}
-        if snap.uuid is not None:
-            item["snapshot_uuid"] = dj.s(snap.uuid)
-        if snap.deltas:
-            item["stats"] = dj.b(_encode_deltas(snap.deltas))
-        actions.append(dj.put(_TABLE, item))
+    actions += [dj.put(_TABLE, _snap_item(table.uid, main.branch, snap.snapshot_id, snap.uuid, snap.text, snap.totals,
+                                          snap.deltas)) for snap in snapshots]
     actions += [dj.delete(_TABLE, {"table_uid": uid, "key": dj.s(snap_key(n, main.branch))}) for n in drop_snapshots]
     actions += [dj.put(_TABLE, {"table_uid": uid, "key": dj.s(schema_key(n, main.branch)),
                                 "doc": dj.b(text.encode("utf-8"))}) for n, text in schemas]

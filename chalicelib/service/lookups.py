@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence
+
 from chalicelib.errors import database_not_found, table_not_found
 from chalicelib.store import catalog
 from chalicelib.store.models import DatabaseItem, TableItem
@@ -31,3 +33,42 @@ def require_table(database: DatabaseItem, name: str) -> TableItem:
     if item is None:
         raise table_not_found(fold(name))
     return item
+
+
+# ----------------------------------------------------------------------- identity hints
+# (catalog key, database name, table name) -> (database uid, table uid) as last read by this
+# process. Only a hint for reading a table's items in one BatchGetItem: the reader checks the
+# uids it gets back and falls back to the plain reads when they differ (the database or table
+# was dropped and re-created), so a stale hint costs one wasted read, never a wrong answer.
+_HINTS: dict[tuple[str, str, str], tuple[str, str]] = {}
+_MAX_HINTS = 4096
+
+
+def table_hint(catalog_key: str, database: str, table: str) -> tuple[str, str] | None:
+    """The (database uid, table uid) this process last saw under these names, or None."""
+    return _HINTS.get((catalog_key, fold(database), fold(table)))
+
+
+def remember_table(catalog_key: str, database: Database, table: Table) -> None:
+    """Keep the uids of a table just read, for ``table_hint``."""
+    if len(_HINTS) >= _MAX_HINTS:
+        try:
+            del _HINTS[next(iter(_HINTS))]  # the oldest: a dict keeps insertion order
+        except (KeyError, RuntimeError, StopIteration):
+            pass  # another thread changed it meanwhile: nothing to keep consistent in a hint
+    _HINTS[(catalog_key, database.name, table.name)] = (database.uid, table.uid)
+
+
+def read_hinted(catalog_key: str, database: str, table: str,
+                extra: Callable[[str], Sequence[catalog.ExtraKey]] = lambda _uid: ()
+                ) -> tuple[Database, Table, list[dict[str, Any] | None]] | None:
+    """The database, the table and the items ``extra(table uid)`` names, in one BatchGetItem,
+    when this process has a hint and it still holds; None: read the plain way."""
+    hint = table_hint(catalog_key, database, table)
+    if hint is None:
+        return None
+    db_item, table_item, extras = catalog.get_path(catalog_key, fold(database), hint[0], fold(table),
+                                                   extra(hint[1]))
+    if db_item is None or table_item is None or (db_item.uid, table_item.uid) != hint:
+        return None
+    return db_item, table_item, extras

@@ -22,6 +22,7 @@ from chalicelib.domain.paimon.snapshots import (PartitionDelta, SnapshotFormatEr
 from chalicelib.domain.partition_keys import first_value_prefix_bounds, partition_sort_key
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
+from chalicelib.service import lookups
 from chalicelib.service import partitions as glue_partitions
 from chalicelib.service.paimon_tables import is_paimon
 from chalicelib.service.table_ref import TableRef
@@ -50,6 +51,7 @@ class TableBranch:
     keys: list[str]  # partition key names, in Glue PartitionKeys order
     key_types: list[str]
     branch: str
+    head: Optional[store.Head] = None  # the head as read with the table, when it was
 
     @property
     def uuid(self) -> str:
@@ -72,23 +74,33 @@ def open_table(ref: TableRef) -> TableBranch:
     no such table or it is not a Paimon table, (BRANCH) when the branch does not exist."""
     name, branch = split_branch(ref.table)
     ref = replace(ref, table=name)
-    try:
-        view = glue_partitions.read_partition_table(ref)
-    except EntityNotFoundException as error:
-        error.resource_type, error.resource_name = error.resource_type or TABLE, error.resource_name or name
-        raise
+    head: store.Head | None = None
+    # The usual case, a table this process has read before: database, table and head in one
+    # BatchGetItem (pypaimon asks for the latest snapshot several times per write and read).
+    hinted = lookups.read_hinted(ref.catalog_key, ref.database, name, lambda uid: [store.head_read(uid, branch)])
+    if hinted is not None:
+        view = glue_partitions.view_of(hinted[0], hinted[1])
+        head = store.head_from(hinted[2][0])
+    else:
+        try:
+            view = glue_partitions.read_partition_table(ref)
+        except EntityNotFoundException as error:
+            error.resource_type, error.resource_name = error.resource_type or TABLE, error.resource_name or name
+            raise
+        lookups.remember_table(ref.catalog_key, view.database, view.item)
     location = (view.doc.get("StorageDescriptor") or {}).get("Location")
     if not is_paimon(view.doc) or not location:
         raise EntityNotFoundException(f"Table {view.item.name} is not a Paimon table.", TABLE, name)
     table = TableBranch(ref, view.item.uid, view.item, location, [k for k, _ in view.keys], list(view.key_types),
-                        branch)
+                        branch, head)
     if branch != MAIN and not store.branch_exists(table.uid, branch):
         raise EntityNotFoundException(f"Branch {branch} does not exist.", BRANCH, branch)
     return table
 
 
-def _head(table: TableBranch) -> store.Head:
-    head = store.get_head(table.uid, table.branch)
+def _head(table: TableBranch, fresh: bool = False) -> store.Head:
+    """The branch head: as read with the table (``open_table``), or ``fresh`` from the store."""
+    head = table.head if table.head is not None and not fresh else store.get_head(table.uid, table.branch)
     if head is None:
         if table.branch != MAIN:
             raise EntityNotFoundException(f"Branch {table.branch} does not exist.", BRANCH, table.branch)
@@ -103,11 +115,21 @@ def settle(table: TableBranch) -> store.Head:
     head = _head(table)
     if head.pending is not None:
         _apply_stats(table, head.stats_seq, head.pending)
-        store.clear_pending(table.uid, head.stats_seq, table.branch)
-        head = _head(table)
     if head.snapshot_id is not None and (head.published or 0) != head.snapshot_id:
-        _publish(table, head, {})
+        latest = head.latest_text if head.latest_text is not None and _id_of(head.latest_text) == head.snapshot_id else None
+        _publish(table, head, {} if latest is None else {head.snapshot_id: latest})  # clears pending too
+        return replace(head, pending=None, published=head.snapshot_id)
+    if head.pending is not None:
+        store.clear_pending(table.uid, head.stats_seq, table.branch)
+        return replace(head, pending=None)
     return head
+
+
+def _id_of(snapshot_text: str) -> Any:
+    try:
+        return json.loads(snapshot_text).get("id")
+    except (ValueError, AttributeError):
+        return None
 
 
 def _values(table: TableBranch, spec: dict[str, str]) -> list[str]:
@@ -181,7 +203,7 @@ def _publish(table: TableBranch, head: store.Head, known: dict[int, str]) -> Non
     warehouse.put(warehouse.latest_file(table.path, table.branch), str(head.snapshot_id))
     if first and written:
         warehouse.put(warehouse.earliest_file(table.path, table.branch), str(written[0]))
-    store.mark_published(table.uid, head.snapshot_id, table.branch)
+    store.finish(table.uid, head.snapshot_id, head.stats_seq, table.branch)
 
 
 # ------------------------------------------------------------------------------ commit
@@ -209,8 +231,7 @@ def commit(table: TableBranch, table_id: Optional[str], base_uuid: Optional[str]
         return False
     seq = head.stats_seq + 1
     if deltas:
-        _apply_stats(table, seq, deltas)
-        store.clear_pending(table.uid, seq, table.branch)
+        _apply_stats(table, seq, deltas)  # ``pending`` is removed with the publish (store.finish)
     won = store.Head(table.branch, snapshot.id, snapshot.uuid, head.totals.plus(deltas), seq, None, head.published)
     _publish(table, won, {snapshot.id: snapshot.text()})
     return True
@@ -271,7 +292,7 @@ def rollback(table: TableBranch, snapshot_id: Optional[int], tag: Optional[str],
     store.clear_pending(table.uid, seq, table.branch)
     _unpublish_above(table, snapshot_id, head.snapshot_id)
     warehouse.put(warehouse.latest_file(table.path, table.branch), str(snapshot_id))
-    store.mark_published(table.uid, snapshot_id, table.branch)
+    store.finish(table.uid, snapshot_id, seq, table.branch)
     store.delete_snapshots_above(table.uid, snapshot_id, head.snapshot_id, table.branch)
 
 
@@ -476,7 +497,7 @@ def create_branch(table: TableBranch, name: str, from_tag: Optional[str]) -> Non
     if start is not None and tag is not None and from_tag is not None:
         store.create_tag(table.uid, from_tag, start.snapshot_id, tag.text, name)
         warehouse.put(warehouse.tag_file(table.path, from_tag, name), tag.text)
-        settle(replace(table, branch=name))
+        settle(replace(table, branch=name, head=None))
 
 
 def drop_branch(table: TableBranch, name: str) -> None:
@@ -493,9 +514,9 @@ def fast_forward(table: TableBranch, name: str) -> None:
     than MAX_FAST_FORWARD_ITEMS snapshots and schemas to copy is refused)."""
     if name == MAIN or not store.branch_exists(table.uid, name):
         raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
-    source = replace(table, branch=name)
+    source = replace(table, branch=name, head=None)
     branch = settle(source)
-    main = settle(replace(table, branch=MAIN))
+    main = settle(replace(table, branch=MAIN, head=None))
     if branch.snapshot_id is None:
         raise InvalidInputException(f"Branch {name} has no snapshot to fast-forward main to.")
     copied = store.snapshots_between(table.uid, 0, branch.snapshot_id, name)
@@ -513,7 +534,7 @@ def fast_forward(table: TableBranch, name: str) -> None:
     undone = [d.negated() for s in store.snapshots_between(table.uid, first, main.snapshot_id or 0)
               for d in s.deltas]
     deltas = sum_by_partition(undone + [d for s in copied for d in s.deltas])
-    main_table = replace(table, branch=MAIN)
+    main_table = replace(table, branch=MAIN, head=None)
     if not store.fast_forward(table.item, main, branch, copied, drop_snapshots, schemas, drop_schemas, deltas):
         raise ConcurrentModificationException("Main was committed to meanwhile; the fast-forward was not applied")
     seq = main.stats_seq + 1

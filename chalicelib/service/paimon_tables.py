@@ -25,7 +25,7 @@ from chalicelib.domain.paimon.schema_changes import SchemaChange, apply_changes
 from chalicelib.domain.paimon.types import DataField, glue_type, highest_field_id
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
-from chalicelib.service import paimon_databases, tables
+from chalicelib.service import lookups, paimon_databases, tables
 from chalicelib.service.lookups import Database, Table, fold, require_table
 from chalicelib.service.paimon_databases import require_database
 from chalicelib.store import catalog
@@ -274,8 +274,13 @@ def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: s
     """A Paimon table: the Glue item (T) plus its latest schema (one Query). When the Glue
     mirror lags the schema history (a crash during an alter), it is brought up to date here.
     EntityNotFoundException (DATABASE / TABLE)."""
-    database = require_database(catalog_key, database_name)
-    table = _table(database, name)
+    hinted = lookups.read_hinted(catalog_key, database_name, name)  # one BatchGetItem when it holds
+    if hinted is not None:
+        database, table = hinted[0], hinted[1]
+    else:
+        database = require_database(catalog_key, database_name)
+        table = _table(database, name)
+        lookups.remember_table(catalog_key, database, table)
     doc = catalog.load(table)
     if not is_paimon(doc):
         found = format_schema(doc)

@@ -57,7 +57,8 @@ class PartitionTableView:
         return governed.is_governed(self.doc)
 
 
-def _view_of(database: DatabaseItem, item: TableItem) -> PartitionTableView:
+def view_of(database: DatabaseItem, item: TableItem) -> PartitionTableView:
+    """The view of a table item just read (under ``database``)."""
     item = resume_backfills(item)  # an abandoned backfill must not hold its index CREATING
     doc = catalog.load(item)
     keys = partition_keys_of(doc)
@@ -69,7 +70,7 @@ def _view_of(database: DatabaseItem, item: TableItem) -> PartitionTableView:
 def read_partition_table(ref: TableRef) -> PartitionTableView:
     """The table ``ref`` names, or EntityNotFoundException."""
     database = require_database(ref.catalog_key, ref.database)
-    return _view_of(database, require_table(database, ref.table))
+    return view_of(database, require_table(database, ref.table))
 
 
 def reread_partition_table(view: PartitionTableView) -> PartitionTableView:
@@ -77,7 +78,7 @@ def reread_partition_table(view: PartitionTableView) -> PartitionTableView:
     item = catalog.get_table(view.database.uid, view.item.name)
     if item is None or item.uid != view.item.uid:
         raise table_not_found(view.item.name)
-    return _view_of(view.database, item)
+    return view_of(view.database, item)
 
 
 def check_values(view: PartitionTableView, values: Sequence[str], member: str = "Values") -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import time
 import uuid
 from typing import Any, Optional, Sequence
 
@@ -108,6 +109,24 @@ def _send(actions: list[dict[str, Any]]) -> None:
         client.transact_write_items(TransactItems=[])
     finally:
         _prepared.body = None
+
+
+def batch_get(keys: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """Items by full key from several tables in one BatchGetItem (strongly consistent; keys that
+    DynamoDB leaves unprocessed are asked again), by table name; missing items are absent."""
+    found: dict[str, list[dict[str, Any]]] = {table: [] for table in keys}
+    wanted: dict[str, Any] = {table: {"Keys": table_keys, "ConsistentRead": True}
+                              for table, table_keys in keys.items() if table_keys}
+    pause = 0.01
+    while wanted:
+        answer = _client().batch_get_item(RequestItems=wanted)
+        for table, items in answer.get("Responses", {}).items():
+            found[table].extend(items)
+        wanted = answer.get("UnprocessedKeys") or {}
+        if wanted:  # DynamoDB is short of capacity: back off as its guide asks
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
+    return found
 
 
 def transact_write(actions: list[dict[str, Any]]) -> None:

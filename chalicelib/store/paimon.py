@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 from chalicelib import metrics
 from chalicelib.domain.paimon.snapshots import PartitionDelta, Snapshot, Totals
 from chalicelib.store import dynamo_json as dj
-from chalicelib.store.catalog import delete_all, register_table_purger
+from chalicelib.store.catalog import ExtraKey, delete_all, register_table_purger
 from chalicelib.store.conditions import CONDITION_FAILED, classify
 from chalicelib.store.config import connection
 from chalicelib.store.documents import decode_document, encode_document
@@ -175,8 +175,21 @@ def _totals(item: Any) -> Totals:
 def get_head(table_uid: str, branch: str = MAIN) -> Head | None:
     """A branch's head (one GetItem), or None when the table has no Paimon state (or branch)."""
     item = _get(table_uid, head_key(branch))
-    if item is None:
-        return None
+    return None if item is None else _head_of(item)
+
+
+def head_read(table_uid: str, branch: str = MAIN) -> ExtraKey:
+    """The head's key, to read it along with its database and table (``catalog.get_path``)."""
+    return ExtraKey(_TABLE, {"table_uid": dj.s(table_uid), "key": dj.s(head_key(branch))})
+
+
+def head_from(raw: dict[str, Any] | None) -> Head | None:
+    """The head a ``head_read`` key answered (None: no Paimon state)."""
+    return None if raw is None else _head_of(PaimonItem.from_raw_data(raw))
+
+
+def _head_of(item: PaimonItem) -> Head:
+    branch = item.key.split(SEP, 1)[1]  # head_key: "head" SEP branch
     return Head(branch, None if item.snapshot_id is None else int(item.snapshot_id), item.snapshot_uuid,
                 _totals(item), int(item.stats_seq or 0), _deltas(item.pending) if item.pending is not None else None,
                 None if item.published is None else int(item.published),
@@ -287,12 +300,15 @@ def snapshots_between(table_uid: str, low: int, high: int, branch: str = MAIN) -
     return [_stored(item) for item in _counted(query)]
 
 
-def mark_published(table_uid: str, snapshot_id: int, branch: str = MAIN) -> bool:
-    """Record that LATEST (and the files up to it) were written for ``snapshot_id``, if that
-    is still the head. False: the head moved meanwhile (a later writer publishes its own)."""
+def finish(table_uid: str, snapshot_id: int, seq: int, branch: str = MAIN) -> bool:
+    """Record that head move ``seq`` to ``snapshot_id`` is complete: its statistics applied
+    (``pending`` removed) and LATEST and the files up to it written (``published``), in one
+    UpdateItem, if the head is still that move. False: the head moved meanwhile (a later move
+    finishes itself; an earlier mover must not clear a later move's ``pending``)."""
     item = PaimonItem(table_uid, head_key(branch))
-    return conditional(lambda: item.update(actions=[PaimonItem.published.set(snapshot_id)],
-                                           condition=PaimonItem.snapshot_id == snapshot_id))
+    return conditional(lambda: item.update(
+        actions=[PaimonItem.published.set(snapshot_id), PaimonItem.pending.remove()],
+        condition=(PaimonItem.snapshot_id == snapshot_id) & (PaimonItem.stats_seq == seq)))
 
 
 def rollback(table_uid: str, head: Head, target: StoredSnapshot,

@@ -19,8 +19,8 @@ import pytest
 import requests
 from pypaimon.api.rest_exception import BadRequestException
 from pypaimon.catalog.catalog_exception import (BranchAlreadyExistException, BranchNotExistException,
-                                                IllegalArgumentError, IllegalStateError, TagAlreadyExistException,
-                                                TagNotExistException)
+                                                IllegalArgumentError, IllegalStateError, TableNotExistException,
+                                                TagAlreadyExistException, TagNotExistException)
 from pypaimon.catalog.catalog_factory import CatalogFactory
 from pypaimon.catalog.rest.rest_catalog import RESTCatalog
 from pypaimon.common.identifier import Identifier
@@ -237,6 +237,33 @@ def test_racing_commits_from_one_base_have_exactly_one_winner(make_table, catalo
     assert after.snapshot.id == 2
     records, _, files = listed(catalog, ident)["region=eu"]
     assert (records, files) == (1 + 10, 1 + 1)  # the winner's deltas, once
+
+
+def test_a_table_or_database_created_again_under_its_name_is_the_new_one(make_table, catalog, glue, db):
+    """The server reads a table it has seen before (its database, table and head) in one batch
+    keyed by the uids it saw: a table or database re-created under the same name must not answer
+    with the old one's snapshots."""
+    ident = Identifier.create(db, "again")
+    old = make_table("again", APPEND_SCHEMA, ["region"])
+    write(old, {"region": ["eu"], "n": [1]})
+    assert catalog.load_snapshot(ident).snapshot.id == 1
+    assert catalog.load_snapshot(ident).snapshot.id == 1  # now read through the remembered uids
+
+    glue.delete_table(DatabaseName=db, Name="again")
+    new = make_table("again", APPEND_SCHEMA, ["region"])
+    assert catalog.load_snapshot(ident) is None
+    write(new, {"region": ["us"], "n": [2]})
+    assert read(new) == [{"region": "us", "n": 2}]
+    assert catalog.load_snapshot(ident).snapshot.id == 1
+
+    catalog.drop_database(db, ignore_if_not_exists=False, cascade=True)
+    with pytest.raises(TableNotExistException):
+        catalog.load_snapshot(ident)
+    catalog.create_database(db, False)
+    newest = make_table("again", APPEND_SCHEMA, ["region"])
+    assert catalog.load_snapshot(ident) is None
+    write(newest, {"region": ["ap"], "n": [3]})
+    assert read(newest) == [{"region": "ap", "n": 3}]
 
 
 def test_a_bad_commit_changes_nothing(make_table, catalog, endpoint, db):

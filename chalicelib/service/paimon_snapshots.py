@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid as uuid_module
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence
 
@@ -30,6 +31,8 @@ from chalicelib.store import paimon as store
 from chalicelib.store import warehouse
 
 log = logging.getLogger(__name__)
+# A commit saves its snap item while it applies its statistics (threads: both wait on DynamoDB).
+_BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="paimon-commit")
 
 MAIN = store.MAIN
 BRANCH_SUFFIX = "$branch_"  # pypaimon's Identifier: "<table>$branch_<name>" addresses a branch
@@ -110,15 +113,22 @@ def _head(table: TableBranch, fresh: bool = False) -> store.Head:
 
 # ----------------------------------------------------------------- settling the head
 def settle(table: TableBranch) -> store.Head:
-    """The head, with whatever the last decision left undone finished first: its partition
-    statistics applied (``pending``) and its files written (``published`` behind the id)."""
+    """The head, with whatever the last decision left undone finished first: a commit's snap
+    item saved (``unsaved``), its partition statistics applied (``pending``) and its files
+    written (``published`` behind the id)."""
     head = _head(table)
+    unpublished = head.snapshot_id is not None and (head.published or 0) != head.snapshot_id
+    if head.pending is None and head.unsaved is None and not unpublished:
+        return head  # the usual case: the last move finished
+    latest = head.latest_text if head.latest_text is not None and _id_of(head.latest_text) == head.snapshot_id else None
+    if head.unsaved is not None and head.unsaved == head.snapshot_id and latest is not None:
+        store.save_snapshot(table.uid, head, latest)
     if head.pending is not None:
         _apply_stats(table, head.stats_seq, head.pending)
-    if head.snapshot_id is not None and (head.published or 0) != head.snapshot_id:
-        latest = head.latest_text if head.latest_text is not None and _id_of(head.latest_text) == head.snapshot_id else None
-        _publish(table, head, {} if latest is None else {head.snapshot_id: latest})  # clears pending too
-        return replace(head, pending=None, published=head.snapshot_id)
+    if unpublished:
+        assert head.snapshot_id is not None  # (unpublished says so)
+        _publish(table, head, {} if latest is None else {head.snapshot_id: latest})  # and store.finish
+        return replace(head, pending=None, unsaved=None, published=head.snapshot_id)
     if head.pending is not None:
         store.clear_pending(table.uid, head.stats_seq, table.branch)
         return replace(head, pending=None)
@@ -227,13 +237,16 @@ def commit(table: TableBranch, table_id: Optional[str], base_uuid: Optional[str]
     expected = (head.snapshot_id or 0) + 1
     if snapshot.id != expected:
         raise InvalidInputException(f"snapshot.id must be {expected} (the base snapshot's id + 1), not {snapshot.id}")
-    if not store.commit_snapshot(table.item, head, snapshot, deltas):
+    if not store.commit_snapshot(head, table.uid, snapshot, deltas):
         return False
-    seq = head.stats_seq + 1
+    won = store.Head(table.branch, snapshot.id, snapshot.uuid, head.totals.plus(deltas), head.stats_seq + 1,
+                     list(deltas) or None, head.published, snapshot.text(), snapshot.id)
+    # The snap item and the statistics are independent writes: one round trip for both.
+    saving = _BACKGROUND.submit(store.save_snapshot, table.uid, won, snapshot.text())
     if deltas:
-        _apply_stats(table, seq, deltas)  # ``pending`` is removed with the publish (store.finish)
-    won = store.Head(table.branch, snapshot.id, snapshot.uuid, head.totals.plus(deltas), seq, None, head.published)
-    _publish(table, won, {snapshot.id: snapshot.text()})
+        _apply_stats(table, won.stats_seq, deltas)
+    saving.result()
+    _publish(table, won, {snapshot.id: snapshot.text()})  # and store.finish: nothing pending or unsaved
     return True
 
 

@@ -111,6 +111,37 @@ def _send(actions: list[dict[str, Any]]) -> None:
         _prepared.body = None
 
 
+def update(table: str, key: dict[str, Any], expression: str, condition: str, names: dict[str, str],
+           values: dict[str, Any]) -> None:
+    """One conditional UpdateItem (botocore's ClientError when the condition fails)."""
+    _client().update_item(TableName=table, Key=_native(key), UpdateExpression=expression,
+                          ConditionExpression=condition, ExpressionAttributeNames=names,
+                          ExpressionAttributeValues=_native(values))
+
+
+def put_item(table: str, item: dict[str, Any], condition: str, names: dict[str, str],
+             values: dict[str, Any]) -> None:
+    """One conditional PutItem (botocore's ClientError when the condition fails)."""
+    _client().put_item(TableName=table, Item=_native(item), ConditionExpression=condition,
+                       ExpressionAttributeNames=names, ExpressionAttributeValues=_native(values))
+
+
+def _native(values: dict[str, Any]) -> dict[str, Any]:
+    """AttributeValues as botocore's serializer takes them: binary as bytes (it encodes them
+    itself), where the wire JSON built here has them base64-encoded already."""
+    return {name: _native_value(value) for name, value in values.items()}
+
+
+def _native_value(value: dict[str, Any]) -> dict[str, Any]:
+    if "B" in value:
+        return {"B": base64.b64decode(value["B"])}
+    if "M" in value:
+        return {"M": _native(value["M"])}
+    if "L" in value:
+        return {"L": [_native_value(v) for v in value["L"]]}
+    return value
+
+
 def batch_get(keys: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
     """Items by full key from several tables in one BatchGetItem (strongly consistent; keys that
     DynamoDB leaves unprocessed are asked again), by table name; missing items are absent."""

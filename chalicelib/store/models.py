@@ -337,6 +337,8 @@ class PaimonItem(StoreModel):
     stats_seq = NumberAttribute(null=True)  # head: the last partition-stats operation decided
     pending = BinaryAttribute(legacy_encoding=False, null=True)  # head: its deltas, until applied
     published = NumberAttribute(null=True)  # head: the snapshot id LATEST was last written with
+    unsaved = NumberAttribute(null=True)  # head: a committed snapshot whose snap item may be missing
+    move_seq = NumberAttribute(null=True)  # snap: the head move (stats_seq) that wrote it
     stats = BinaryAttribute(legacy_encoding=False, null=True)  # snap: the commit's deltas
     created = NumberAttribute(null=True)  # tag, branch: creation time (ms)
     source = UnicodeAttribute(null=True)  # branch: what it was created from (JSON)

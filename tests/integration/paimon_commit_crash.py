@@ -17,11 +17,11 @@ from chalicelib.store import paimon
 
 
 def decide(account: str, region: str, database: str, name: str, snapshot_text: str, statistics_text: str) -> None:
-    """Only the commit's transaction; prints whether it won."""
+    """Only the commit's decision (the head update); prints whether it won."""
     table = require_table(require_database(f"{region}\x01{account}", database), name)
     head = paimon.get_head(table.uid)
     assert head is not None and head.pending is None
-    print(paimon.commit_snapshot(table, head, parse_snapshot(json.loads(snapshot_text)),
+    print(paimon.commit_snapshot(head, table.uid, parse_snapshot(json.loads(snapshot_text)),
                                  parse_statistics(json.loads(statistics_text))))
 
 

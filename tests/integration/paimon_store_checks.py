@@ -29,6 +29,18 @@ def _table() -> TableItem:
     return item
 
 
+def _commit(table: TableItem, base: paimon.Head, number: int, deltas: list) -> bool:
+    """A whole commit at the store level: the decision, then the snap item and the finish mark
+    (what the service does around applying the statistics and writing the files)."""
+    snapshot = _snapshot(number)
+    if not paimon.commit_snapshot(base, table.uid, snapshot, deltas):
+        return False
+    head = paimon.get_head(table.uid)
+    assert head.unsaved == number and head.latest_text == snapshot.text()
+    paimon.save_snapshot(table.uid, head, snapshot.text())
+    return paimon.finish(table.uid, number, head.stats_seq)
+
+
 def racing() -> dict:
     table = _table()
     winners = []
@@ -36,15 +48,15 @@ def racing() -> dict:
         base = paimon.get_head(table.uid)
         results: list[bool] = []
         threads = [threading.Thread(target=lambda: results.append(
-            paimon.commit_snapshot(table, base, _snapshot(number), []))) for _ in range(6)]
+            _commit(table, base, number, []))) for _ in range(6)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         winners.append(sum(results))
     head = paimon.get_head(table.uid)
-    stale = paimon.commit_snapshot(table, paimon.Head("main", 1, "nope", head.totals, head.stats_seq, None, None),
-                                   _snapshot(2), [])
+    stale = paimon.commit_snapshot(paimon.Head("main", 1, "nope", head.totals, head.stats_seq, None, None),
+                                   table.uid, _snapshot(2), [])
     return {"winners": winners, "head": head.snapshot_id, "stale": stale,
             "stored": paimon.get_snapshot(table.uid, 3).snapshot_id}
 
@@ -108,9 +120,12 @@ def commit_and_rollback() -> dict:
     for number in (1, 2, 3):
         base = paimon.get_head(table.uid)
         deltas = [PartitionDelta({"dt": "a"}, number, number * 10, 1, number)]
-        assert paimon.commit_snapshot(table, base, _snapshot(number), deltas)
+        snapshot = _snapshot(number)
+        assert paimon.commit_snapshot(base, table.uid, snapshot, deltas)
         head = paimon.get_head(table.uid)
-        assert head.pending is not None and paimon.clear_pending(table.uid, head.stats_seq)
+        assert head.pending is not None
+        paimon.save_snapshot(table.uid, head, snapshot.text())
+        assert paimon.finish(table.uid, number, head.stats_seq)
     head = paimon.get_head(table.uid)
     target = paimon.get_snapshot(table.uid, 1)
     undone = [d.negated() for s in paimon.snapshots_between(table.uid, 1, 3) for d in s.deltas]

@@ -368,6 +368,11 @@ def test_a_commit_that_stopped_after_its_decision_is_finished_by_the_next_call(s
     # Settled once: a further write counts on from there.
     write(table, {"region": ["us"], "n": [2]})
     assert listed(catalog, ident)["region=us"][2] == 2
+    # The decision alone wrote no snapshot item; the settling call saved it from the head, so
+    # snapshot 2 is there to roll back to, with its statistics to undo snapshot 3's.
+    catalog.rollback_to(ident, Instant.snapshot(2))
+    assert catalog.load_snapshot(ident).snapshot.uuid == decided["uuid"]
+    assert listed(catalog, ident)["region=us"] == (7, 70, 1)
 
 
 def test_schema_evolution_between_writes_and_time_travel_across_it(make_table, catalog, db):

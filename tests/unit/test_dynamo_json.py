@@ -204,3 +204,10 @@ def test_value_decodes_as_type_deserializer(dynamodb_model: Any, case: str) -> N
     response = {"status_code": 200, "headers": {}, "body": json.dumps({"Item": {"v": wire}}).encode("utf-8")}
     parsed = create_parser("json").parse(response, shape)
     assert TypeDeserializer().deserialize(parsed["Item"]["v"]) == value
+
+
+def test_values_for_botocores_own_serializer_carry_binary_as_bytes():
+    """update / put_item go through botocore's serializer, which base64-encodes bytes itself."""
+    wire = {"a": dj.b(b"\x00\xff"), "m": {"M": {"x": dj.b(b"y"), "n": dj.n(3)}}, "l": {"L": [dj.b(b"z"), dj.s("s")]}}
+    assert dj._native(wire) == {"a": {"B": b"\x00\xff"}, "m": {"M": {"x": {"B": b"y"}, "n": {"N": "3"}}},
+                                "l": {"L": [{"B": b"z"}, {"S": "s"}]}}

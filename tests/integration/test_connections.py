@@ -4,6 +4,7 @@ jobs call)."""
 from __future__ import annotations
 
 import datetime
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -190,3 +191,17 @@ def test_delete_connection(fresh_glue):
     with pytest.raises(fresh_glue.exceptions.EntityNotFoundException):
         fresh_glue.get_connection(Name="c")
     fresh_glue.create_connection(ConnectionInput=jdbc("c"))
+
+
+def test_racing_creates_have_one_winner(fresh_glue):
+    def create(i: int) -> str:
+        try:
+            fresh_glue.create_connection(ConnectionInput=jdbc("c", Description=f"d{i}"))
+            return "won"
+        except fresh_glue.exceptions.AlreadyExistsException:
+            return "lost"
+
+    with ThreadPoolExecutor(6) as pool:
+        outcomes = list(pool.map(create, range(6)))
+    assert outcomes.count("won") == 1, outcomes
+    assert fresh_glue.get_connection(Name="c")["Connection"]["Description"] == f"d{outcomes.index('won')}"

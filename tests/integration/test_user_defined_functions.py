@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -198,3 +199,22 @@ def test_a_function_left_behind_by_an_interrupted_purge_stays_invisible(glue, st
     assert glue.get_user_defined_function(DatabaseName=database,
                                           FunctionName="kept")["UserDefinedFunction"]["ClassName"] == "new.Class"
     glue.delete_database(Name=database)
+
+
+def test_racing_creates_have_one_winner(fresh_glue):
+    fresh_glue.create_database(DatabaseInput={"Name": "d"})
+
+    def create(i: int) -> str:
+        try:
+            fresh_glue.create_user_defined_function(DatabaseName="d", FunctionInput=udf("f", ClassName=f"c{i}"))
+            return "won"
+        except (fresh_glue.exceptions.AlreadyExistsException,
+                fresh_glue.exceptions.ConcurrentModificationException) as error:
+            return type(error).__name__
+
+    with ThreadPoolExecutor(6) as pool:
+        outcomes = list(pool.map(create, range(6)))
+    assert outcomes.count("won") == 1, outcomes
+    winner = outcomes.index("won")
+    assert fresh_glue.get_user_defined_function(DatabaseName="d",
+                                                FunctionName="f")["UserDefinedFunction"]["ClassName"] == f"c{winner}"

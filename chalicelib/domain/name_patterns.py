@@ -387,15 +387,17 @@ class NamePattern:
 
 
 @functools.lru_cache(maxsize=256)
-def compile_name_pattern(expression: str) -> NamePattern:
-    """Compile a GetTables Expression; InvalidInputException if it is not a supported pattern."""
+def compile_name_pattern(expression: str, field: str = "Expression") -> NamePattern:
+    """Compile a GetTables Expression (or another member in the same language, such as
+    GetUserDefinedFunctions' Pattern: ``field`` names it in errors); InvalidInputException if it
+    is not a supported pattern."""
     if len(expression) > MAX_EXPRESSION_CHARS:
         raise InvalidInputException(
-            f"Expression is {len(expression)} characters long; at most {MAX_EXPRESSION_CHARS} are supported")
+            f"{field} is {len(expression)} characters long; at most {MAX_EXPRESSION_CHARS} are supported")
     try:
         tree = _Parser(expression).parse()
     except _Invalid as error:
-        raise InvalidInputException(f"Expression '{expression}' is not a valid pattern: {error}") from None
+        raise InvalidInputException(f"{field} '{expression}' is not a valid pattern: {error}") from None
     return NamePattern(expression, tree)
 
 

@@ -15,7 +15,7 @@ from chalicelib.errors import ConcurrentModificationException, InvalidInputExcep
 from chalicelib.service import search_index
 from chalicelib.service.lookups import fold, require_database
 from chalicelib.service.paging import take_page
-from chalicelib.store import catalog
+from chalicelib.store import catalog, catalog_entries
 from chalicelib.store.retry import Policy, attempts
 
 # What Glue reports when a database is created without explicit default permissions
@@ -173,6 +173,9 @@ def delete_database(catalog_key: str, name: str) -> None:
         catalog.delete_database_item(item)
     except catalog.ConditionFailed:
         raise ConcurrentModificationException("Database was deleted or re-created concurrently.") from None
+    # Functions are keyed by database name (so GetUserDefinedFunctions across databases is one
+    # Query) and carry the uid: a re-created database never sees these, even if this is cut short.
+    catalog_entries.purge_database_functions(item.catalog, item.name, item.uid)
     for table in catalog.purge_database(item.uid):
         search_index.after_table_write(item.catalog, item.name, None, catalog.load(table))
     search_index.after_database_write(item.catalog, None, catalog.load(item))

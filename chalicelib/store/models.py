@@ -344,6 +344,27 @@ class PaimonItem(StoreModel):
     source = UnicodeAttribute(null=True)  # branch: what it was created from (JSON)
 
 
+class CatalogEntryItem(StoreModel):
+    """Catalog objects outside the database/table tree: Glue user-defined functions and
+    connections (see docs/design.md, "User-defined functions and connections").
+
+    Hash: ``region SEP catalog id SEP kind`` (kind ``udf`` or ``connection``); range: a
+    function's ``database name SEP function name`` (both lowercase), a connection's name. So
+    GetUserDefinedFunctions across every database is one Query of the catalog's functions, and
+    one database's functions a ``begins_with`` Query. ``db_uid``: the database incarnation a
+    function belongs to; an item whose database was deleted (and maybe re-created) has another
+    uid and is invisible, however late its cleanup runs.
+    """
+
+    class Meta(BaseMeta):
+        table_name = table_name("catalog_entries")
+
+    scope = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    db_uid = UnicodeAttribute(null=True)
+    doc = BinaryAttribute(legacy_encoding=False)
+
+
 class SettingItem(StoreModel):
     """Service-wide settings shared by every server instance (e.g. the NextToken signing key)."""
 
@@ -357,4 +378,5 @@ class SettingItem(StoreModel):
 ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, PartitionItem,
                                  IndexEntryItem, ColumnStatisticsItem, SearchPostingItem, TransactionItem,
                                  PendingWriteItem, ObjectItem, ObjectVersionItem, ManifestPartitionItem,
-                                 ManifestPartitionVersionItem, CommitStateItem, SettingItem, PaimonItem]
+                                 ManifestPartitionVersionItem, CommitStateItem, SettingItem, PaimonItem,
+                                 CatalogEntryItem]

@@ -104,4 +104,5 @@ def context_from_bearer(headers: dict[str, str], api_gateway_context: dict | Non
     identity = (api_gateway_context or {}).get("identity") or {}
     if identity.get("accountId"):
         account_id = identity["accountId"]
-    return RequestContext(account_id=account_id, region=region, service="paimon")
+    return RequestContext(account_id=account_id, region=region, service="paimon",
+                          caller_arn=identity.get("userArn") or "")

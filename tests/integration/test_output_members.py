@@ -205,9 +205,70 @@ def _table_reads(c: Catalog) -> dict[str, Recipe]:
     }
 
 
+def _other_reads(c: Catalog) -> dict[str, Recipe]:
+    """Reads of the families issue #14 adds (tags, functions, connections, catalog settings); each
+    recipe writes what it reads first, and runs only once its operation is served."""
+    g = c.glue
+    region = g.meta.region_name
+    db_arn = f"arn:aws:glue:{region}:{c.account}:database/{c.db}"
+
+    def tags(c: Catalog) -> list[dict[str, Any]]:
+        g.tag_resource(ResourceArn=db_arn, TagsToAdd={"team": "data"})
+        return [g.get_tags(ResourceArn=db_arn)]
+
+    done: set[str] = set()
+
+    def once(setup: Callable[[], Any]) -> None:
+        """Run a write shared by two reads only once per module, whichever read comes first."""
+        if setup.__name__ not in done:
+            done.add(setup.__name__)
+            setup()
+
+    def function() -> None:
+        g.create_user_defined_function(DatabaseName=c.db, FunctionInput={
+            "FunctionName": "f", "ClassName": "com.example.F", "OwnerName": "ana", "OwnerType": "USER",
+            "FunctionType": "REGULAR_FUNCTION", "ResourceUris": [{"ResourceType": "JAR", "Uri": "s3://b/f.jar"}]})
+
+    def connection() -> None:
+        g.create_connection(ConnectionInput={
+            "Name": "jdbc", "Description": "d", "ConnectionType": "JDBC", "MatchCriteria": ["m"],
+            "ConnectionProperties": {"JDBC_CONNECTION_URL": "jdbc:postgresql://h:5432/db", "USERNAME": "u",
+                                     "PASSWORD": "p"},
+            "PhysicalConnectionRequirements": {"SubnetId": "subnet-1", "SecurityGroupIdList": ["sg-1"],
+                                               "AvailabilityZone": "us-east-1a"}})
+
+    def policy() -> None:
+        g.put_resource_policy(PolicyInJson='{"Version": "2012-10-17", "Statement": []}')
+
+    def encryption(c: Catalog) -> list[dict[str, Any]]:
+        g.put_data_catalog_encryption_settings(DataCatalogEncryptionSettings={
+            "EncryptionAtRest": {"CatalogEncryptionMode": "SSE-KMS", "SseAwsKmsKeyId": "alias/k",
+                                 "CatalogEncryptionServiceRole": f"arn:aws:iam::{c.account}:role/r"},
+            "ConnectionPasswordEncryption": {"ReturnConnectionPasswordEncrypted": True, "AwsKmsKeyId": "alias/k"}})
+        return [g.get_data_catalog_encryption_settings()]
+
+    def after(setup: Callable[[], None], *reads: Callable[[], dict[str, Any]]) -> list[dict[str, Any]]:
+        once(setup)
+        return [read() for read in reads]
+
+    return {
+        "GetTags": tags,
+        "GetUserDefinedFunction": lambda c: after(function, lambda: g.get_user_defined_function(
+            DatabaseName=c.db, FunctionName="f")),
+        "GetUserDefinedFunctions": lambda c: after(function, lambda: g.get_user_defined_functions(Pattern="*")),
+        "GetConnection": lambda c: after(connection, lambda: g.get_connection(Name="jdbc")),
+        "GetConnections": lambda c: after(connection, g.get_connections,
+                                          lambda: g.get_connections(HidePassword=True)),
+        "GetDataCatalogEncryptionSettings": encryption,
+        "GetResourcePolicy": lambda c: after(policy, g.get_resource_policy),
+        "GetResourcePolicies": lambda c: after(policy, g.get_resource_policies),
+        "GetCatalogImportStatus": lambda c: [g.get_catalog_import_status()],
+    }
+
+
 @pytest.fixture(scope="module")
 def recipes(catalog: Catalog) -> dict[str, Recipe]:
-    return _table_reads(catalog)
+    return {**_table_reads(catalog), **_other_reads(catalog)}
 
 
 def _cases() -> Iterator[Any]:
@@ -250,3 +311,50 @@ def test_allow_list_names_only_members_of_the_model() -> None:
                 if step.endswith("[]"):
                     assert shape.type_name == "list", f"{operation}: {path}"
                     shape = shape.member
+
+
+# ---------------------------------------------------------------------------------------------
+# The values of the members the service fills itself.
+
+def test_members_glue_fills_on_every_table_read(make_client) -> None:
+    account = random_account()
+    glue = make_client("glue", account=account)
+    db = f"fill_{uuid.uuid4().hex[:8]}"
+    glue.create_database(DatabaseInput={"Name": db})
+    glue.create_table(DatabaseName=db, TableInput={"Name": "plain", "StorageDescriptor": {"Location": "s3://b/p/"}})
+    given = {"Compressed": True, "NumberOfBuckets": 8, "StoredAsSubDirectories": True}
+    glue.create_table(DatabaseName=db, TableInput={"Name": "given", "Retention": 3,
+                                                   "StorageDescriptor": {"Location": "s3://b/g/", **given}})
+    glue.create_table(DatabaseName=db, TableInput={"Name": "gov", "TableType": "GOVERNED"})
+    glue.create_table(DatabaseName=db, TableInput=_view_input("view"))
+
+    plain = glue.get_table(DatabaseName=db, Name="plain")["Table"]
+    # What AWS answers for a TableInput that left these out.
+    assert plain["Retention"] == 0
+    assert plain["StorageDescriptor"] == {"Location": "s3://b/p/", "Compressed": False, "NumberOfBuckets": 0,
+                                          "StoredAsSubDirectories": False}
+    assert plain["CreatedBy"] == f"arn:aws:iam::{account}:root"
+    assert plain["IsRegisteredWithLakeFormation"] is False
+    assert plain["IsMultiDialectView"] is False and plain["IsMaterializedView"] is False
+    assert plain["CatalogId"] == account and plain["VersionId"] == "0" and plain["DatabaseName"] == db
+    assert plain["CreateTime"] == plain["UpdateTime"]
+    assert "LastAccessTime" not in plain and "Owner" not in plain  # only when given
+
+    stated = glue.get_table(DatabaseName=db, Name="given")["Table"]
+    assert stated["Retention"] == 3
+    assert {k: stated["StorageDescriptor"][k] for k in given} == given
+    # Lake Formation manages governed tables: registered with it.
+    assert glue.get_table(DatabaseName=db, Name="gov")["Table"]["IsRegisteredWithLakeFormation"] is True
+    view = glue.get_table(DatabaseName=db, Name="view")["Table"]
+    assert view["IsMultiDialectView"] is True and "StorageDescriptor" in view
+
+    # Every other read of a table answers the same members.
+    glue.update_table(DatabaseName=db, TableInput={"Name": "plain", "Description": "v1"})
+    other = make_client("glue", account=account)
+    for table in (glue.get_tables(DatabaseName=db)["TableList"] + other.search_tables()["TableList"]
+                  + [v["Table"] for v in glue.get_table_versions(DatabaseName=db, TableName="plain")["TableVersions"]]
+                  + [glue.get_table_version(DatabaseName=db, TableName="plain", VersionId="1")["TableVersion"]["Table"]]):
+        assert table["CreatedBy"] == f"arn:aws:iam::{account}:root", table["Name"]  # the creator, kept on update
+        assert table["Retention"] in (0, 3) and table["CatalogId"] == account
+        assert table["IsRegisteredWithLakeFormation"] is (table["Name"] == "gov")
+        assert table["IsMultiDialectView"] is (table["Name"] == "view") and table["IsMaterializedView"] is False

@@ -9,7 +9,8 @@ filling, or stops filling, fails the test until the allow-list says so (with its
 How paths read: ``Table.StorageDescriptor.SerdeInfo`` is a member; ``TableList[].Name`` a member
 of each list element. A member is listed only if its parent was present (a missing structure
 is one entry, not one per nested member). Map values are not descended into (their keys are the
-caller's), and of a union (ColumnStatisticsData) only the variants present count.
+caller's), and of a structure the model marks as a union only the variants present count
+(ColumnStatisticsData is not marked so: its unused variants are on the allow-list).
 """
 
 from __future__ import annotations

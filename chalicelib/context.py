@@ -28,6 +28,14 @@ class RequestContext:
     region: str
     service: str = "glue"
     operation: str = ""
+    # The caller's IAM ARN when a verified identity names one (API Gateway's userArn); "" otherwise.
+    caller_arn: str = ""
+
+    @property
+    def principal_arn(self) -> str:
+        """Who is calling, as Glue records it in ``CreatedBy``: the verified IAM ARN, else the
+        account's root ARN (locally nothing verifies who signed, only which account)."""
+        return self.caller_arn or f"arn:aws:iam::{self.account_id}:root"
 
     def catalog_id(self, params: dict) -> str:
         """CatalogId from the request, defaulting to the caller's account as AWS does.
@@ -66,7 +74,7 @@ def context_from_request(headers: dict[str, str], api_gateway_context: dict | No
     identity = (api_gateway_context or {}).get("identity") or {}
     if identity.get("accountId"):
         account_id = identity["accountId"]
-    return RequestContext(account_id=account_id, region=region)
+    return RequestContext(account_id=account_id, region=region, caller_arn=identity.get("userArn") or "")
 
 
 # "Bearer <token>" (pypaimon's token.provider=bear); "<account>" or "<account>/<region>" name a catalog.
@@ -96,4 +104,5 @@ def context_from_bearer(headers: dict[str, str], api_gateway_context: dict | Non
     identity = (api_gateway_context or {}).get("identity") or {}
     if identity.get("accountId"):
         account_id = identity["accountId"]
-    return RequestContext(account_id=account_id, region=region, service="paimon")
+    return RequestContext(account_id=account_id, region=region, service="paimon",
+                          caller_arn=identity.get("userArn") or "")

@@ -14,18 +14,38 @@ from chalicelib.actions.common import fold, make_token, page_size, read_token
 from chalicelib.context import RequestContext
 from chalicelib.errors import InvalidInputException
 from chalicelib.service import tables
+from chalicelib.service.governed_partitions import is_governed
 
 _VALID_ATTRIBUTE_SETS = ({"NAME"}, {"NAME", "TABLE_TYPE"})
 
 
+# What Glue answers for StorageDescriptor members a TableInput left out: Hive-compatible readers
+# (the Glue Hive metastore client behind Spark and EMR) unbox them and fail on a missing one.
+_STORAGE_DEFAULTS = {"Compressed": False, "NumberOfBuckets": 0, "StoredAsSubDirectories": False}
+
+
 def render_table(ctx: RequestContext, params: dict[str, Any], doc: dict[str, Any],
                  version: int) -> dict[str, Any]:
-    """A stored table document as the API returns it.
+    """A stored table document as the API returns it, with the members Glue fills itself:
+    Retention 0 and the StorageDescriptor defaults when not given, IsRegisteredWithLakeFormation
+    (true for governed tables, the only tables Lake Formation manages here), IsMultiDialectView
+    (a Data Catalog view, i.e. one with a ViewDefinition), IsMaterializedView, CatalogId and
+    VersionId. Members AWS fills only in features not served here (Status, FederatedTable,
+    IcebergTableMetadata, RLSProperties) stay out; tests/integration/unfilled_members.py lists them.
 
     Timestamps no client can parse (stored before they were refused) are left out: one would
     make the whole GetTables or SearchTables page unreadable.
     """
-    return {**timestamps.drop_unreadable(doc), "CatalogId": ctx.catalog_id(params), "VersionId": str(version)}
+    table = {"Retention": 0, **timestamps.drop_unreadable(doc)}
+    storage = table.get("StorageDescriptor")
+    if storage is not None:
+        table["StorageDescriptor"] = {**_STORAGE_DEFAULTS, **storage}
+    table["IsRegisteredWithLakeFormation"] = is_governed(doc)
+    table["IsMultiDialectView"] = "ViewDefinition" in doc
+    table["IsMaterializedView"] = False
+    table["CatalogId"] = ctx.catalog_id(params)
+    table["VersionId"] = str(version)
+    return table
 
 
 def _table_input(params: dict[str, Any]) -> dict[str, Any]:

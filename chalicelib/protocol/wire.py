@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chalicelib import actions, json_text, metrics, page_tokens
@@ -121,7 +121,7 @@ def _serve(service: str, operation: str, headers: dict[str, str], raw_body: byte
     metrics.reset()
     try:
         ctx = context_from_request(headers, gateway_context)
-        ctx = RequestContext(ctx.account_id, ctx.region, service, operation)
+        ctx = replace(ctx, service=service, operation=operation)
         return 200, _invoke(service, operation, raw_body, ctx) or {}, None
     except ServiceError as error:
         # Without its traceback: the frames it holds keep the decoded request (hundreds of MB

@@ -70,6 +70,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
     database = require_database(catalog_key, database_name)
     created = now()
     doc = table_document(table_input, database.name, created, created)
+    doc["CreatedBy"] = ctx.principal_arn
     indexes = indexes_for_new_table(partition_indexes, partition_keys_of(doc))
     if transaction_id:
         writer = TableWriter(ctx, transaction_id, database, name)
@@ -115,6 +116,8 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
     if version_id is not None and parse_version(version_id) != version:
         raise _concurrent_update()
     doc = table_document(table_input, database.name, old["CreateTime"], now())
+    if "CreatedBy" in old:  # the creator, not the last writer (as CreateTime is kept)
+        doc["CreatedBy"] = old["CreatedBy"]
     check_partition_key_change(current, partition_keys_of(old), partition_keys_of(doc))
     if writer is not None:
         writer.require_fresh()

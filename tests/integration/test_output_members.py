@@ -228,7 +228,8 @@ def _other_reads(c: Catalog) -> dict[str, Recipe]:
     def function() -> None:
         g.create_user_defined_function(DatabaseName=c.db, FunctionInput={
             "FunctionName": "f", "ClassName": "com.example.F", "OwnerName": "ana", "OwnerType": "USER",
-            "FunctionType": "REGULAR_FUNCTION", "ResourceUris": [{"ResourceType": "JAR", "Uri": "s3://b/f.jar"}]})
+            "FunctionType": "REGULAR_FUNCTION", "ArtifactLocation": "s3://b/artifacts/", "GovernanceMode": "IAM_ONLY",
+            "ResourceUris": [{"ResourceType": "JAR", "Uri": "s3://b/f.jar", "LastModified": 1700000000}]})
 
     def connection() -> None:
         g.create_connection(ConnectionInput={
@@ -236,7 +237,12 @@ def _other_reads(c: Catalog) -> dict[str, Recipe]:
             "ConnectionProperties": {"JDBC_CONNECTION_URL": "jdbc:postgresql://h:5432/db", "USERNAME": "u",
                                      "PASSWORD": "p"},
             "PhysicalConnectionRequirements": {"SubnetId": "subnet-1", "SecurityGroupIdList": ["sg-1"],
-                                               "AvailabilityZone": "us-east-1a"}})
+                                               "AvailabilityZone": "us-east-1a"},
+            "SparkProperties": {"spark.k": "v"}, "AthenaProperties": {"athena.k": "v"},
+            "PythonProperties": {"python.k": "v"},
+            "AuthenticationConfiguration": {
+                "AuthenticationType": "BASIC", "KmsKeyArn": f"arn:aws:kms:us-east-1:{c.account}:key/k",
+                "SecretArn": f"arn:aws:secretsmanager:us-east-1:{c.account}:secret:s"}})
 
     def policy() -> None:
         g.put_resource_policy(PolicyInJson='{"Version": "2012-10-17", "Statement": []}')

@@ -33,6 +33,17 @@ def _under(prefix: str, members: dict[str, str]) -> dict[str, str]:
     return {f"{prefix}{path}": reason for path, reason in members.items()}
 
 
+_CONNECTION = {
+    "CompatibleComputeEnvironments": "set by AWS after it validates a connection for compute environments "
+                                     "(ValidateForComputeEnvironments): no validation runs here",
+    "LastConnectionValidationTime": "connections are never tested here (TestConnection is not served)",
+    "LastUpdatedBy": "who changed a connection is not recorded (callers are not authenticated yet)",
+    "StatusReason": "a connection is READY at once: there is no failure to explain",
+    "AuthenticationConfiguration.OAuth2Properties": "only for AuthenticationType OAUTH2 (the recipe's is "
+                                                    "BASIC); stored without its secrets",
+}
+_ONE_PAGE = "the recipe's catalog fits one page; paging is covered by its own test file"
+
 UNFILLED: dict[str, dict[str, str]] = {
     "GetDatabase": {},
     "GetDatabases": {},
@@ -52,4 +63,8 @@ UNFILLED: dict[str, dict[str, str]] = {
     "GetTableObjects": {},
     "DescribeTransaction": {},
     "ListTransactions": {},
+    "GetConnection": _under("Connection.", _CONNECTION),
+    "GetConnections": {**_under("ConnectionList[].", _CONNECTION), "NextToken": _ONE_PAGE},
+    "GetUserDefinedFunction": {},
+    "GetUserDefinedFunctions": {"NextToken": _ONE_PAGE},
 }

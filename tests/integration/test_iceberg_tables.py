@@ -15,6 +15,12 @@ import pyarrow as pa
 import pytest
 from pyiceberg.catalog.glue import GlueCatalog
 
+from infra.local.stack import REGION
+from infra.local.stack import client as stack_client
+# The moto S3 server and the stack whose warehouse client uses it (AWS_ENDPOINT_URL_S3), shared
+# with the Paimon S3 tests: pytest finds fixtures imported into a test module.
+from tests.integration.test_paimon_s3_warehouse import BUCKET, body, keys, moto_url, s3, s3_stack  # noqa: F401
+
 ICEBERG_FIELDS = [
     {"Id": 1, "Name": "id", "Type": "long", "Required": True, "Doc": "the key"},
     {"Id": 2, "Name": "name", "Type": "string", "Required": False},
@@ -256,3 +262,38 @@ def test_update_errors(glue, db, location):
         assert member in raised.value.response["Error"]["Message"]
     assert len(list(local_path(location).joinpath("metadata").iterdir())) == 1
     assert glue.get_table(DatabaseName=db, Name="ice")["Table"]["VersionId"] == "0"
+
+
+# ------------------------------------------------------------------------------ on S3 (moto)
+def test_s3_location_through_the_s3_endpoint(s3_stack, moto_url, s3):
+    """A server whose S3 client goes to moto (AWS_ENDPOINT_URL_S3): the metadata files land in the
+    bucket, and pyiceberg reads and writes the table there."""
+    glue = stack_client(s3_stack.endpoint, "glue")
+    db = f"db_{uuid.uuid4().hex[:12]}"
+    glue.create_database(DatabaseInput={"Name": db})
+    location = f"s3://{BUCKET}/iceberg/{db}/orders"
+    fields = [{"Id": 1, "Name": "id", "Type": "long", "Required": True}]
+    glue.create_table(DatabaseName=db, Name="orders", OpenTableFormatInput=iceberg_input(location, fields=fields))
+    first = glue.get_table(DatabaseName=db, Name="orders")["Table"]["Parameters"]["metadata_location"]
+    key = first[len(f"s3://{BUCKET}/"):]
+    assert key.startswith(f"iceberg/{db}/orders/metadata/00000-")
+    assert json.loads(body(s3, key))["location"] == location
+
+    glue.update_table(DatabaseName=db, Name="orders", UpdateOpenTableFormatInput={"UpdateIcebergInput": {
+        "UpdateIcebergTableInput": {"Updates": [{"Schema": {"Fields": [
+            *fields, {"Id": 2, "Name": "note", "Type": "string", "Required": False}]}, "Location": location}]}}})
+    assert len(keys(s3, f"iceberg/{db}/orders/metadata/")) == 2
+
+    catalog = GlueCatalog("s3", client=glue, **{"s3.endpoint": moto_url, "s3.access-key-id": "local",
+                                                "s3.secret-access-key": "local", "s3.region": REGION})
+    table = catalog.load_table((db, "orders"))
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("note", pa.string())])
+    table.append(pa.Table.from_pylist([{"id": 1, "note": "s3"}], schema=schema))
+    assert catalog.load_table((db, "orders")).scan().to_arrow().to_pylist() == [{"id": 1, "note": "s3"}]
+
+    with pytest.raises(glue.exceptions.InvalidInputException) as raised:
+        glue.create_table(DatabaseName=db, Name="nowhere", OpenTableFormatInput=iceberg_input(
+            "s3://no-such-bucket-here/t", fields=fields))
+    assert "cannot write the Iceberg metadata file" in raised.value.response["Error"]["Message"]
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        glue.get_table(DatabaseName=db, Name="nowhere")

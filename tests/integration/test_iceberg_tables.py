@@ -17,9 +17,14 @@ from pyiceberg.catalog.glue import GlueCatalog
 
 from infra.local.stack import REGION
 from infra.local.stack import client as stack_client
-# The moto S3 server and the stack whose warehouse client uses it (AWS_ENDPOINT_URL_S3), shared
-# with the Paimon S3 tests: pytest finds fixtures imported into a test module.
-from tests.integration.test_paimon_s3_warehouse import BUCKET, body, keys, moto_url, s3, s3_stack  # noqa: F401
+from tests.integration import test_paimon_s3_warehouse as paimon_s3
+from tests.integration.test_paimon_s3_warehouse import BUCKET, body, keys
+
+# The moto S3 server and a stack whose S3 client goes to it (AWS_ENDPOINT_URL_S3), as the Paimon
+# S3 tests start them: pytest finds fixtures bound to names of a test module.
+moto_url = paimon_s3.moto_url
+s3 = paimon_s3.s3
+s3_stack = paimon_s3.s3_stack
 
 ICEBERG_FIELDS = [
     {"Id": 1, "Name": "id", "Type": "long", "Required": True, "Doc": "the key"},

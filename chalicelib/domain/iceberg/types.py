@@ -120,6 +120,8 @@ def _spec_field(value: Any, path: str) -> dict[str, Any]:
     out = {"Id": value.get("id"), "Name": value.get("name"), "Required": value.get("required"),
            "Type": value.get("type")}
     if value.get("doc") is not None:
+        if not isinstance(value["doc"], str):
+            raise _bad(f"{path}.doc", "a field's doc is a string")
         out["Doc"] = value["doc"]
     return out
 
@@ -319,6 +321,7 @@ def glue_columns(schemas: list[dict[str, Any]], current_schema_id: int) -> list[
 _HIVE_ATOMIC = {"boolean": "boolean", "tinyint": "int", "smallint": "int", "int": "int", "integer": "int",
                 "bigint": "long", "float": "float", "double": "double", "string": "string", "binary": "binary",
                 "date": "date", "timestamp": "timestamp"}
+_MAX_HIVE_NESTING = 32  # as deep as a document member may nest
 _HIVE_TOKEN = re.compile(r"\s*([<>,:()]|[^<>,:()\s][^<>,:()]*)")
 
 
@@ -391,7 +394,10 @@ class _HiveParser:
             if self._next() == ")":
                 return args
 
-    def _type(self) -> Any:
+    def _type(self, depth: int = 0) -> Any:
+        # A column type may be 128 KiB of text: bound the nesting before recursion does.
+        if depth > _MAX_HIVE_NESTING:
+            raise ValueError(f"column type nests deeper than {_MAX_HIVE_NESTING} levels")
         name = self._next().lower()
         if name in ("varchar", "char"):
             self._args()
@@ -408,15 +414,15 @@ class _HiveParser:
         if name == "array":
             self._expect("<")
             element_id = next(self.ids)
-            element = self._type()
+            element = self._type(depth + 1)
             self._expect(">")
             return {"type": "list", "element-id": element_id, "element": element, "element-required": False}
         if name == "map":
             self._expect("<")
             key_id, value_id = next(self.ids), next(self.ids)
-            key = self._type()
+            key = self._type(depth + 1)
             self._expect(",")
-            value = self._type()
+            value = self._type(depth + 1)
             self._expect(">")
             return {"type": "map", "key-id": key_id, "key": key, "value-id": value_id, "value": value,
                     "value-required": False}
@@ -427,7 +433,7 @@ class _HiveParser:
                 field_name = self._next()
                 self._expect(":")
                 field_id = next(self.ids)
-                fields.append({"id": field_id, "name": field_name, "required": False, "type": self._type()})
+                fields.append({"id": field_id, "name": field_name, "required": False, "type": self._type(depth + 1)})
                 token = self._next()
                 if token == ">":
                     return {"type": "struct", "fields": fields}

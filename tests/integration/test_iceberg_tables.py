@@ -18,6 +18,7 @@ from pyiceberg.catalog.glue import GlueCatalog
 from infra.local.stack import REGION
 from infra.local.stack import client as stack_client
 from tests.integration import test_paimon_s3_warehouse as paimon_s3
+from tests.integration.lf_helpers import Governed
 from tests.integration.test_paimon_s3_warehouse import BUCKET, body, keys
 
 # The moto S3 server and a stack whose S3 client goes to it (AWS_ENDPOINT_URL_S3), as the Paimon
@@ -302,3 +303,20 @@ def test_s3_location_through_the_s3_endpoint(s3_stack, moto_url, s3):
     assert "cannot write the Iceberg metadata file" in raised.value.response["Error"]["Message"]
     with pytest.raises(glue.exceptions.EntityNotFoundException):
         glue.get_table(DatabaseName=db, Name="nowhere")
+
+
+def test_in_a_transaction_the_table_appears_at_commit(endpoint, location):
+    gov = Governed.create(endpoint, tables=())
+    glue, lf = gov.glue, gov.lf
+    tx = lf.start_transaction()["TransactionId"]
+    glue.create_table(DatabaseName=gov.db, Name="t", OpenTableFormatInput=iceberg_input(location), TransactionId=tx)
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        glue.get_table(DatabaseName=gov.db, Name="t")
+    seen = glue.get_table(DatabaseName=gov.db, Name="t", TransactionId=tx)["Table"]["Parameters"]
+    glue.update_table(DatabaseName=gov.db, Name="t", TransactionId=tx, UpdateOpenTableFormatInput={
+        "UpdateIcebergInput": {"UpdateIcebergTableInput": {"Updates": [{
+            "Schema": {"Fields": ICEBERG_FIELDS[:2]}, "Location": location}]}}})
+    lf.commit_transaction(TransactionId=tx)
+    committed = glue.get_table(DatabaseName=gov.db, Name="t")["Table"]["Parameters"]
+    assert committed["previous_metadata_location"] == seen["metadata_location"]
+    assert read_metadata(committed["metadata_location"])["current-schema-id"] == 1

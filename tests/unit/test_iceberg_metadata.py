@@ -127,3 +127,31 @@ def test_metadata_numbers() -> None:
 def test_deeply_nested_hive_types_are_refused_not_recursed() -> None:
     with pytest.raises(InvalidInputException, match="nests deeper"):
         schema_from_columns([{"Name": "a", "Type": "array<" * 5000 + "int" + ">" * 5000}], "Columns")
+
+
+@pytest.mark.parametrize("change, allowed", [
+    ({"Id": 8, "Name": "amount", "Type": "decimal(12,2)", "Required": False}, True),
+    ({"Id": 8, "Name": "amount", "Type": "decimal(12,3)", "Required": False}, False),
+    ({"Id": 8, "Name": "amount", "Type": "decimal(9,2)", "Required": True}, False),
+    ({"Id": 2, "Name": "ts", "Type": "string", "Required": False}, False),
+    ({"Id": 3, "Name": "point", "Type": "string", "Required": False}, False),
+])
+def test_schema_evolution_keeps_old_data_readable(change, allowed) -> None:
+    fields = [f if f["Id"] != change["Id"] else change for f in FIELDS]
+    update = [{"Schema": {"Fields": fields, "IdentifierFieldIds": [1]}, "Location": "file:///wh/t"}]
+    if allowed:
+        assert md.apply_updates(first(), "m", update, 1, "Up")["current-schema-id"] == 1
+    else:
+        with pytest.raises(InvalidInputException, match=r"Up\.Updates\[0\]\.Schema\.Fields: field"):
+            md.apply_updates(first(), "m", update, 1, "Up")
+
+
+def test_a_new_spec_recycles_field_ids_of_the_same_source_and_transform() -> None:
+    metadata = first(spec={"Fields": [{"SourceId": 2, "Transform": "day", "Name": "d"}]})
+    updated = md.apply_updates(metadata, "m", [{
+        "Schema": {"Fields": FIELDS, "IdentifierFieldIds": [1]}, "Location": "file:///wh/t",
+        "PartitionSpec": {"Fields": [{"SourceId": 1, "Transform": "bucket[4]", "Name": "b"},
+                                     {"SourceId": 2, "Transform": "day", "Name": "d"}]}}], 1, "Up")
+    assert [f["field-id"] for f in updated["partition-specs"][1]["fields"]] == [1001, 1000]
+    assert updated["last-partition-id"] == 1001 and updated["default-spec-id"] == 1
+    TableMetadataUtil.parse_raw(md.encode(updated))

@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any, Optional
 
-from chalicelib.domain.iceberg.types import (PARTITION_FIELD_ID_START, highest_field_id, read_partition_spec,
-                                             read_schema, read_sort_order)
+from chalicelib.domain.iceberg.types import (PARTITION_FIELD_ID_START, check_evolution, highest_field_id,
+                                             read_partition_spec, read_schema, read_sort_order)
 from chalicelib.errors import InvalidInputException
 
 FORMAT_VERSION = 2
@@ -172,6 +172,7 @@ def _add_schema(metadata: dict[str, Any], given: dict[str, Any], path: str, exis
         if _same({"identifier-field-ids": [], **known}, schema, "schema-id"):
             return int(known["schema-id"])
     _check_field_ids(metadata, schema, path)
+    check_evolution(_schema(metadata, metadata["current-schema-id"]), schema, path)
     metadata["schemas"].append(schema)
     metadata["last-column-id"] = max(metadata["last-column-id"], highest_field_id(schema))
     return fresh
@@ -201,7 +202,9 @@ def _add_spec(metadata: dict[str, Any], given: dict[str, Any], schema: dict[str,
                                         "which the table does not have")
         return int(wanted)
     fresh = max(s["spec-id"] for s in metadata["partition-specs"]) + 1
-    spec = read_partition_spec(given, schema, path, fresh, metadata["last-partition-id"])
+    known_ids = {(f["source-id"], f["transform"]): f["field-id"] for s in metadata["partition-specs"]
+                 for f in s["fields"]}
+    spec = read_partition_spec(given, schema, path, fresh, metadata["last-partition-id"], known_ids)
     for known in metadata["partition-specs"]:
         if [{k: v for k, v in f.items() if k != "field-id"} for f in known["fields"]] == \
                 [{k: v for k, v in f.items() if k != "field-id"} for f in spec["fields"]]:

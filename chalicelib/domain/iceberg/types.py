@@ -154,7 +154,7 @@ def read_schema(schema: dict[str, Any], path: str, schema_id: Optional[int] = No
     chosen = schema.get("SchemaId", 0) if schema_id is None else schema_id
     out: dict[str, Any] = {"type": "struct", "schema-id": chosen, "fields": fields}
     identifiers = schema.get("IdentifierFieldIds") or []
-    by_id = dict(_walk_fields(out))
+    by_id = dict(walk_fields(out))
     for i, field_id in enumerate(identifiers):
         field = by_id.get(field_id)
         if field is None or not isinstance(field["type"], str) or not field["required"]:
@@ -165,7 +165,7 @@ def read_schema(schema: dict[str, Any], path: str, schema_id: Optional[int] = No
     return out
 
 
-def _walk_fields(struct: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+def walk_fields(struct: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
     """(id, field) of every struct field, nested ones included (list elements and map keys and
     values are not fields of their own here)."""
     stack = [struct]
@@ -180,6 +180,35 @@ def _walk_fields(struct: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]
             stack.append(node["element"])
         elif node.get("type") == "map":
             stack.extend(t for t in (node["key"], node["value"]) if isinstance(t, dict))
+
+
+def _promotable(old: Any, new: Any) -> bool:
+    """Whether data written as ``old`` reads as ``new``: the same type, or one of the spec's
+    promotions (int -> long, float -> double, decimal(P, S) -> decimal(P2, S) with P2 >= P); a
+    nested type keeps its kind (its fields are checked by id on their own)."""
+    if isinstance(old, dict) or isinstance(new, dict):
+        return isinstance(old, dict) and isinstance(new, dict) and old["type"] == new["type"]
+    if old == new or (old, new) in (("int", "long"), ("float", "double")):
+        return True
+    was, now = _DECIMAL.fullmatch(old.replace(" ", "")), _DECIMAL.fullmatch(new.replace(" ", ""))
+    return bool(was and now and was.group(2) == now.group(2) and int(now.group(1)) >= int(was.group(1)))
+
+
+def check_evolution(current: dict[str, Any], schema: dict[str, Any], path: str) -> None:
+    """A new schema must read the data files the current one wrote: a field id it keeps keeps
+    a type that reads the old values, and an optional field does not become required."""
+    before = dict(walk_fields(current))
+    for field_id, field in walk_fields(schema):
+        old = before.get(field_id)
+        if old is None:
+            continue
+        if not _promotable(old["type"], field["type"]):
+            raise _bad(f"{path}.Fields", f"field {field['name']!r} (id {field_id}) cannot change type from "
+                                         f"{_show(old['type'])} to {_show(field['type'])}: Iceberg promotes only "
+                                         "int to long, float to double and decimal to a wider precision")
+        if field["required"] and not old["required"]:
+            raise _bad(f"{path}.Fields", f"field {field['name']!r} (id {field_id}) is optional and cannot become "
+                                         "required: existing data files may hold nulls")
 
 
 def highest_field_id(struct: Any) -> int:
@@ -230,16 +259,19 @@ def _show(kind: Any) -> str:
 
 
 def _source(schema: dict[str, Any], source_id: Any, path: str) -> Any:
-    found = dict(_walk_fields(schema)).get(source_id)
+    found = dict(walk_fields(schema)).get(source_id)
     if found is None:
         raise _bad(path, f"source field {source_id} is not in the schema")
     return found["type"]
 
 
 def read_partition_spec(spec: Optional[dict[str, Any]], schema: dict[str, Any], path: str, spec_id: int,
-                        last_partition_id: int) -> dict[str, Any]:
+                        last_partition_id: int,
+                        known_ids: Optional[dict[tuple[int, str], int]] = None) -> dict[str, Any]:
     """A Glue IcebergPartitionSpec as the spec's partition-spec object, checked against
-    ``schema``; fields without a FieldId get the next ids after ``last_partition_id``."""
+    ``schema``. A field without a FieldId keeps the id an earlier spec gave the same source and
+    transform (``known_ids``, as Iceberg's spec updates recycle them), else gets the next id after
+    ``last_partition_id``."""
     fields: list[dict[str, Any]] = []
     next_id = count(max(last_partition_id, PARTITION_FIELD_ID_START - 1) + 1)
     names: set[str] = set()
@@ -249,7 +281,10 @@ def read_partition_spec(spec: Optional[dict[str, Any]], schema: dict[str, Any], 
         source_type = _source(schema, field["SourceId"], f"{where}.SourceId")
         transform = _transform(field["Transform"], source_type, f"{where}.Transform")
         field_id = field.get("FieldId")
-        field_id = next(next_id) if field_id is None else field_id
+        if field_id is None:
+            field_id = (known_ids or {}).get((field["SourceId"], transform))
+        if field_id is None:
+            field_id = next(next_id)
         if field_id in used:
             raise _bad(f"{where}.FieldId", f"partition field id {field_id} is used twice")
         used.add(field_id)

@@ -320,3 +320,19 @@ def test_in_a_transaction_the_table_appears_at_commit(endpoint, location):
     committed = glue.get_table(DatabaseName=gov.db, Name="t")["Table"]["Parameters"]
     assert committed["previous_metadata_location"] == seen["metadata_location"]
     assert read_metadata(committed["metadata_location"])["current-schema-id"] == 1
+
+
+def test_update_after_pyiceberg_commits_keeps_its_snapshots(glue, db, location, catalog):
+    fields = [{"Id": 1, "Name": "id", "Type": "int", "Required": True}]
+    glue.create_table(DatabaseName=db, Name="t", OpenTableFormatInput=iceberg_input(location, fields=fields))
+    schema = pa.schema([pa.field("id", pa.int32(), nullable=False)])
+    catalog.load_table((db, "t")).append(pa.Table.from_pylist([{"id": 1}], schema=schema))
+
+    glue.update_table(DatabaseName=db, Name="t", UpdateOpenTableFormatInput={"UpdateIcebergInput": {
+        "UpdateIcebergTableInput": {"Updates": [{"Schema": {"Fields": [
+            {"Id": 1, "Name": "id", "Type": "long", "Required": True},  # a promotion: old files still read
+            {"Id": 2, "Name": "note", "Type": "string", "Required": False}]}, "Location": location}]}}})
+    table = catalog.load_table((db, "t"))
+    assert table.metadata.format_version == 2 and len(table.metadata.snapshots) == 1
+    assert len(table.metadata.metadata_log) == 2
+    assert table.scan().to_arrow().to_pylist() == [{"id": 1, "note": None}]

@@ -13,7 +13,7 @@ from chalicelib.actions import action
 from chalicelib.actions.common import fold, make_token, page_size, read_token
 from chalicelib.context import RequestContext
 from chalicelib.errors import InvalidInputException
-from chalicelib.service import tables
+from chalicelib.service import iceberg_tables, tables
 from chalicelib.service.governed_partitions import is_governed
 
 _VALID_ATTRIBUTE_SETS = ({"NAME"}, {"NAME", "TABLE_TYPE"})
@@ -59,9 +59,26 @@ def _table_input(params: dict[str, Any]) -> dict[str, Any]:
     return table_input
 
 
+def _table_name(params: dict[str, Any]) -> str:
+    """The table an open-table-format request names: TableInput.Name (checked against Name) or
+    Name, since TableInput is optional there."""
+    if params.get("TableInput") is not None:
+        return str(_table_input(params)["Name"])
+    if not params.get("Name"):
+        raise InvalidInputException("Name is required when TableInput is not given")
+    return str(params["Name"])
+
+
 @action("glue", "CreateTable")
 def create_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """Create a table at VersionId 0."""
+    """Create a table at VersionId 0; with OpenTableFormatInput.IcebergInput an Iceberg table,
+    its first metadata file written under its location."""
+    iceberg = (params.get("OpenTableFormatInput") or {}).get("IcebergInput")
+    if iceberg is not None:
+        iceberg_tables.create_table(ctx, ctx.catalog_key(params), params["DatabaseName"], _table_name(params),
+                                    params.get("TableInput"), iceberg, params.get("PartitionIndexes"),
+                                    params.get("TransactionId"))
+        return {}
     tables.create_table(ctx, ctx.catalog_key(params), params["DatabaseName"], _table_input(params),
                         params.get("PartitionIndexes"), params.get("TransactionId"))
     return {}
@@ -72,8 +89,17 @@ def update_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Replace a table's definition, archiving the previous version unless SkipArchive.
 
     With VersionId, the update applies only if that is still the current version (optimistic
-    locking); of several racing updates from one version exactly one succeeds.
+    locking); of several racing updates from one version exactly one succeeds. With
+    UpdateOpenTableFormatInput.UpdateIcebergInput, the Iceberg table's next metadata file is
+    written and the table moved to it.
     """
+    iceberg = (params.get("UpdateOpenTableFormatInput") or {}).get("UpdateIcebergInput")
+    if iceberg is not None:
+        iceberg_tables.update_table(ctx, ctx.catalog_key(params), params["DatabaseName"], _table_name(params),
+                                    params.get("TableInput"), iceberg["UpdateIcebergTableInput"],
+                                    params.get("VersionId"), not params.get("SkipArchive", False),
+                                    params.get("TransactionId"))
+        return {}
     tables.update_table(ctx, ctx.catalog_key(params), params["DatabaseName"], _table_input(params),
                         params.get("VersionId"), not params.get("SkipArchive", False), params.get("TransactionId"))
     return {}

@@ -115,6 +115,13 @@ class _Walker:
             checker(shape, value, path)
 
     def _check_structure(self, shape: Shape, value: Any, path: str) -> None:
+        if shape.metadata.get("document"):
+            # A document (IcebergStructField.Type, say) is any JSON value; only its depth is bounded.
+            if isinstance(value, (dict, list)) and _nested_deeper(value, MAX_UNKNOWN_DEPTH):
+                raise SerializationException(
+                    f"Request body is nested too deeply at '{path}': at most {MAX_UNKNOWN_DEPTH} levels of "
+                    "JSON are accepted inside a document member")
+            return
         if not isinstance(value, dict):
             self.fail(value, path, "Member must be a structure (JSON object)")
             return
@@ -264,6 +271,8 @@ def _compile(shape: Shape) -> Check:
 
 def _build(shape: Shape) -> Check:
     kind, meta = shape.type_name, shape.metadata
+    if kind == "structure" and meta.get("document"):
+        return lambda value: not (isinstance(value, (dict, list)) and _nested_deeper(value, MAX_UNKNOWN_DEPTH))
     if kind == "structure":
         required = tuple(shape.required_members)
         members = tuple((name, _compile(member)) for name, member in shape.members.items())

@@ -1,0 +1,233 @@
+"""Iceberg table metadata files (format version 2), as the Iceberg spec and pyiceberg write them:
+the first one for a new table, and the next one after a Glue ``IcebergTableUpdate``.
+
+A metadata file is named ``<location>/metadata/<NNNNN>-<uuid>.metadata.json``, NNNNN counting
+up from 00000 (pyiceberg's and Iceberg Java's convention, which pyiceberg reads back to number
+its own next file). A table's files are never rewritten: each change writes a new one and moves
+Glue's ``metadata_location`` parameter to it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any, Optional
+
+from chalicelib.domain.iceberg.types import (PARTITION_FIELD_ID_START, check_evolution, highest_field_id,
+                                             read_partition_spec, read_schema, read_sort_order)
+from chalicelib.errors import InvalidInputException
+
+FORMAT_VERSION = 2
+TABLE_TYPE = "table_type"
+ICEBERG = "ICEBERG"
+METADATA_LOCATION = "metadata_location"
+PREVIOUS_METADATA_LOCATION = "previous_metadata_location"
+
+_METADATA_NAME = re.compile(r"(\d+)-.*\.metadata\.json")
+# Glue's IcebergUpdateAction values this catalog applies; the encryption-key ones are format
+# version 3 (encrypted tables), which it does not write.
+_SCHEMA_ACTIONS = ("add-schema", "set-current-schema")
+_SPEC_ACTIONS = ("add-spec", "set-default-spec")
+_ORDER_ACTIONS = ("add-sort-order", "set-default-sort-order")
+
+
+def metadata_file(location: str, number: int, file_uuid: str) -> str:
+    """Where metadata file number ``number`` of a table at ``location`` goes."""
+    return f"{location.rstrip('/')}/metadata/{number:05d}-{file_uuid}.metadata.json"
+
+
+def metadata_number(metadata_location: str) -> int:
+    """The number in a metadata file's name (-1 if it follows no numbering), as pyiceberg reads it."""
+    match = _METADATA_NAME.fullmatch(metadata_location.rsplit("/", 1)[-1])
+    return int(match.group(1)) if match else -1
+
+
+def new_table_metadata(location: str, schema: dict[str, Any], partition_spec: Optional[dict[str, Any]],
+                       write_order: Optional[dict[str, Any]], properties: dict[str, str], table_uuid: str,
+                       now_ms: int, path: str) -> dict[str, Any]:
+    """The first metadata file of a table from Glue's CreateIcebergTableInput members (``schema``
+    already in the spec's form, see ``types.read_schema``); ``path`` names them in errors."""
+    spec = read_partition_spec(partition_spec, schema, f"{path}.PartitionSpec",
+                               (partition_spec or {}).get("SpecId", 0), PARTITION_FIELD_ID_START - 1)
+    order = read_sort_order(write_order, schema, f"{path}.WriteOrder")
+    return {
+        "format-version": FORMAT_VERSION,
+        "table-uuid": table_uuid,
+        "location": location.rstrip("/"),
+        "last-sequence-number": 0,
+        "last-updated-ms": now_ms,
+        "last-column-id": highest_field_id(schema),
+        "current-schema-id": schema["schema-id"],
+        "schemas": [schema],
+        "default-spec-id": spec["spec-id"],
+        "partition-specs": [spec],
+        "last-partition-id": _last_partition_id(spec, PARTITION_FIELD_ID_START - 1),
+        "default-sort-order-id": order["order-id"],
+        "sort-orders": [order],
+        "properties": dict(properties),
+        "current-snapshot-id": -1,
+        "refs": {},
+        "snapshots": [],
+        "statistics": [],
+        "partition-statistics": [],
+        "snapshot-log": [],
+        "metadata-log": [],
+    }
+
+
+def _last_partition_id(spec: dict[str, Any], before: int) -> int:
+    return max([before] + [f["field-id"] for f in spec["fields"]])
+
+
+def encode(metadata: dict[str, Any]) -> str:
+    """A metadata file's text."""
+    return json.dumps(metadata, separators=(",", ":"))
+
+
+def decode(text: bytes, where: str) -> dict[str, Any]:
+    """A metadata file read back; InvalidInputException if it is not one this catalog can update."""
+    try:
+        metadata = json.loads(text)
+    except ValueError:
+        metadata = None
+    if not isinstance(metadata, dict) or metadata.get("format-version") != FORMAT_VERSION:
+        raise InvalidInputException(f"The table's current metadata file {where} is not Iceberg format version "
+                                    f"{FORMAT_VERSION} metadata")
+    return metadata
+
+
+def apply_updates(current: dict[str, Any], current_location: str, updates: list[dict[str, Any]], now_ms: int,
+                  path: str) -> dict[str, Any]:
+    """The next metadata after Glue's IcebergTableUpdate list, each applied in order.
+
+    Without an Action an update states the table's new state: its Schema becomes the current
+    schema (added unless an identical one exists), its Location the location, a PartitionSpec or
+    SortOrder the default one (likewise), its Properties are set. An Action limits it to that
+    one change (``add-schema`` adds without making it current, ``remove-properties`` removes the
+    Properties' keys, ...). The previous file goes into metadata-log.
+    """
+    metadata = copy.deepcopy(current)
+    for i, update in enumerate(updates):
+        _apply(metadata, update, f"{path}.Updates[{i}]")
+    metadata["last-updated-ms"] = max(now_ms, current.get("last-updated-ms", 0) + 1)
+    metadata["metadata-log"] = [*current.get("metadata-log", []),
+                                {"metadata-file": current_location, "timestamp-ms": current.get("last-updated-ms", 0)}]
+    return metadata
+
+
+def _apply(metadata: dict[str, Any], update: dict[str, Any], path: str) -> None:
+    action = update.get("Action")
+    if action in ("add-encryption-key", "remove-encryption-key"):
+        raise InvalidInputException(f"{path}.Action: {action} needs Iceberg format version 3 (encrypted tables); "
+                                    f"this table is format version {FORMAT_VERSION}")
+    if action is None or action in _SCHEMA_ACTIONS:
+        schema_id = _add_schema(metadata, update["Schema"], f"{path}.Schema", action == "set-current-schema")
+        if action != "add-schema":
+            metadata["current-schema-id"] = schema_id
+    schema = _schema(metadata, metadata["current-schema-id"])
+    if update.get("PartitionSpec") is not None and (action is None or action in _SPEC_ACTIONS):
+        spec_id = _add_spec(metadata, update["PartitionSpec"], schema, f"{path}.PartitionSpec",
+                            action == "set-default-spec")
+        if action != "add-spec":
+            metadata["default-spec-id"] = spec_id
+    elif action in _SPEC_ACTIONS:
+        raise InvalidInputException(f"{path}.PartitionSpec: {action} needs a PartitionSpec")
+    if update.get("SortOrder") is not None and (action is None or action in _ORDER_ACTIONS):
+        order_id = _add_order(metadata, update["SortOrder"], schema, f"{path}.SortOrder",
+                              action == "set-default-sort-order")
+        if action != "add-sort-order":
+            metadata["default-sort-order-id"] = order_id
+    elif action in _ORDER_ACTIONS:
+        raise InvalidInputException(f"{path}.SortOrder: {action} needs a SortOrder")
+    if action is None or action == "set-location":
+        metadata["location"] = update["Location"].rstrip("/")
+    properties = update.get("Properties") or {}
+    if action == "remove-properties":
+        for key in properties:
+            metadata["properties"].pop(key, None)
+    elif action is None or action == "set-properties":
+        metadata["properties"].update(properties)
+
+
+def _schema(metadata: dict[str, Any], schema_id: int) -> dict[str, Any]:
+    return next(s for s in metadata["schemas"] if s["schema-id"] == schema_id)
+
+
+def _same(one: dict[str, Any], other: dict[str, Any], id_key: str) -> bool:
+    return {k: v for k, v in one.items() if k != id_key} == {k: v for k, v in other.items() if k != id_key}
+
+
+def _add_schema(metadata: dict[str, Any], given: dict[str, Any], path: str, existing_only: bool) -> int:
+    if existing_only:
+        wanted = given.get("SchemaId")
+        if wanted is None or not any(s["schema-id"] == wanted for s in metadata["schemas"]):
+            raise InvalidInputException(f"{path}.SchemaId: set-current-schema names schema {wanted}, "
+                                        "which the table does not have")
+        return int(wanted)
+    fresh = max(s["schema-id"] for s in metadata["schemas"]) + 1
+    schema = read_schema(given, path, fresh)
+    schema.setdefault("identifier-field-ids", [])
+    for known in metadata["schemas"]:
+        if _same({"identifier-field-ids": [], **known}, schema, "schema-id"):
+            return int(known["schema-id"])
+    _check_field_ids(metadata, schema, path)
+    check_evolution(_schema(metadata, metadata["current-schema-id"]), schema, path)
+    metadata["schemas"].append(schema)
+    metadata["last-column-id"] = max(metadata["last-column-id"], highest_field_id(schema))
+    return fresh
+
+
+def _check_field_ids(metadata: dict[str, Any], schema: dict[str, Any], path: str) -> None:
+    """A field id the table already has must keep naming the same column (a rename keeps its
+    id); two different top-level names claiming one old id would mix up data files."""
+    known: dict[int, str] = {}
+    for old in metadata["schemas"]:
+        for field in old["fields"]:
+            known.setdefault(field["id"], field["name"])
+    for i, field in enumerate(schema["fields"]):
+        old_name = known.get(field["id"])
+        if old_name is not None and old_name != field["name"] and any(
+                f["name"] == old_name for f in schema["fields"]):
+            raise InvalidInputException(f"{path}.Fields[{i}].Id: field id {field['id']} belongs to column "
+                                        f"{old_name!r}, which the schema still has")
+
+
+def _add_spec(metadata: dict[str, Any], given: dict[str, Any], schema: dict[str, Any], path: str,
+              existing_only: bool) -> int:
+    if existing_only:
+        wanted = given.get("SpecId")
+        if wanted is None or not any(s["spec-id"] == wanted for s in metadata["partition-specs"]):
+            raise InvalidInputException(f"{path}.SpecId: set-default-spec names spec {wanted}, "
+                                        "which the table does not have")
+        return int(wanted)
+    fresh = max(s["spec-id"] for s in metadata["partition-specs"]) + 1
+    known_ids = {(f["source-id"], f["transform"]): f["field-id"] for s in metadata["partition-specs"]
+                 for f in s["fields"]}
+    spec = read_partition_spec(given, schema, path, fresh, metadata["last-partition-id"], known_ids)
+    for known in metadata["partition-specs"]:
+        if [{k: v for k, v in f.items() if k != "field-id"} for f in known["fields"]] == \
+                [{k: v for k, v in f.items() if k != "field-id"} for f in spec["fields"]]:
+            return int(known["spec-id"])
+    metadata["partition-specs"].append(spec)
+    metadata["last-partition-id"] = _last_partition_id(spec, metadata["last-partition-id"])
+    return fresh
+
+
+def _add_order(metadata: dict[str, Any], given: dict[str, Any], schema: dict[str, Any], path: str,
+               existing_only: bool) -> int:
+    if existing_only:
+        wanted = given.get("OrderId")
+        if wanted is None or not any(o["order-id"] == wanted for o in metadata["sort-orders"]):
+            raise InvalidInputException(f"{path}.OrderId: set-default-sort-order names order {wanted}, "
+                                        "which the table does not have")
+        return int(wanted)
+    if not given.get("Fields"):
+        order = read_sort_order(given, schema, path, 0)
+    else:
+        order = read_sort_order(given, schema, path, max(o["order-id"] for o in metadata["sort-orders"]) + 1)
+    for known in metadata["sort-orders"]:
+        if known["fields"] == order["fields"]:
+            return int(known["order-id"])
+    metadata["sort-orders"].append(order)
+    return int(order["order-id"])

@@ -1,0 +1,157 @@
+"""Iceberg metadata files and Glue columns (chalicelib.domain.iceberg), checked against
+pyiceberg's own reader and its GlueCatalog's column mapping."""
+
+from __future__ import annotations
+
+import pytest
+from pyiceberg.catalog.glue import _to_columns
+from pyiceberg.table.metadata import TableMetadataUtil
+
+from chalicelib.domain.iceberg import metadata as md
+from chalicelib.domain.iceberg.types import glue_columns, read_schema, schema_from_columns
+from chalicelib.errors import InvalidInputException
+
+FIELDS = [
+    {"Id": 1, "Name": "id", "Type": "long", "Required": True},
+    {"Id": 2, "Name": "ts", "Type": "timestamp", "Required": False},
+    {"Id": 3, "Name": "point", "Required": False, "Type": {"type": "struct", "fields": [
+        {"id": 4, "name": "x", "required": True, "type": "double"},
+        {"id": 5, "name": "attrs", "required": False, "type": {
+            "type": "map", "key-id": 6, "key": "string", "value-id": 7, "value": "fixed[4]",
+            "value-required": False}}]}},
+    {"Id": 8, "Name": "amount", "Type": "DECIMAL(9, 2)", "Required": False, "Doc": "money"},
+]
+
+
+def first(**extra) -> dict:
+    schema = read_schema({"Fields": FIELDS, "IdentifierFieldIds": [1]}, "Schema")
+    return md.new_table_metadata("file:///wh/t/", schema, extra.get("spec"), extra.get("order"), {"a": "b"},
+                                 "9f4b7a62-8f2c-4a4e-9a43-4c1f5a1c2d3e", 1_700_000_000_000, "In")
+
+
+def test_first_metadata_reads_in_pyiceberg() -> None:
+    metadata = first(spec={"Fields": [{"SourceId": 2, "Transform": "month", "Name": "m"},
+                                      {"SourceId": 1, "Transform": "bucket[16]", "Name": "b"}]},
+                     order={"OrderId": 1, "Fields": [{"SourceId": 8, "Transform": "identity", "Direction": "desc",
+                                                      "NullOrder": "nulls-last"}]})
+    parsed = TableMetadataUtil.parse_raw(md.encode(metadata))
+    assert parsed.format_version == 2 and parsed.location == "file:///wh/t"
+    assert parsed.last_column_id == 8 and parsed.last_partition_id == 1001
+    assert parsed.current_snapshot_id is None
+    schema = parsed.schema()
+    assert schema.identifier_field_ids == [1]
+    assert str(schema.find_field(7).field_type) == "fixed[4]"
+    assert str(schema.find_field("amount").field_type) == "decimal(9, 2)"
+    assert [str(f.transform) for f in parsed.spec().fields] == ["month", "bucket[16]"]
+    assert parsed.sort_order_by_id(1).fields[0].direction.value == "desc"
+
+
+def test_glue_columns_match_pyicebergs() -> None:
+    metadata = first()
+    metadata = md.apply_updates(metadata, "file:///wh/t/metadata/00000-x.metadata.json", [
+        {"Schema": {"Fields": [FIELDS[0], {"Id": 9, "Name": "new", "Type": "uuid", "Required": False}]},
+         "Location": "file:///wh/t"}], 1_700_000_000_500, "Up")
+    parsed = TableMetadataUtil.parse_raw(md.encode(metadata))
+    assert glue_columns(metadata["schemas"], metadata["current-schema-id"]) == _to_columns(parsed)
+
+
+def test_updates_add_specs_and_orders_and_log_the_previous_file() -> None:
+    metadata = first()
+    updated = md.apply_updates(metadata, "file:///wh/t/metadata/00000-x.metadata.json", [
+        {"Schema": {"Fields": FIELDS, "IdentifierFieldIds": [1]}, "Location": "file:///wh/t2",
+         "PartitionSpec": {"Fields": [{"SourceId": 2, "Transform": "day", "Name": "d"}]},
+         "SortOrder": {"OrderId": 5, "Fields": [{"SourceId": 1, "Transform": "identity", "Direction": "asc",
+                                                 "NullOrder": "nulls-first"}]}},
+        {"Schema": {"Fields": FIELDS, "IdentifierFieldIds": [1]}, "Location": "file:///wh/t2", "Properties": {"a": ""},
+         "Action": "remove-properties"}], 1_700_000_000_000, "Up")
+    parsed = TableMetadataUtil.parse_raw(md.encode(updated))
+    assert parsed.location == "file:///wh/t2" and len(parsed.schemas) == 1  # the same schema is not added again
+    assert parsed.default_spec_id == 1 and parsed.spec().fields[0].field_id == 1000
+    assert parsed.default_sort_order_id == 1 and parsed.properties == {}
+    assert parsed.last_updated_ms == 1_700_000_000_001  # never before the previous file's
+    assert [(e.metadata_file, e.timestamp_ms) for e in parsed.metadata_log] == [
+        ("file:///wh/t/metadata/00000-x.metadata.json", 1_700_000_000_000)]
+    assert metadata["schemas"] and metadata["default-spec-id"] == 0  # the input is not changed
+
+
+def test_add_schema_action_keeps_the_current_schema() -> None:
+    updated = md.apply_updates(first(), "m", [
+        {"Schema": {"Fields": FIELDS[:1]}, "Location": "file:///wh/t", "Action": "add-schema"}], 1, "Up")
+    assert updated["current-schema-id"] == 0 and [s["schema-id"] for s in updated["schemas"]] == [0, 1]
+    again = md.apply_updates(updated, "m", [
+        {"Schema": {"SchemaId": 1, "Fields": FIELDS[:1]}, "Location": "file:///wh/t",
+         "Action": "set-current-schema"}], 2, "Up")
+    assert again["current-schema-id"] == 1
+
+
+@pytest.mark.parametrize("fields, member", [
+    ([{"Id": 1, "Name": "a", "Type": "int", "Required": True},
+      {"Id": 2, "Name": "b", "Required": True, "Type": {"type": "struct", "fields": [
+          {"id": 1, "name": "c", "required": True, "type": "int"}]}}], "Schema.Fields[1].Type.Fields[0].Id"),
+    ([{"Id": 1, "Name": "a", "Type": "decimal(39,2)", "Required": True}], "Schema.Fields[0].Type"),
+    ([{"Id": 1, "Name": "a", "Type": "timestamp_ns", "Required": True}], "Schema.Fields[0].Type"),
+    ([{"Id": 1, "Name": "a", "Type": {"type": "variant"}, "Required": True}], "Schema.Fields[0].Type.type"),
+    ([{"Id": 1, "Name": "a", "Type": "int", "Required": "yes"}], "Schema.Fields[0].Required"),
+])
+def test_bad_schemas(fields, member) -> None:
+    with pytest.raises(InvalidInputException) as raised:
+        read_schema({"Fields": fields}, "Schema")
+    assert raised.value.message.startswith(member + ":")
+
+
+def test_identifier_fields_must_be_required_primitives() -> None:
+    with pytest.raises(InvalidInputException, match=r"IdentifierFieldIds\[0\]"):
+        read_schema({"Fields": FIELDS, "IdentifierFieldIds": [2]}, "Schema")
+
+
+def test_hive_columns() -> None:
+    schema = schema_from_columns([{"Name": "a", "Type": "struct<x:tinyint,y:array<char(3)>>"},
+                                  {"Name": "b", "Type": "decimal"}], "Columns")
+    assert schema["fields"] == [
+        {"id": 1, "name": "a", "required": False, "type": {"type": "struct", "fields": [
+            {"id": 2, "name": "x", "required": False, "type": "int"},
+            {"id": 3, "name": "y", "required": False, "type": {
+                "type": "list", "element-id": 4, "element": "string", "element-required": False}}]}},
+        {"id": 5, "name": "b", "required": False, "type": "decimal(10, 0)"}]
+    for bad in ("uniontype<int,string>", "array<int", "decimal(50,1)"):
+        with pytest.raises(InvalidInputException, match=r"Columns\[0\]\.Type"):
+            schema_from_columns([{"Name": "a", "Type": bad}], "Columns")
+
+
+def test_metadata_numbers() -> None:
+    assert md.metadata_number("s3://b/t/metadata/00012-abc.metadata.json") == 12
+    assert md.metadata_number("s3://b/t/metadata/v3.metadata.json") == -1
+    assert md.metadata_file("s3://b/t/", 3, "u") == "s3://b/t/metadata/00003-u.metadata.json"
+
+
+def test_deeply_nested_hive_types_are_refused_not_recursed() -> None:
+    with pytest.raises(InvalidInputException, match="nests deeper"):
+        schema_from_columns([{"Name": "a", "Type": "array<" * 5000 + "int" + ">" * 5000}], "Columns")
+
+
+@pytest.mark.parametrize("change, allowed", [
+    ({"Id": 8, "Name": "amount", "Type": "decimal(12,2)", "Required": False}, True),
+    ({"Id": 8, "Name": "amount", "Type": "decimal(12,3)", "Required": False}, False),
+    ({"Id": 8, "Name": "amount", "Type": "decimal(9,2)", "Required": True}, False),
+    ({"Id": 2, "Name": "ts", "Type": "string", "Required": False}, False),
+    ({"Id": 3, "Name": "point", "Type": "string", "Required": False}, False),
+])
+def test_schema_evolution_keeps_old_data_readable(change, allowed) -> None:
+    fields = [f if f["Id"] != change["Id"] else change for f in FIELDS]
+    update = [{"Schema": {"Fields": fields, "IdentifierFieldIds": [1]}, "Location": "file:///wh/t"}]
+    if allowed:
+        assert md.apply_updates(first(), "m", update, 1, "Up")["current-schema-id"] == 1
+    else:
+        with pytest.raises(InvalidInputException, match=r"Up\.Updates\[0\]\.Schema\.Fields: field"):
+            md.apply_updates(first(), "m", update, 1, "Up")
+
+
+def test_a_new_spec_recycles_field_ids_of_the_same_source_and_transform() -> None:
+    metadata = first(spec={"Fields": [{"SourceId": 2, "Transform": "day", "Name": "d"}]})
+    updated = md.apply_updates(metadata, "m", [{
+        "Schema": {"Fields": FIELDS, "IdentifierFieldIds": [1]}, "Location": "file:///wh/t",
+        "PartitionSpec": {"Fields": [{"SourceId": 1, "Transform": "bucket[4]", "Name": "b"},
+                                     {"SourceId": 2, "Transform": "day", "Name": "d"}]}}], 1, "Up")
+    assert [f["field-id"] for f in updated["partition-specs"][1]["fields"]] == [1001, 1000]
+    assert updated["last-partition-id"] == 1001 and updated["default-spec-id"] == 1
+    TableMetadataUtil.parse_raw(md.encode(updated))

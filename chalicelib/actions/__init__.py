@@ -14,7 +14,8 @@ from chalicelib.context import RequestContext
 Action = Callable[[RequestContext, dict[str, Any]], dict[str, Any]]
 
 _FAMILIES = ("databases", "tables", "table_versions", "partition_reads", "partition_writes",
-             "partition_indexes", "statistics", "search", "transactions", "table_objects")
+             "partition_indexes", "statistics", "search", "transactions", "table_objects",
+             "tags")
 _ROUTES: dict[tuple[str, str], Action] = {}
 _loaded = False
 

@@ -352,7 +352,23 @@ class SettingItem(StoreModel):
     value = BinaryAttribute(legacy_encoding=False)
 
 
+class CatalogDocumentItem(StoreModel):
+    """A catalog-level document (store/catalog_documents.py): a taggable resource's tags, a resource
+    policy, the encryption settings, the import status. Hash: ``region SEP catalog id``; range:
+    ``kind SEP ...`` (``tags SEP database SEP <database uid>``, ``policy SEP catalog``,
+    ``settings SEP encryption``...). Documents about a database or a table are keyed by its uid,
+    so a resource re-created under the same name never inherits them."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("catalog_documents")
+
+    catalog = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    doc = BinaryAttribute(legacy_encoding=False)
+
+
 ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, PartitionItem,
                                  IndexEntryItem, ColumnStatisticsItem, SearchPostingItem, TransactionItem,
                                  PendingWriteItem, ObjectItem, ObjectVersionItem, ManifestPartitionItem,
-                                 ManifestPartitionVersionItem, CommitStateItem, SettingItem, PaimonItem]
+                                 ManifestPartitionVersionItem, CommitStateItem, SettingItem, PaimonItem,
+                                 CatalogDocumentItem]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from infra.local.stack import REGION
@@ -172,3 +174,15 @@ def test_tags_are_per_region(make_client, account):
     west.create_database(DatabaseInput={"Name": "db1"}, Tags={"where": "west"})
     assert east.get_tags(ResourceArn=database_arn(account, "db1"))["Tags"] == {"where": "east"}
     assert west.get_tags(ResourceArn=database_arn(account, "db1", "eu-west-1"))["Tags"] == {"where": "west"}
+
+
+def test_concurrent_tag_changes_are_all_kept(glue_, account):
+    glue_.create_database(DatabaseInput={"Name": "racy"})
+    arn = database_arn(account, "racy")
+
+    def add(i: int) -> None:
+        glue_.tag_resource(ResourceArn=arn, TagsToAdd={f"k{i}": str(i)})
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(add, range(16)))
+    assert glue_.get_tags(ResourceArn=arn)["Tags"] == {f"k{i}": str(i) for i in range(16)}

@@ -9,6 +9,7 @@ import pytest
 
 from infra.local.stack import REGION
 from tests.integration.conftest import random_account, table_input
+from tests.integration.store_helpers import Store
 
 POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{
     "Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::111122223333:root"},
@@ -182,3 +183,19 @@ def test_resource_policy_arn_errors(glue_, account):
         glue_.get_resource_policy(ResourceArn=f"arn:aws:glue:eu-west-1:{account}:catalog")
     with pytest.raises(glue_.exceptions.AccessDeniedException):
         glue_.get_resource_policy(ResourceArn=f"arn:aws:glue:{REGION}:000000000000:catalog")
+
+
+def test_table_policy_goes_with_the_table(glue_, account, stack):
+    glue_.create_database(DatabaseInput={"Name": "db1"})
+    glue_.create_table(DatabaseName="db1", TableInput=table_input("t1"))
+    table_arn = f"arn:aws:glue:{REGION}:{account}:table/db1/t1"
+    glue_.put_resource_policy(PolicyInJson=POLICY, ResourceArn=table_arn)
+    glue_.delete_table(DatabaseName="db1", Name="t1")
+    with pytest.raises(glue_.exceptions.EntityNotFoundException, match="t1"):
+        glue_.get_resource_policy(ResourceArn=table_arn)
+    glue_.create_table(DatabaseName="db1", TableInput=table_input("t1"))
+    with pytest.raises(glue_.exceptions.EntityNotFoundException, match="Policy not found"):
+        glue_.get_resource_policy(ResourceArn=table_arn)
+    assert glue_.get_resource_policies()["GetResourcePoliciesResponseList"] == []
+    stored = Store(stack).query("catalog_documents", "catalog", f"{REGION}\x01{account}")
+    assert stored == []

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.actions import action
-from chalicelib.actions.common import make_token, page_size, read_token
 from chalicelib.context import RequestContext
 from chalicelib.service import catalog_settings
 
@@ -32,8 +31,8 @@ def get_catalog_import_status(ctx: RequestContext, params: dict[str, Any]) -> di
 
 @action("glue", "PutResourcePolicy")
 def put_resource_policy(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """Set the catalog's resource policy (or a resource's, with ResourceArn), under the request's
-    PolicyExistsCondition / PolicyHashCondition."""
+    """Set the catalog's resource policy, under the request's PolicyExistsCondition /
+    PolicyHashCondition."""
     exists = params.get("PolicyExistsCondition")
     policy_hash = catalog_settings.put_resource_policy(
         ctx, params["PolicyInJson"], params.get("ResourceArn"), params.get("PolicyHashCondition"),
@@ -43,21 +42,18 @@ def put_resource_policy(ctx: RequestContext, params: dict[str, Any]) -> dict[str
 
 @action("glue", "GetResourcePolicy")
 def get_resource_policy(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """The catalog's resource policy (or a resource's, with ResourceArn)."""
+    """The catalog's resource policy."""
     return catalog_settings.get_resource_policy(ctx, params.get("ResourceArn"))
 
 
 @action("glue", "DeleteResourcePolicy")
 def delete_resource_policy(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """Remove the catalog's resource policy (or a resource's), under the PolicyHashCondition."""
+    """Remove the catalog's resource policy, under the PolicyHashCondition."""
     catalog_settings.delete_resource_policy(ctx, params.get("ResourceArn"), params.get("PolicyHashCondition"))
     return {}
 
 
 @action("glue", "GetResourcePolicies")
 def get_resource_policies(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """Every resource policy of the catalog (its own first), paged by MaxResults / NextToken."""
-    after = read_token(ctx, params, ctx.catalog_key({}))
-    page, last = catalog_settings.list_resource_policies(ctx, after, page_size(params, 100))
-    token = make_token(ctx, last, ctx.catalog_key({}))
-    return {"GetResourcePoliciesResponseList": page, **({"NextToken": token} if token else {})}
+    """Every resource policy of the catalog: its own, if set (one page: there is at most one)."""
+    return {"GetResourcePoliciesResponseList": catalog_settings.list_resource_policies(ctx)}

@@ -3,9 +3,8 @@ and the catalog import status. Stored and returned as AWS returns them; nothing 
 policy or encrypts anything (that comes with permissions).
 
 Each is one document in ``store.catalog_documents``: ``settings SEP encryption``,
-``settings SEP import``, and one ``policy SEP <kind> SEP <identity>`` per resource policy (the
-catalog's own under kind ``catalog``; a database's or table's under its uid, so a re-created
-resource has none).
+``settings SEP import`` and ``policy SEP catalog SEP`` (the catalog's resource policy; AWS sets
+no resource-level ones through this API).
 """
 
 from __future__ import annotations
@@ -17,11 +16,9 @@ import time
 from typing import Any, Optional
 
 from chalicelib.context import RequestContext
-from chalicelib.domain import arns
 from chalicelib.errors import (ConcurrentModificationException, ConditionCheckFailureException,
                                EntityNotFoundException, InvalidInputException)
 from chalicelib.service import tags
-from chalicelib.service.paging import take_page
 from chalicelib.store import catalog_documents as documents
 from chalicelib.store.retry import Policy, attempts
 
@@ -77,21 +74,23 @@ def get_import_status(catalog_key: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- resource policies
-def _policy_target(ctx: RequestContext, arn: Optional[str]) -> tuple[str, str, Optional[arns.GlueArn]]:
-    """(catalog key, document key, parsed ARN or None) of the policy ``arn`` addresses: the
-    catalog's own without one."""
+# AWS refuses PutResourcePolicy with a ResourceArn (the model calls the member "for internal use
+# only"); its resource-level policies come from Resource Access Manager grants, not modelled here.
+RESOURCE_LEVEL_UNSUPPORTED = "Glue resource level policy is not currently supported"
+# AWS's words for GetResourcePolicy / DeleteResourcePolicy when no policy is set.
+POLICY_NOT_FOUND = "Policy not found"
+
+
+def _catalog_policy(ctx: RequestContext, arn: Optional[str]) -> Optional[str]:
+    """The catalog key whose own resource policy ``arn`` addresses (the caller's catalog without
+    one), or None when ``arn`` names a database or table of it (which has no policy here).
+    InvalidInputException / AccessDeniedException / EntityNotFoundException for an ARN that is
+    malformed, in another region or account, or names a resource that does not exist."""
     if arn is None:
-        return ctx.catalog_key({}), documents.policy_key("catalog"), None
-    parsed = arns.parse(arn)
-    if parsed.kind == "catalog":
-        if parsed.region != ctx.region:
-            raise InvalidInputException(
-                f"ResourceArn '{arn[:200]}' is in region {parsed.region[:64]}, but this request is for "
-                f"region {ctx.region}: a resource is addressed in its own region")
-        return ctx.catalog_key({"CatalogId": parsed.account}), documents.policy_key("catalog"), parsed
-    catalog_key, parsed, identity = tags.locate(ctx, arn, {"catalog": lambda *_: "", **tags.POLICY_RESOURCES},
-                                                what="given a resource policy")
-    return catalog_key, documents.policy_key(parsed.kind, identity), parsed
+        return ctx.catalog_key({})
+    resolvers: dict[str, tags.Resolver] = {"catalog": lambda *_: "", **tags.POLICY_RESOURCES}
+    catalog_key, parsed, _ = tags.locate(ctx, arn, resolvers, what="given a resource policy")
+    return catalog_key if parsed.kind == "catalog" else None
 
 
 def _policy_hash(policy: str) -> str:
@@ -107,18 +106,16 @@ def _check_policy_document(policy: str) -> None:
         raise InvalidInputException("PolicyInJson must be a JSON object (an IAM policy document)")
 
 
-def _rendered(doc: dict[str, Any]) -> dict[str, Any]:
-    return {k: doc[k] for k in ("PolicyInJson", "PolicyHash", "CreateTime", "UpdateTime")}
-
-
 def put_resource_policy(ctx: RequestContext, policy: str, arn: Optional[str] = None,
                         hash_condition: Optional[str] = None, exists_condition: Optional[str] = None) -> str:
-    """Set the catalog's resource policy (or a database's or table's, with ``arn``); returns its
-    PolicyHash. ConditionCheckFailureException when ``exists_condition`` (MUST_EXIST: a policy
-    must be set; NOT_EXIST: none may be) or ``hash_condition`` (the hash of the policy being
-    replaced) does not hold; the check and the write are one compare-and-set."""
+    """Set the catalog's resource policy; returns its PolicyHash. ConditionCheckFailureException
+    when ``exists_condition`` (MUST_EXIST: a policy must be set; NOT_EXIST: none may be) or
+    ``hash_condition`` (the hash of the policy being replaced) does not hold: the checks and the
+    write are one compare-and-set. InvalidInputException with a ``arn``, as AWS answers."""
+    if arn is not None:
+        raise InvalidInputException(RESOURCE_LEVEL_UNSUPPORTED)
     _check_policy_document(policy)
-    catalog_key, key, parsed = _policy_target(ctx, arn)
+    catalog_key, key = ctx.catalog_key({}), documents.policy_key("catalog")
     for _ in attempts(Policy(attempts=8)):
         stored = documents.get(catalog_key, key)
         if exists_condition == "MUST_EXIST" and stored is None:
@@ -133,62 +130,42 @@ def put_resource_policy(ctx: RequestContext, policy: str, arn: Optional[str] = N
                 "policy" + ("" if stored else " (no resource policy is set)"))
         now = _now()
         doc = {"PolicyInJson": policy, "PolicyHash": _policy_hash(policy),
-               "CreateTime": stored.data["CreateTime"] if stored else now, "UpdateTime": now,
-               "Kind": parsed.kind if parsed else "catalog", "Names": list(parsed.names) if parsed else []}
+               "CreateTime": stored.data["CreateTime"] if stored else now, "UpdateTime": now}
         if documents.put(catalog_key, key, doc, stored, "resource policy"):
             return str(doc["PolicyHash"])
     raise ConcurrentModificationException("The resource policy is being changed by other requests; retry.")
 
 
-def _policy_not_found(arn: Optional[str]) -> EntityNotFoundException:
-    return EntityNotFoundException(f"Policy not found for {arn}." if arn else "Policy not found.")
+def _stored_policy(ctx: RequestContext, arn: Optional[str]) -> tuple[str, documents.StoredDocument]:
+    catalog_key = _catalog_policy(ctx, arn)
+    stored = documents.get(catalog_key, documents.policy_key("catalog")) if catalog_key else None
+    if catalog_key is None or stored is None:
+        raise EntityNotFoundException(POLICY_NOT_FOUND)
+    return catalog_key, stored
 
 
 def get_resource_policy(ctx: RequestContext, arn: Optional[str] = None) -> dict[str, Any]:
-    """The resource policy of the catalog (or of ``arn``'s resource): PolicyInJson, PolicyHash,
-    CreateTime, UpdateTime. EntityNotFoundException when none is set."""
-    catalog_key, key, _ = _policy_target(ctx, arn)
-    stored = documents.get(catalog_key, key)
-    if stored is None:
-        raise _policy_not_found(arn)
-    return _rendered(stored.data)
+    """The catalog's resource policy: PolicyInJson, PolicyHash, CreateTime, UpdateTime.
+    EntityNotFoundException when none is set (always, for a database's or table's ARN)."""
+    return dict(_stored_policy(ctx, arn)[1].data)
 
 
 def delete_resource_policy(ctx: RequestContext, arn: Optional[str] = None,
                            hash_condition: Optional[str] = None) -> None:
-    """Remove the catalog's resource policy (or ``arn``'s). EntityNotFoundException when none is
-    set; ConditionCheckFailureException when ``hash_condition`` is not the current policy's hash."""
-    catalog_key, key, _ = _policy_target(ctx, arn)
+    """Remove the catalog's resource policy. EntityNotFoundException when none is set;
+    ConditionCheckFailureException when ``hash_condition`` is not the current policy's hash."""
     for _ in attempts(Policy(attempts=8)):
-        stored = documents.get(catalog_key, key)
-        if stored is None:
-            raise _policy_not_found(arn)
+        catalog_key, stored = _stored_policy(ctx, arn)
         if hash_condition is not None and stored.data["PolicyHash"] != hash_condition:
             raise ConditionCheckFailureException(
                 f"PolicyHashCondition '{hash_condition}' does not match the hash of the current resource policy")
-        if documents.delete(catalog_key, key, expected=stored):
+        if documents.delete(catalog_key, documents.policy_key("catalog"), expected=stored):
             return
     raise ConcurrentModificationException("The resource policy is being changed by other requests; retry.")
 
 
-def _live(catalog_key: str, stored: documents.StoredDocument) -> bool:
-    """Whether a policy still belongs to a resource that exists (the catalog's always does): a
-    policy of a table whose database was dropped is unreachable and is not listed."""
-    kind, names = stored.data.get("Kind", "catalog"), tuple(stored.data.get("Names") or ())
-    if kind == "catalog":
-        return True
-    try:
-        identity = tags.POLICY_RESOURCES[kind](catalog_key, names)
-    except EntityNotFoundException:
-        return False
-    return documents.policy_key(kind, identity) == stored.key
-
-
-def list_resource_policies(ctx: RequestContext, after: Optional[str], limit: int) -> tuple[list[dict[str, Any]], Optional[str]]:
-    """The catalog's resource policy and those of its resources (GetResourcePolicies), in key
-    order (the catalog's first), up to ``limit`` after position ``after`` (a document key).
-    Returns the page and the position to resume after, None after the last."""
-    catalog_key = ctx.catalog_key({})
-    items = (stored for stored in documents.query(catalog_key, documents.POLICY_PREFIX, after, page_size=limit + 1)
-             if _live(catalog_key, stored))
-    return take_page(items, limit, lambda stored: _rendered(stored.data), lambda stored: stored.key)
+def list_resource_policies(ctx: RequestContext) -> list[dict[str, Any]]:
+    """GetResourcePolicies: the catalog's resource policy, if one is set (there are no
+    resource-level ones)."""
+    stored = documents.get(ctx.catalog_key({}), documents.policy_key("catalog"))
+    return [dict(stored.data)] if stored else []

@@ -22,7 +22,7 @@ from chalicelib.context import RequestContext
 from chalicelib.domain.name_patterns import NamePattern, compile_name_pattern, matches
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, ServiceError,
                                database_not_found, table_already_exists, table_not_found)
-from chalicelib.service import search_index, tags
+from chalicelib.service import search_index
 from chalicelib.service.databases import now, start_position
 from chalicelib.service.lookups import Database, Table, fold, require_database, require_table
 from chalicelib.service.paging import take_page
@@ -192,7 +192,6 @@ def _delete(ctx: RequestContext, database: Database, name: str, transaction_id: 
         autocommit(database, lambda stamp: catalog.delete_table_item(item, stamp))
     except catalog.ConditionFailed:
         raise table_not_found(name) from None
-    tags.forget_resource(database.catalog, "table", item.uid)
     catalog.purge_table(item)
     search_index.after_table_write(database.catalog, database.name, None, catalog.load(item))
 

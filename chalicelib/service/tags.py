@@ -39,7 +39,7 @@ def _table_identity(catalog_key: str, names: tuple[str, ...]) -> str:
 # The taggable resource types. A type is added with register_taggable (connections: by the
 # connections family, with the identity its create passes to tag_new_resource).
 _TAGGABLE: dict[str, Resolver] = {"database": _database_identity}
-# Resources a resource policy can be attached to (besides the catalog itself).
+# Resources GetResourcePolicy / DeleteResourcePolicy accept an ARN of (besides the catalog).
 POLICY_RESOURCES: dict[str, Resolver] = {"database": _database_identity, "table": _table_identity}
 
 
@@ -163,6 +163,6 @@ def tag_new_resource(catalog_key: str, kind: str, identity: str, tags: dict[str,
 
 
 def forget_resource(catalog_key: str, kind: str, identity: str) -> None:
-    """Drop the tags and resource policy of a deleted (or never created) resource. Keyed by the
-    identity, they are unreachable once the resource is gone; this frees the storage."""
+    """Drop the tags of a deleted (or never created) resource. Keyed by the identity, they are
+    unreachable once the resource is gone; this frees the storage."""
     documents.forget_resource(catalog_key, kind, identity)

@@ -1,16 +1,16 @@
 """Catalog-level documents in DynamoDB: one item each in the ``catalog_documents`` table.
 
-Hash key: the catalog (``region SEP catalog id``); range key: the document's key, built by the
-service (``tags SEP database SEP <uid>``, ``policy SEP catalog``, ``settings SEP encryption``...);
-``doc``: the document as JSON (``store.documents`` encoding). Every read is a GetItem or one
-Query over a key prefix; every write is one conditional single-item write, so of two racing
-read-modify-writes exactly one lands and the other re-reads (compare-and-set on ``doc``).
+Hash key: the catalog (``region SEP catalog id``); range key: the document's key (``tags SEP
+database SEP <uid>``, ``policy SEP catalog SEP``, ``settings SEP encryption``...); ``doc``: the
+document as JSON (``store.documents`` encoding). Every read is one GetItem and every write one
+single-item write, conditional for a read-modify-write (compare-and-set on ``doc``): of two
+racing ones exactly one lands and the other re-reads.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 from chalicelib import metrics
 from chalicelib.store.documents import decode_document, encode_document
@@ -66,24 +66,6 @@ def delete(catalog: str, key: str, expected: Optional[StoredDocument] = None) ->
     return conditional(lambda: item.delete(condition=condition))
 
 
-def query(catalog: str, prefix: str, after: Optional[str] = None, page_size: int = 100) -> Iterator[StoredDocument]:
-    """Documents whose keys start with ``prefix``, in key order, after key ``after``: one Query,
-    read lazily in pages of ``page_size`` items."""
-    start = {"catalog": {"S": catalog}, "key": {"S": after}} if after is not None else None
-    for item in CatalogDocumentItem.query(catalog, CatalogDocumentItem.key.startswith(prefix), consistent_read=True,
-                                          last_evaluated_key=start, page_size=page_size):
-        metrics.count_read()
-        yield _stored(item)
-
-
-def delete_prefix(catalog: str, prefix: str) -> None:
-    """Delete every document whose key starts with ``prefix`` (batched, keys only)."""
-    with CatalogDocumentItem.batch_write() as batch:
-        for item in CatalogDocumentItem.query(catalog, CatalogDocumentItem.key.startswith(prefix),
-                                              attributes_to_get=["catalog", "key"]):
-            batch.delete(item)
-
-
 # ------------------------------------------------------------------------------- document keys
 def tags_key(kind: str, identity: str) -> str:
     """Where a resource's tags live: ``kind`` is its ARN resource type, ``identity`` what names
@@ -96,16 +78,12 @@ def policy_key(kind: str, identity: str = "") -> str:
     return f"policy{SEP}{kind}{SEP}{identity}"
 
 
-POLICY_PREFIX = f"policy{SEP}"
-
-
 def settings_key(name: str) -> str:
     """Where one of the catalog's settings documents lives (``encryption``, ``import``)."""
     return f"settings{SEP}{name}"
 
 
 def forget_resource(catalog: str, kind: str, identity: str) -> None:
-    """Delete what is stored about a deleted resource (its tags and its resource policy): two
-    DeleteItems, each a no-op when there is nothing."""
-    for key in (tags_key(kind, identity), policy_key(kind, identity)):
-        retry(CatalogDocumentItem(catalog, key).delete)
+    """Delete what is stored about a deleted resource (its tags): one DeleteItem, a no-op when
+    there is nothing."""
+    retry(CatalogDocumentItem(catalog, tags_key(kind, identity)).delete)

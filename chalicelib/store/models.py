@@ -353,11 +353,11 @@ class SettingItem(StoreModel):
 
 
 class CatalogDocumentItem(StoreModel):
-    """A catalog-level document (store/catalog_documents.py): a taggable resource's tags, a resource
-    policy, the encryption settings, the import status. Hash: ``region SEP catalog id``; range:
-    ``kind SEP ...`` (``tags SEP database SEP <database uid>``, ``policy SEP catalog``,
-    ``settings SEP encryption``...). Documents about a database or a table are keyed by its uid,
-    so a resource re-created under the same name never inherits them."""
+    """A catalog-level document (store/catalog_documents.py): a taggable resource's tags, the
+    catalog's resource policy, encryption settings and import status. Hash: ``region SEP catalog
+    id``; range: ``kind SEP ...`` (``tags SEP database SEP <database uid>``, ``policy SEP catalog
+    SEP``, ``settings SEP encryption``...). Tags are keyed by the resource's uid, so a resource
+    re-created under the same name never inherits them."""
 
     class Meta(BaseMeta):
         table_name = table_name("catalog_documents")

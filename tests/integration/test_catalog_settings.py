@@ -9,7 +9,6 @@ import pytest
 
 from infra.local.stack import REGION
 from tests.integration.conftest import random_account, table_input
-from tests.integration.store_helpers import Store
 
 POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{
     "Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::111122223333:root"},
@@ -104,16 +103,6 @@ def test_catalog_policy_round_trip(glue_):
         glue_.delete_resource_policy()
 
 
-def test_catalog_arn_addresses_the_catalog_policy(glue_, account):
-    arn = f"arn:aws:glue:{REGION}:{account}:catalog"
-    glue_.put_resource_policy(PolicyInJson=POLICY, ResourceArn=arn)
-    assert glue_.get_resource_policy()["PolicyInJson"] == POLICY
-    assert glue_.get_resource_policy(ResourceArn=arn)["PolicyInJson"] == POLICY
-    glue_.delete_resource_policy(ResourceArn=arn)
-    with pytest.raises(glue_.exceptions.EntityNotFoundException):
-        glue_.get_resource_policy()
-
-
 def test_policy_exists_condition(glue_):
     with pytest.raises(glue_.exceptions.ConditionCheckFailureException, match="MUST_EXIST"):
         glue_.put_resource_policy(PolicyInJson=POLICY, PolicyExistsCondition="MUST_EXIST")
@@ -147,55 +136,43 @@ def test_policy_must_be_a_json_object(glue_):
         glue_.get_resource_policy()
 
 
-def test_resource_level_policies_and_listing(glue_, account):
-    glue_.create_database(DatabaseInput={"Name": "db1"})
-    glue_.create_table(DatabaseName="db1", TableInput=table_input("t1"))
-    db_arn = f"arn:aws:glue:{REGION}:{account}:database/db1"
-    table_arn = f"arn:aws:glue:{REGION}:{account}:table/db1/t1"
+def test_get_resource_policies_lists_the_catalog_policy(glue_):
     assert glue_.get_resource_policies()["GetResourcePoliciesResponseList"] == []
     glue_.put_resource_policy(PolicyInJson=POLICY)
-    glue_.put_resource_policy(PolicyInJson=OTHER_POLICY, ResourceArn=db_arn)
-    glue_.put_resource_policy(PolicyInJson=OTHER_POLICY, ResourceArn=table_arn)
-    assert glue_.get_resource_policy(ResourceArn=db_arn)["PolicyInJson"] == OTHER_POLICY
-    assert glue_.get_resource_policy()["PolicyInJson"] == POLICY
-    listed = glue_.get_resource_policies()["GetResourcePoliciesResponseList"]
-    assert [p["PolicyInJson"] for p in listed] == [POLICY, OTHER_POLICY, OTHER_POLICY]
-    pages = [page["GetResourcePoliciesResponseList"] for page in
-             glue_.get_paginator("get_resource_policies").paginate(PaginationConfig={"PageSize": 1})]
-    assert [len(page) for page in pages] == [1, 1, 1]
-    # Policies go with their resource: a re-created database starts without one, and the
-    # policies of its dropped tables are not listed.
-    glue_.delete_database(Name="db1")
-    with pytest.raises(glue_.exceptions.EntityNotFoundException):
-        glue_.get_resource_policy(ResourceArn=db_arn)
+    listed = glue_.get_resource_policies(MaxResults=10)["GetResourcePoliciesResponseList"]
+    got = glue_.get_resource_policy()
+    del got["ResponseMetadata"]
+    assert listed == [got]
+    pages = list(glue_.get_paginator("get_resource_policies").paginate(PaginationConfig={"PageSize": 1}))
+    assert [p["PolicyInJson"] for page in pages for p in page["GetResourcePoliciesResponseList"]] == [POLICY]
+
+
+def test_resource_level_policies_are_refused_as_aws_refuses_them(glue_, account):
     glue_.create_database(DatabaseInput={"Name": "db1"})
-    with pytest.raises(glue_.exceptions.EntityNotFoundException):
-        glue_.get_resource_policy(ResourceArn=db_arn)
-    assert [p["PolicyInJson"] for p in glue_.get_resource_policies()["GetResourcePoliciesResponseList"]] == [POLICY]
+    glue_.create_table(DatabaseName="db1", TableInput=table_input("t1"))
+    glue_.put_resource_policy(PolicyInJson=POLICY)
+    for resource in ("catalog", "database/db1", "table/db1/t1"):
+        with pytest.raises(glue_.exceptions.InvalidInputException, match="resource level policy is not currently"):
+            glue_.put_resource_policy(PolicyInJson=OTHER_POLICY, ResourceArn=f"arn:aws:glue:{REGION}:{account}:{resource}")
+    # A database or table has no policy of its own; the catalog ARN addresses the catalog's.
+    for resource in ("database/db1", "table/db1/t1"):
+        with pytest.raises(glue_.exceptions.EntityNotFoundException, match=": Policy not found$"):
+            glue_.get_resource_policy(ResourceArn=f"arn:aws:glue:{REGION}:{account}:{resource}")
+        with pytest.raises(glue_.exceptions.EntityNotFoundException, match=": Policy not found$"):
+            glue_.delete_resource_policy(ResourceArn=f"arn:aws:glue:{REGION}:{account}:{resource}")
+    catalog_arn = f"arn:aws:glue:{REGION}:{account}:catalog"
+    assert glue_.get_resource_policy(ResourceArn=catalog_arn)["PolicyInJson"] == POLICY
+    glue_.delete_resource_policy(ResourceArn=catalog_arn)
+    with pytest.raises(glue_.exceptions.EntityNotFoundException, match=": Policy not found$"):
+        glue_.get_resource_policy()
 
 
 def test_resource_policy_arn_errors(glue_, account):
     with pytest.raises(glue_.exceptions.EntityNotFoundException, match="nothere"):
-        glue_.put_resource_policy(PolicyInJson=POLICY, ResourceArn=f"arn:aws:glue:{REGION}:{account}:database/nothere")
+        glue_.get_resource_policy(ResourceArn=f"arn:aws:glue:{REGION}:{account}:database/nothere")
     with pytest.raises(glue_.exceptions.InvalidInputException, match="cannot be given a resource policy"):
-        glue_.put_resource_policy(PolicyInJson=POLICY, ResourceArn=f"arn:aws:glue:{REGION}:{account}:connection/c1")
+        glue_.get_resource_policy(ResourceArn=f"arn:aws:glue:{REGION}:{account}:connection/c1")
     with pytest.raises(glue_.exceptions.InvalidInputException, match="region"):
         glue_.get_resource_policy(ResourceArn=f"arn:aws:glue:eu-west-1:{account}:catalog")
     with pytest.raises(glue_.exceptions.AccessDeniedException):
         glue_.get_resource_policy(ResourceArn=f"arn:aws:glue:{REGION}:000000000000:catalog")
-
-
-def test_table_policy_goes_with_the_table(glue_, account, stack):
-    glue_.create_database(DatabaseInput={"Name": "db1"})
-    glue_.create_table(DatabaseName="db1", TableInput=table_input("t1"))
-    table_arn = f"arn:aws:glue:{REGION}:{account}:table/db1/t1"
-    glue_.put_resource_policy(PolicyInJson=POLICY, ResourceArn=table_arn)
-    glue_.delete_table(DatabaseName="db1", Name="t1")
-    with pytest.raises(glue_.exceptions.EntityNotFoundException, match="t1"):
-        glue_.get_resource_policy(ResourceArn=table_arn)
-    glue_.create_table(DatabaseName="db1", TableInput=table_input("t1"))
-    with pytest.raises(glue_.exceptions.EntityNotFoundException, match="Policy not found"):
-        glue_.get_resource_policy(ResourceArn=table_arn)
-    assert glue_.get_resource_policies()["GetResourcePoliciesResponseList"] == []
-    stored = Store(stack).query("catalog_documents", "catalog", f"{REGION}\x01{account}")
-    assert stored == []

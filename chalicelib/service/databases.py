@@ -34,7 +34,8 @@ def now() -> float:
 
 def _database_document(database_input: dict[str, Any], create_time: float) -> dict[str, Any]:
     doc: dict[str, Any] = {"Name": fold(database_input["Name"])}
-    doc.update({k: database_input[k] for k in _INPUT_MEMBERS if k in database_input})
+    # A member sent as JSON null is absent, as AWS's JSON protocols read it.
+    doc.update({k: database_input[k] for k in _INPUT_MEMBERS if database_input.get(k) is not None})
     doc.setdefault("CreateTableDefaultPermissions", DEFAULT_TABLE_PERMISSIONS)
     doc["CreateTime"] = create_time
     return doc

@@ -266,3 +266,13 @@ def test_every_client_checks_response_shapes(glue, lakeformation, make_client):
     with pytest.raises(glue.exceptions.EntityNotFoundException):
         glue.get_database(Name="no_such_database_anywhere")
     assert shape_check.CHECKED["count"] - before == 4
+
+
+def test_null_database_members_are_absent(endpoint, make_client):
+    account = random_account()
+    body = json.dumps({"DatabaseInput": {"Name": "nulls", "Parameters": None, "Description": None},
+                       "Tags": None}).encode()
+    status, _, payload = _post(endpoint, body, target="AWSGlue.CreateDatabase", auth=_auth(account))
+    assert status == 200, payload
+    database = make_client("glue", account=account).get_database(Name="nulls")["Database"]
+    assert "Parameters" not in database and "Description" not in database

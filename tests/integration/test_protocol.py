@@ -276,3 +276,17 @@ def test_null_database_members_are_absent(endpoint, make_client):
     assert status == 200, payload
     database = make_client("glue", account=account).get_database(Name="nulls")["Database"]
     assert "Parameters" not in database and "Description" not in database
+
+
+def test_null_nested_members_are_absent(endpoint, make_client):
+    account = random_account()
+    glue = make_client("glue", account=account)
+    glue.create_database(DatabaseInput={"Name": "nested"})
+    glue.create_table(DatabaseName="nested", TableInput=table_input("t"))
+    body = json.dumps({"DatabaseName": "nested", "TableName": "t", "PartitionInput": {
+        "Values": ["2020"], "StorageDescriptor": {"Location": "s3://b/t/2020/", "InputFormat": None}}}).encode()
+    status, _, payload = _post(endpoint, body, target="AWSGlue.CreatePartition", auth=_auth(account))
+    assert status == 200, payload
+    partition = glue.get_partition(DatabaseName="nested", TableName="t", PartitionValues=["2020"])["Partition"]
+    assert partition["StorageDescriptor"]["Location"] == "s3://b/t/2020/"
+    assert "InputFormat" not in partition["StorageDescriptor"]

@@ -36,17 +36,12 @@ def _table_identity(catalog_key: str, names: tuple[str, ...]) -> str:
     return require_table(require_database(catalog_key, names[0]), names[1]).uid
 
 
-# The taggable resource types. A type is added with register_taggable (connections: by the
-# connections family, with the identity its create passes to tag_new_resource).
+# The taggable resource types. Connections join with the Connection API: a resolver giving the
+# identity its CreateConnection passed to tag_new_resource (importing service.connections
+# inside the resolver, since that module imports this one).
 _TAGGABLE: dict[str, Resolver] = {"database": _database_identity}
 # Resources GetResourcePolicy / DeleteResourcePolicy accept an ARN of (besides the catalog).
 POLICY_RESOURCES: dict[str, Resolver] = {"database": _database_identity, "table": _table_identity}
-
-
-def register_taggable(kind: str, resolver: Resolver) -> None:
-    """Make resource type ``kind`` (as its ARN spells it) taggable, ``resolver`` finding the
-    identity of the resource an ARN names."""
-    _TAGGABLE[kind] = resolver
 
 
 def resource_arn(ctx: RequestContext, catalog_id: str, kind: str, *names: str) -> str:

@@ -48,6 +48,13 @@ class ResourceNumberLimitExceededException(ServiceError):
     code = "ResourceNumberLimitExceededException"
 
 
+class ConditionCheckFailureException(ServiceError):
+    """A condition the request set on the stored state does not hold (PutResourcePolicy's
+    PolicyExistsCondition / PolicyHashCondition, DeleteResourcePolicy's PolicyHashCondition)."""
+
+    code = "ConditionCheckFailureException"
+
+
 class AccessDeniedException(ServiceError):
     code = "AccessDeniedException"
 

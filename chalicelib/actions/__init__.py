@@ -15,7 +15,7 @@ Action = Callable[[RequestContext, dict[str, Any]], dict[str, Any]]
 
 _FAMILIES = ("databases", "tables", "table_versions", "partition_reads", "partition_writes",
              "partition_indexes", "statistics", "search", "transactions", "table_objects",
-             "user_functions", "connections")
+             "user_functions", "connections", "tags", "catalog_settings")
 _ROUTES: dict[tuple[str, str], Action] = {}
 _loaded = False
 

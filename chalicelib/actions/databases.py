@@ -21,7 +21,7 @@ def _render(ctx: RequestContext, params: dict[str, Any], doc: dict[str, Any]) ->
 @action("glue", "CreateDatabase")
 def create_database(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create a database; AlreadyExistsException if the (lowercased) name is taken."""
-    databases.create_database(ctx.catalog_key(params), params["DatabaseInput"])
+    databases.create_database(ctx.catalog_key(params), params["DatabaseInput"], params.get("Tags"))
     return {}
 
 

@@ -97,6 +97,17 @@ def install_token_key() -> None:
         _token_key_installed = True
 
 
+def _without_nulls(value: Any) -> Any:
+    """The request with every member sent as JSON null left out, as AWS's JSON protocols read
+    it (so no action stores a null and answers it back). Validation has run: a null map value
+    or list item was refused there, so what is left are structure members."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestContext) -> Any:
     install_token_key()
     model = operation_model(service, operation)
@@ -106,6 +117,8 @@ def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestCo
         raise UnknownOperationException(f"Operation {service}:{operation} {known}")
     params = _decode_body(raw_body)
     validate_input(model.input_shape, params)
+    if raw_body and b"null" in raw_body:
+        params = _without_nulls(params)
     if service == GLUE and params.get("TransactionId"):
         # Once for every Glue action: the TransactionId must name a usable transaction of the
         # caller. Imported here, not at the top: the core pulls in the store (PynamoDB), which

@@ -12,7 +12,7 @@ from itertools import takewhile
 from typing import Any, Callable, Iterable, Optional
 
 from chalicelib.errors import ConcurrentModificationException, InvalidInputException, database_already_exists
-from chalicelib.service import search_index
+from chalicelib.service import search_index, tags
 from chalicelib.service.lookups import fold, require_database
 from chalicelib.service.paging import take_page
 from chalicelib.store import catalog, catalog_entries
@@ -34,21 +34,28 @@ def now() -> float:
 
 def _database_document(database_input: dict[str, Any], create_time: float) -> dict[str, Any]:
     doc: dict[str, Any] = {"Name": fold(database_input["Name"])}
-    doc.update({k: database_input[k] for k in _INPUT_MEMBERS if k in database_input})
+    # A member sent as JSON null is absent, as AWS's JSON protocols read it.
+    doc.update({k: database_input[k] for k in _INPUT_MEMBERS if database_input.get(k) is not None})
     doc.setdefault("CreateTableDefaultPermissions", DEFAULT_TABLE_PERMISSIONS)
     doc["CreateTime"] = create_time
     return doc
 
 
-def create_database(catalog_key: str, database_input: dict[str, Any]) -> None:
-    """Create a database from a Glue ``DatabaseInput``, atomically: the name is taken by exactly
-    one of several racing creates. AlreadyExistsException if the (lowercased) name is taken."""
+def create_database(catalog_key: str, database_input: dict[str, Any],
+                    tag_map: Optional[dict[str, str]] = None) -> None:
+    """Create a database from a Glue ``DatabaseInput`` (with CreateDatabase's ``Tags``),
+    atomically: the name is taken by exactly one of several racing creates, and the tags are
+    stored under the new database's uid before it exists, so they appear with it or not at all.
+    AlreadyExistsException if the (lowercased) name is taken."""
     doc = _database_document(database_input, now())
     uid = catalog.new_uid()
+    tags.tag_new_resource(catalog_key, "database", uid, tag_map)
     search_index.before_database_write(catalog_key, uid, doc)
     try:
         catalog.create_database(catalog_key, doc["Name"], doc, uid)
     except catalog.ConditionFailed:
+        if tag_map:
+            tags.forget_resource(catalog_key, "database", uid)
         raise database_already_exists() from None
 
 
@@ -176,6 +183,7 @@ def delete_database(catalog_key: str, name: str) -> None:
     # Functions are keyed by database name (so GetUserDefinedFunctions across databases is one
     # Query) and carry the uid: a re-created database never sees these, even if this is cut short.
     catalog_entries.purge_database_functions(item.catalog, item.name, item.uid)
+    tags.forget_resource(item.catalog, "database", item.uid)
     for table in catalog.purge_database(item.uid):
         search_index.after_table_write(item.catalog, item.name, None, catalog.load(table))
     search_index.after_database_write(item.catalog, None, catalog.load(item))

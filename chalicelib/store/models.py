@@ -375,8 +375,23 @@ class SettingItem(StoreModel):
     value = BinaryAttribute(legacy_encoding=False)
 
 
+class CatalogDocumentItem(StoreModel):
+    """A catalog-level document (store/catalog_documents.py): a taggable resource's tags, the
+    catalog's resource policy, encryption settings and import status. Hash: ``region SEP catalog
+    id``; range: ``kind SEP ...`` (``tags SEP database SEP <database uid>``, ``policy SEP catalog
+    SEP``, ``settings SEP encryption``...). Tags are keyed by the resource's uid, so a resource
+    re-created under the same name never inherits them."""
+
+    class Meta(BaseMeta):
+        table_name = table_name("catalog_documents")
+
+    catalog = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    doc = BinaryAttribute(legacy_encoding=False)
+
+
 ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, PartitionItem,
                                  IndexEntryItem, ColumnStatisticsItem, SearchPostingItem, TransactionItem,
                                  PendingWriteItem, ObjectItem, ObjectVersionItem, ManifestPartitionItem,
                                  ManifestPartitionVersionItem, CommitStateItem, SettingItem, PaimonItem,
-                                 CatalogEntryItem]
+                                 CatalogEntryItem, CatalogDocumentItem]

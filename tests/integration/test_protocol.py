@@ -266,3 +266,27 @@ def test_every_client_checks_response_shapes(glue, lakeformation, make_client):
     with pytest.raises(glue.exceptions.EntityNotFoundException):
         glue.get_database(Name="no_such_database_anywhere")
     assert shape_check.CHECKED["count"] - before == 4
+
+
+def test_null_database_members_are_absent(endpoint, make_client):
+    account = random_account()
+    body = json.dumps({"DatabaseInput": {"Name": "nulls", "Parameters": None, "Description": None},
+                       "Tags": None}).encode()
+    status, _, payload = _post(endpoint, body, target="AWSGlue.CreateDatabase", auth=_auth(account))
+    assert status == 200, payload
+    database = make_client("glue", account=account).get_database(Name="nulls")["Database"]
+    assert "Parameters" not in database and "Description" not in database
+
+
+def test_null_nested_members_are_absent(endpoint, make_client):
+    account = random_account()
+    glue = make_client("glue", account=account)
+    glue.create_database(DatabaseInput={"Name": "nested"})
+    glue.create_table(DatabaseName="nested", TableInput=table_input("t"))
+    body = json.dumps({"DatabaseName": "nested", "TableName": "t", "PartitionInput": {
+        "Values": ["2020"], "StorageDescriptor": {"Location": "s3://b/t/2020/", "InputFormat": None}}}).encode()
+    status, _, payload = _post(endpoint, body, target="AWSGlue.CreatePartition", auth=_auth(account))
+    assert status == 200, payload
+    partition = glue.get_partition(DatabaseName="nested", TableName="t", PartitionValues=["2020"])["Partition"]
+    assert partition["StorageDescriptor"]["Location"] == "s3://b/t/2020/"
+    assert "InputFormat" not in partition["StorageDescriptor"]

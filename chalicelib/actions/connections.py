@@ -19,8 +19,7 @@ from chalicelib.service import connections
 def create_connection(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create a connection; AlreadyExistsException if the name is taken. Connections are
     stored definitions here (nothing is reached over the network), so they are READY at once."""
-    # tags: wired by the lead after merging i14-tags (the Tags member is accepted and ignored).
-    connections.create_connection(ctx.catalog_key(params), params["ConnectionInput"])
+    connections.create_connection(ctx.catalog_key(params), params["ConnectionInput"], params.get("Tags"))
     return {"CreateConnectionStatus": "READY"}
 
 

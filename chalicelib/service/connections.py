@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
+from chalicelib.service import tags
 from chalicelib.service.databases import now
 from chalicelib.service.paging import take_page
 from chalicelib.store import catalog_entries as store
@@ -107,14 +108,20 @@ def hide_secrets(doc: dict[str, Any]) -> dict[str, Any]:
     return {**doc, "ConnectionProperties": {k: v for k, v in properties.items() if not is_secret_property(k)}}
 
 
-def create_connection(catalog_key: str, connection_input: dict[str, Any]) -> None:
-    """Create a connection: one conditional put, so of racing creates exactly one wins.
-    AlreadyExistsException if the name is taken; InvalidInputException if the input breaks a
-    rule of its ConnectionType."""
+def create_connection(catalog_key: str, connection_input: dict[str, Any],
+                      tags_given: Optional[dict[str, str]] = None) -> None:
+    """Create a connection (with its Tags): one conditional put, so of racing creates exactly
+    one wins. AlreadyExistsException if the name is taken; InvalidInputException if the input
+    breaks a rule of its ConnectionType or a tag rule."""
     stamp = now()
     doc = _document(connection_input, stamp, stamp)
     name = doc["Name"]
+    identity = tags.connection_identity(doc)
+    # The tags go first, under this incarnation's identity: nothing reaches them until the
+    # connection exists, and a create that loses removes them again.
+    tags.tag_new_resource(catalog_key, "connection", identity, tags_given)
     if not store.create(store.scope(catalog_key, store.CONNECTION), name, doc, "connection"):
+        tags.forget_resource(catalog_key, "connection", identity)
         raise AlreadyExistsException(f"Connection {name} already exists.", _RESOURCE, name)
 
 
@@ -146,9 +153,13 @@ def update_connection(catalog_key: str, name: str, connection_input: dict[str, A
 
 
 def delete_connection(catalog_key: str, name: str) -> None:
-    """Delete a connection (one conditional delete); EntityNotFoundException if there is none."""
-    if not store.delete(store.scope(catalog_key, store.CONNECTION), name):
+    """Delete a connection (one conditional delete) and its tags; EntityNotFoundException if
+    there is none."""
+    scope = store.scope(catalog_key, store.CONNECTION)
+    entry = store.get(scope, name)
+    if entry is None or not store.delete(scope, name):
         raise _not_found(name)
+    tags.forget_resource(catalog_key, "connection", tags.connection_identity(entry.doc))
 
 
 def delete_connections(catalog_key: str, names: list[str]) -> tuple[list[str], dict[str, EntityNotFoundException]]:

@@ -11,13 +11,15 @@ before an action runs); keys starting with ``aws:`` are reserved.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from chalicelib.context import RequestContext
 from chalicelib.domain import arns
 from chalicelib.errors import ConcurrentModificationException, EntityNotFoundException, InvalidInputException
 from chalicelib.service.lookups import require_database, require_table
 from chalicelib.store import catalog_documents as documents
+from chalicelib.store import catalog_entries
+from chalicelib.store.models import SEP
 from chalicelib.store.retry import Policy, attempts
 
 MAX_TAGS = 50
@@ -36,10 +38,21 @@ def _table_identity(catalog_key: str, names: tuple[str, ...]) -> str:
     return require_table(require_database(catalog_key, names[0]), names[1]).uid
 
 
-# The taggable resource types. Connections join with the Connection API: a resolver giving the
-# identity its CreateConnection passed to tag_new_resource (importing service.connections
-# inside the resolver, since that module imports this one).
-_TAGGABLE: dict[str, Resolver] = {"database": _database_identity}
+def connection_identity(connection: dict[str, Any]) -> str:
+    """What names one incarnation of a connection (its stored ``Connection``): its name and
+    creation time, so a connection deleted and created again starts untagged."""
+    return f"{connection['Name']}{SEP}{connection['CreationTime']!r}"
+
+
+def _connection_identity(catalog_key: str, names: tuple[str, ...]) -> str:
+    entry = catalog_entries.get(catalog_entries.scope(catalog_key, catalog_entries.CONNECTION), names[0])
+    if entry is None:
+        raise EntityNotFoundException(f"Connection {names[0]} not found.", "Connection", names[0])
+    return connection_identity(entry.doc)
+
+
+# The taggable resource types (AWS tags databases and connections, not tables or functions).
+_TAGGABLE: dict[str, Resolver] = {"database": _database_identity, "connection": _connection_identity}
 # Resources GetResourcePolicy / DeleteResourcePolicy accept an ARN of (besides the catalog).
 POLICY_RESOURCES: dict[str, Resolver] = {"database": _database_identity, "table": _table_identity}
 

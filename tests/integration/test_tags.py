@@ -186,3 +186,35 @@ def test_concurrent_tag_changes_are_all_kept(glue_, account):
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(add, range(16)))
     assert glue_.get_tags(ResourceArn=arn)["Tags"] == {f"k{i}": str(i) for i in range(16)}
+
+
+def _jdbc(name: str) -> dict:
+    return {"Name": name, "ConnectionType": "JDBC",
+            "ConnectionProperties": {"JDBC_CONNECTION_URL": "jdbc:postgresql://h:5432/db", "USERNAME": "u",
+                                     "PASSWORD": "p"}}
+
+
+def test_connection_tags_from_create_tag_resource_and_gone_with_the_connection(glue_, account):
+    arn = f"arn:aws:glue:{REGION}:{account}:connection/tagged-conn"
+    glue_.create_connection(ConnectionInput=_jdbc("tagged-conn"), Tags={"team": "data"})
+    assert glue_.get_tags(ResourceArn=arn)["Tags"] == {"team": "data"}
+    glue_.tag_resource(ResourceArn=arn, TagsToAdd={"env": "prod"})
+    assert glue_.get_tags(ResourceArn=arn)["Tags"] == {"team": "data", "env": "prod"}
+
+    # A create that loses the name leaves the winner's tags alone.
+    with pytest.raises(glue_.exceptions.AlreadyExistsException):
+        glue_.create_connection(ConnectionInput=_jdbc("tagged-conn"), Tags={"team": "other"})
+    assert glue_.get_tags(ResourceArn=arn)["Tags"] == {"team": "data", "env": "prod"}
+
+    glue_.delete_connection(ConnectionName="tagged-conn")
+    with pytest.raises(glue_.exceptions.EntityNotFoundException):
+        glue_.get_tags(ResourceArn=arn)
+    glue_.create_connection(ConnectionInput=_jdbc("tagged-conn"))
+    assert glue_.get_tags(ResourceArn=arn)["Tags"] == {}  # a new connection starts untagged
+
+
+def test_connection_create_with_a_reserved_tag_key_creates_nothing(glue_):
+    with pytest.raises(glue_.exceptions.InvalidInputException):
+        glue_.create_connection(ConnectionInput=_jdbc("refused-conn"), Tags={"aws:x": "y"})
+    with pytest.raises(glue_.exceptions.EntityNotFoundException):
+        glue_.get_connection(Name="refused-conn")

@@ -270,6 +270,9 @@ def test_bound_literals_are_typed() -> None:
     ("year = '-2.5e-3'", "float", -0.0025),
     ("year = 1E+3", "string", "1E+3"),  # a number on a string key compares as written
     ("year = 05", "string", "05"),
+    ("year = +5", "string", "5"),  # JSQLParser drops a leading '+' from the number's text
+    ("year = -5", "string", "-5"),
+    ("year = '+5'", "string", "+5"),
 ])
 def test_exponent_and_decimal_literals_bind_by_value(expression: str, key: str, value: Any) -> None:
     (bound,) = conjuncts(bind(parse_expression(expression), [("year", key)]))

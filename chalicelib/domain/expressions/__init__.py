@@ -32,7 +32,8 @@ Semantic choices (where Glue documents nothing more precise):
   integer key takes any whole value: ``1E+3`` is 1000). Quoted literals and stored values are
   converted from their text: decimals and doubles accept exponent notation (as Java's
   BigDecimal and Double do), integers digits only (as Long.parseLong). Under a string key a
-  number compares as the text it was written as (``code = 05`` matches ``'05'``, not ``'5'``).
+  number compares as the text it was written as, less a leading '+' (``code = 05`` matches
+  ``'05'``, not ``'5'``).
 * Operands may be parenthesised (``(year) = (2020)``, ``year IN ((2020), 2021)``), as
   JSQLParser reads them.
 * ``'literal' op column`` is accepted and turned around. Comparing two columns, arithmetic,

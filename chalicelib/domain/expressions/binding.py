@@ -72,7 +72,9 @@ def _resolve(column: Column, keys: dict[str, KeyRef]) -> KeyRef:
 
 def _typed_literal(literal: Literal, ref: KeyRef) -> Any:
     if ref.kind == STRING:
-        return literal.text  # an unquoted number on a string key compares as its text, as written
+        # An unquoted number on a string key compares as its text as written, less a leading
+        # '+': the string JSQLParser's LongValue / DoubleValue keep (getStringValue).
+        return literal.text if literal.quoted else literal.text.removeprefix("+")
     try:
         if not literal.quoted and ref.kind in (INT, DECIMAL, FLOAT) and _NUMBER_RE.fullmatch(literal.text):
             return _number_value(literal.text, ref)

@@ -228,6 +228,9 @@ def test_columns_match_case_insensitively() -> None:
     ("year = '1e3'", ["'1e3'", "expected an integer"]),  # quoted: converted from text, digits only
     ("year = 3e14", ["out of range for int"]),
     ("year = 1e999999999", ["out of range for int"]),
+    ("year = 1e-999999999", ["expected an integer"]),
+    ("price = 1e9999999999", ["expected a decimal number"]),  # beyond Decimal's exponents: no 500
+    ("price = '1e-9999999999'", ["expected a decimal number"]),
     ("ratio = 1e400", ["out of range for double"]),
     ("creationDate = 3e14", ["yyyy-MM-dd"]),
     ("year = 2147483648", ["out of range for int"]),
@@ -263,6 +266,8 @@ def test_bound_literals_are_typed() -> None:
     ("year = 2020.0", "int", 2020),
     ("year = 3e14", "bigint", 300_000_000_000_000),
     ("year = -2E2", "smallint", -200),
+    ("year = 0e99", "int", 0),
+    ("year = 1e999999999", "decimal", Decimal("1e999999999")),
     ("year = 3e14", "decimal(20,2)", Decimal("3e14")),
     ("year = -2.5e-3", "decimal", Decimal("-0.0025")),
     ("year = '1E+3'", "decimal", Decimal(1000)),

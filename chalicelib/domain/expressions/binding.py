@@ -96,11 +96,13 @@ def _number_value(text: str, ref: KeyRef) -> Any:
     if ref.kind == FLOAT:
         return _to_float(text)
     value = Decimal(text)
-    if ref.kind == DECIMAL:
-        return value
+    if ref.kind == DECIMAL or value.is_zero():
+        return value if ref.kind == DECIMAL else 0
     # adjusted() first: int(Decimal('1e999999999')) would build a gigantic integer.
-    if value.adjusted() > 20 or value != value.to_integral_value():
-        raise ValueError("expected an integer" if value.adjusted() <= 20 else f"out of range for {base_type(ref.glue_type)}")
+    if value.adjusted() > 20:
+        raise ValueError(f"out of range for {base_type(ref.glue_type)}")
+    if value.adjusted() < 0 or value != value.to_integral_value():
+        raise ValueError("expected an integer")
     return _to_int(str(int(value)), ref.glue_type)
 
 
@@ -116,8 +118,9 @@ def parse_value(text: str, glue_type: str) -> Any:
 
 _INT_RE = re.compile(r"[+-]?[0-9]{1,30}")
 # Decimals in exponent notation (``3e14``, ``-2.5E-3``) are decimals too: Java's BigDecimal reads
-# them, and they compare by value.
-_DECIMAL_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# them, and they compare by value. Exponents of up to 9 digits (Java's int scale stops near
+# there too): Python's Decimal refuses exponents beyond its context's limits.
+_DECIMAL_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,9})?")
 _NUMBER_RE = _DECIMAL_RE  # the grammar's number literal
 _FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _DATE_RE = re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})")

@@ -8,7 +8,10 @@ index, it must hold *every* partition Glue accepts, so:
 * a string value is escaped rather than refused when it holds U+0000-U+0002 (order-preserving);
 * a value that does not convert to its key's type is stored as U+0002 + escaped text, which
   sorts below every valid value of that key: a typed range never contains it, and a typed
-  comparison never matches it either (see ``expressions.evaluate``);
+  comparison never matches it either (see ``expressions.evaluate``). One exception: a decimal
+  written in exponent notation (``3e14``) is stored that way too (it did not convert when keys
+  were first written, and keys never change) although it compares by value, so ranges over a
+  decimal key also read that key's invalid region (``invalid_region_bounds``);
 * typed encodings are not injective (``'7'`` and ``'07'`` are both 7), so tables with a
   non-string key append a hash of the raw values, keeping one key per distinct partition;
 * a key longer than DynamoDB's 1,024-byte sort-key limit is cut at ``KEY_BYTES`` and ended by
@@ -22,7 +25,7 @@ import json
 import sys
 import zlib
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Optional, Sequence
 
 from chalicelib.domain import keycodec
 from chalicelib.domain.expressions.binding import parse_value
@@ -56,6 +59,12 @@ def _component(raw: str, glue_type: str) -> str:
     kind = keycodec.kind_of(glue_type)
     if kind == keycodec.STRING:
         return _escape(raw)
+    if kind == keycodec.DECIMAL and ("e" in raw or "E" in raw):
+        # Decimals in exponent notation did not convert before they were compared by value, so
+        # partitions stored then have this key: sort keys must never change for the same values
+        # (GetPartition finds a partition by recomputing its key). The planner adds the invalid
+        # region of a decimal key to its ranges on the partitions table (``planner``).
+        return _INVALID_MARK + _escape(raw)
     try:
         return keycodec.encode_value(parse_value(raw, glue_type), kind)
     except InvalidInputException:
@@ -92,6 +101,23 @@ def first_value_prefix_bounds(prefix: str, key_types: Sequence[str]) -> tuple[st
     low = _cut(_escape(prefix))
     high = keycodec.successor(low)
     return (low, high) if high is not None else None
+
+
+def invalid_region_bounds(equals: Sequence[Any], key_types: Sequence[str]) -> tuple[str, Optional[str]]:
+    """Inclusive sort-key bounds of the partitions whose leading values equal the typed
+    ``equals`` and whose next value is stored as not converting to its key's type (U+0002 +
+    text: see the module docstring), whatever follows. InvalidInputException (like
+    ``keycodec.range_bounds``) when an equal value cannot be encoded."""
+    prefix = "".join(keycodec.encode_value(v, keycodec.kind_of(t)) + keycodec.SEP
+                     for v, t in zip(equals, key_types))
+    # Every such key starts with prefix + U+0002 and so lies below prefix + U+0003, which is no
+    # key itself: the component there is U+0002 + text or a typed encoding (ASCII above U+0020).
+    low = prefix + _INVALID_MARK
+    if len(low.encode("utf-8")) <= KEY_BYTES:
+        return low, prefix + "\x03"
+    # Keys are cut at KEY_BYTES (then the hash): every such key starts with the cut prefix.
+    low = _cut(low)
+    return low, keycodec.successor(low)
 
 
 def segment_of(sort_key: str) -> int:

@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 
 from chalicelib.domain import expressions
 from chalicelib.domain import keycodec
-from chalicelib.domain.partition_keys import KEY_BYTES, IndexSpec
+from chalicelib.domain.partition_keys import KEY_BYTES, IndexSpec, invalid_region_bounds
 from chalicelib.errors import InvalidInputException
 
 Bounds = tuple[Optional[str], Optional[str]]
@@ -45,11 +45,25 @@ def _score(ranges: Sequence[expressions.KeyRange]) -> tuple[int, int]:
     return weakest, -len(ranges)
 
 
-def _bounds(ranges: Sequence[expressions.KeyRange], types: Sequence[str]) -> Optional[list[Bounds]]:
+def _bounds(ranges: Sequence[expressions.KeyRange], types: Sequence[str],
+            partitions_table: bool) -> Optional[list[Bounds]]:
     try:
-        return keycodec.merge_bounds(keycodec.range_bounds(r, types, max_bytes=KEY_BYTES) for r in ranges)
+        bounds = [keycodec.range_bounds(r, types, max_bytes=KEY_BYTES) for r in ranges]
+        if partitions_table:
+            bounds += [invalid_region_bounds(r.equals[:position], types)
+                       for r in ranges for position in _decimal_positions(r, types)]
+        return keycodec.merge_bounds(bounds)
     except (InvalidInputException, ValueError):
         return None  # e.g. a literal the index cannot hold: not plannable on this index
+
+
+def _decimal_positions(key_range: expressions.KeyRange, types: Sequence[str]) -> list[int]:
+    """The decimal keys a range constrains. On the partitions table a decimal written in
+    exponent notation sits in its key's invalid region, not at its value (``partition_keys``),
+    so a range must also read that region under the same leading values; the expression,
+    re-applied, keeps the ones that match. (Explicit index entries hold values by value.)"""
+    constrained = len(key_range.equals) + (key_range.low is not None or key_range.high is not None)
+    return [i for i in range(constrained) if keycodec.kind_of(types[i]) == keycodec.DECIMAL]
 
 
 def _encoded_alike(glue_type: str, encoded_type: str) -> bool:
@@ -91,7 +105,7 @@ def choose_plan(bound: expressions.Node, partition_keys: Sequence[tuple[str, str
             continue
         if not ranges:
             return Plan(index, [], "no partition can match")
-        bounds = _bounds(ranges, types)
+        bounds = _bounds(ranges, types, partitions_table=index is None)
         if bounds is None:
             continue
         score = _score(ranges)

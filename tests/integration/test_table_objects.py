@@ -276,6 +276,10 @@ def test_partition_predicate(gov):
         "year = 2021 AND region = 'us'": lambda y, r: (y, r) == (2021, "us"),
         "year = 1": lambda y, r: False,
         "": lambda y, r: True,
+        # the GetPartitions grammar: parenthesised operands and exponent literals (issue #14)
+        "(year) = (2021)": lambda y, r: y == 2021,
+        "year = 2.021E3": lambda y, r: y == 2021,
+        "((year)) >= 2.02e3 AND (region) = ('us')": lambda y, r: y >= 2020 and r == "us",
     }
     for predicate, keep in cases.items():
         for current, reads in ((state, {}), (own_state, {"TransactionId": tx})):
@@ -283,7 +287,8 @@ def test_partition_predicate(gov):
             assert gov.objects(PartitionPredicate=predicate, **reads) == expected, predicate
             assert gov.objects(PartitionPredicate=predicate, page_size=2, **reads) == expected, predicate
     for bad in ("year = 2021 OR year = 2020", "region LIKE 'u%'", "year <> 2021", "nokey = 1",
-                "year = 'abc'", "year IN (2020, 2021)", "NOT year = 2021", "year BETWEEN 1 AND 3"):
+                "year = 'abc'", "year IN (2020, 2021)", "NOT year = 2021", "year BETWEEN 1 AND 3",
+                "year = 2.5e-3"):
         with pytest.raises(lf.exceptions.InvalidInputException):
             lf.get_table_objects(DatabaseName=gov.db, TableName="objects", PartitionPredicate=bad)
 

@@ -22,9 +22,20 @@ Semantic choices (where Glue documents nothing more precise):
   on an unindexed table) is *unknown* like NULL: every comparison, BETWEEN, IN on it is unknown,
   so neither ``k = 1`` nor ``NOT k = 1`` matches it. Returning it would claim a typed comparison
   succeeded; raising would let one bad partition make the whole table unqueryable.
-* LIKE matches the stored raw text (for every key type), case-sensitively, the whole value:
-  ``%`` any run, ``_`` one character, everything else literal. It is matched without regex
-  backtracking, so a pattern cannot make matching blow up.
+* LIKE matches the stored raw text, case-sensitively, the whole value: ``%`` any run, ``_`` one
+  character, everything else literal. It is matched without regex backtracking, so a pattern
+  cannot make matching blow up. As in Glue, LIKE on an integer, decimal, double/float, date or
+  timestamp key is an InvalidInputException ("Integral data type doesn't support operation
+  'LIKE'", "Decimal data type ...", ...).
+* Number literals follow JSQLParser: integers, decimals and exponent notation (``3e14``,
+  ``1E+3``, ``-2.5e-3``). Unquoted, under a numeric key, a number compares by its value (an
+  integer key takes any whole value: ``1E+3`` is 1000). Quoted literals and stored values are
+  converted from their text: decimals and doubles accept exponent notation (as Java's
+  BigDecimal and Double do), integers digits only (as Long.parseLong). Under a string key a
+  number compares as the text it was written as, less a leading '+' (``code = 05`` matches
+  ``'05'``, not ``'5'``).
+* Operands may be parenthesised (``(year) = (2020)``, ``year IN ((2020), 2021)``), as
+  JSQLParser reads them.
 * ``'literal' op column`` is accepted and turned around. Comparing two columns, arithmetic,
   ``= NULL``, and unquoted dates are InvalidInputExceptions with a hint.
 

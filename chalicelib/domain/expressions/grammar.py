@@ -113,8 +113,8 @@ def _grammar() -> Any:
     not_keyword = "(?!(?i:" + "|".join(_KEYWORDS) + r")(?![A-Za-z0-9_]))"
     plain_name = pp.Regex(not_keyword + r"[A-Za-z_][A-Za-z0-9_]*")
     quoted_name = pp.Regex(r"`(?:[^`]|``)+`").set_parse_action(lambda t: t[0][1:-1].replace("``", "`"))
-    column = (quoted_name.set_name("column name") | plain_name.copy().set_name("column name")
-              ).set_name("column name")
+    column = _parenthesised((quoted_name.set_name("column name") | plain_name.copy().set_name("column name")
+                             ).set_name("column name"))
 
     def quoted(quote: str) -> Any:
         element = pp.Regex(f"{quote}(?:[^{quote}]|{quote}{quote})*{quote}").set_name("quoted string")
@@ -122,7 +122,8 @@ def _grammar() -> Any:
             lambda s, loc, t: Literal(t[0][1:-1].replace(quote * 2, quote), True, loc))
 
     string = (quoted("'") | quoted('"')).set_name("quoted string")
-    number = pp.Regex(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?![\w.])").set_parse_action(
+    # JSQLParser's number tokens: integers, decimals and exponent notation (``3e14``, ``1E+3``).
+    number = pp.Regex(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?(?![\w.])").set_parse_action(
         lambda s, loc, t: Literal(t[0], False, loc))
     boolean = (kw["TRUE"] | kw["FALSE"]).set_parse_action(
         lambda s, loc, t: Literal(t[0].lower(), False, loc))
@@ -132,10 +133,10 @@ def _grammar() -> Any:
     bare_word = plain_name.copy().set_parse_action(_reject_bare_word)
     for leaf in (string, number, boolean, bare_date, null, bare_word):
         leaf.set_name("literal")  # whichever alternative reports the failure, it reads the same
-    literal = (string | bare_date | number | boolean | null).set_name("literal")
-    value = (literal | bare_word).set_name("literal")
+    literal = _parenthesised((string | bare_date | number | boolean | null).set_name("literal"))
+    value = (literal | _parenthesised(bare_word)).set_name("literal")
 
-    pattern = (quoted("'") | quoted('"')).set_name("quoted pattern")
+    pattern = _parenthesised((quoted("'") | quoted('"')).set_name("quoted pattern"))
     cmp_op = pp.one_of("= <> != <= >= < >").set_name("comparison operator")
 
     # After the column comes a "tail" whose parse action returns build(column, negated) -> node;
@@ -173,6 +174,43 @@ def _grammar() -> Any:
     expression <<= (conjunction + pp.ZeroOrMore(pp.Suppress(kw["OR"]) - conjunction)).set_parse_action(
         lambda t: _flatten(Or, t))
     return expression
+
+
+def _parenthesised(element: Any) -> Any:
+    """``element`` optionally wrapped in any number of parentheses: JSQLParser reads
+    ``(year) = (2020)`` and ``year IN ((2020), 2021)`` as the bare operands.
+
+    Counted rather than a recursive ``lpar + wrapped + rpar``: a ``(`` that opens a condition
+    (``(year = 2020)``) is tried as an operand first, and with recursion every nesting level
+    would re-descend all the levels inside it (quadratic pyparsing work: 50 levels took 0.16 s).
+    Counting reads ahead once per attempt. A failure before the operand's last ``)`` is an
+    ordinary (backtracking) ParseException, so the condition alternative still gets its turn and
+    real syntax errors keep their messages."""
+    import pyparsing as pp
+
+    class Parenthesised(pp.ParseElementEnhance):
+        def parseImpl(self, instring: str, loc: int, do_actions: bool = True) -> Any:
+            depth = 0
+            while True:
+                loc = _skip_space(instring, loc)
+                if not instring.startswith("(", loc):
+                    break
+                depth, loc = depth + 1, loc + 1
+            loc, tokens = self.expr._parse(instring, loc, do_actions)
+            for _ in range(depth):
+                loc = _skip_space(instring, loc)
+                if not instring.startswith(")", loc):
+                    raise pp.ParseException(instring, loc, "Expected ')'", self)
+                loc += 1
+            return loc, tokens
+
+    return Parenthesised(element).set_name(element.customName)
+
+
+def _skip_space(text: str, loc: int) -> int:
+    while loc < len(text) and text[loc] in " \t\r\n":
+        loc += 1
+    return loc
 
 
 _FLIPPED = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}

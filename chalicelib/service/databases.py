@@ -12,7 +12,7 @@ from itertools import takewhile
 from typing import Any, Callable, Iterable, Optional
 
 from chalicelib.errors import ConcurrentModificationException, InvalidInputException, database_already_exists
-from chalicelib.service import search_index
+from chalicelib.service import cleanup, search_index
 from chalicelib.service.lookups import fold, require_database
 from chalicelib.service.paging import take_page
 from chalicelib.store import catalog
@@ -50,6 +50,7 @@ def create_database(catalog_key: str, database_input: dict[str, Any]) -> None:
         catalog.create_database(catalog_key, doc["Name"], doc, uid)
     except catalog.ConditionFailed:
         raise database_already_exists() from None
+    cleanup.help_with_expired()
 
 
 def get_database(catalog_key: str, name: str) -> dict[str, Any]:
@@ -163,8 +164,10 @@ def update_database(catalog_key: str, name: str, database_input: dict[str, Any])
 def delete_database(catalog_key: str, name: str) -> None:
     """Delete a database and everything in it (tables, versions, partitions, statistics...).
 
-    The database item goes first, atomically (conditional on the same database): from then on
-    the name is free and nothing below it is reachable; what is below is purged after.
+    One atomic store write (conditional on the same database) unlinks the database item and
+    records a cleanup job: from then on the name is free and nothing below it is reachable (it
+    is all keyed by the database's uid); the contents are deleted in the background
+    (``service.cleanup``), so the answer takes the same time however much the database holds.
     EntityNotFoundException if there is no such database; ConcurrentModificationException if
     it was deleted or re-created meanwhile.
     """
@@ -173,6 +176,5 @@ def delete_database(catalog_key: str, name: str) -> None:
         catalog.delete_database_item(item)
     except catalog.ConditionFailed:
         raise ConcurrentModificationException("Database was deleted or re-created concurrently.") from None
-    for table in catalog.purge_database(item.uid):
-        search_index.after_table_write(item.catalog, item.name, None, catalog.load(table))
-    search_index.after_database_write(item.catalog, None, catalog.load(item))
+    cleanup.enqueued()
+    cleanup.help_with_expired()

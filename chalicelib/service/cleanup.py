@@ -39,6 +39,9 @@ HELP_SECONDS = 0.5
 # The local server's cleaner looks for jobs of other processes this often (seconds).
 POLL_SECONDS = float(os.environ.get("GLUE_CLEANUP_POLL_SECONDS", "5"))
 
+# How long the cleaner lets a delete that woke it finish its answer first.
+SETTLE_SECONDS = 0.2
+
 _wake = threading.Event()
 _help_lock = threading.Lock()
 _next_help = 0.0
@@ -128,5 +131,8 @@ def serve_forever(stop: threading.Event, poll_seconds: float = POLL_SECONDS) -> 
                 pass
         except Exception:  # noqa: BLE001 - a store error must not end the cleaner; retried next round
             log.exception("cleanup of deleted databases/tables failed; it will be retried")
-        _wake.wait(poll_seconds)
+        if _wake.wait(poll_seconds):
+            # Woken by a delete of this process: let that request answer before the cleaner
+            # competes with it for the interpreter (its answer must not depend on the contents).
+            stop.wait(SETTLE_SECONDS)
         _wake.clear()

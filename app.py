@@ -1,13 +1,13 @@
-"""HTTP routes only: Glue on ``POST /``, Lake Formation on ``POST /<Operation>``, the Paimon REST
-catalog on ``/v1/...``.
+"""HTTP routes: Glue on ``POST /``, Lake Formation on ``POST /<Operation>``, the Paimon REST
+catalog on ``/v1/...``; and one scheduled function, the cleaner of deleted databases and tables.
 
 Everything else happens in chalicelib.protocol.wire (decode, validate, dispatch, encode) and
 chalicelib.protocol.paimon.wire for Paimon.
 """
 
-from typing import Callable, cast
+from typing import Any, Callable, cast
 
-from chalice import Chalice, Response
+from chalice import Chalice, Rate, Response
 from chalice.app import Request
 
 from chalicelib.protocol import framework, wire
@@ -86,3 +86,12 @@ def _register_paimon_routes() -> None:
 
 
 _register_paimon_routes()
+
+
+@app.schedule(Rate(1, unit=Rate.MINUTES), name="cleanup_deleted")
+def cleanup_deleted(_event: Any) -> None:
+    """Delete the contents of deleted databases and tables (chalicelib.service.cleanup), for
+    20 of the function's 30 seconds at most; what is left waits for the next run."""
+    from chalicelib.service import cleanup  # not at import: the HTTP function never needs it
+
+    cleanup.run(max_seconds=20.0)

@@ -12,10 +12,10 @@ from itertools import takewhile
 from typing import Any, Callable, Iterable, Optional
 
 from chalicelib.errors import ConcurrentModificationException, InvalidInputException, database_already_exists
-from chalicelib.service import search_index, tags
+from chalicelib.service import cleanup, search_index, tags
 from chalicelib.service.lookups import fold, require_database
 from chalicelib.service.paging import take_page
-from chalicelib.store import catalog, catalog_entries
+from chalicelib.store import catalog
 from chalicelib.store.retry import Policy, attempts
 
 # What Glue reports when a database is created without explicit default permissions
@@ -57,6 +57,7 @@ def create_database(catalog_key: str, database_input: dict[str, Any],
         if tag_map:
             tags.forget_resource(catalog_key, "database", uid)
         raise database_already_exists() from None
+    cleanup.help_with_expired()
 
 
 def get_database(catalog_key: str, name: str) -> dict[str, Any]:
@@ -170,8 +171,10 @@ def update_database(catalog_key: str, name: str, database_input: dict[str, Any])
 def delete_database(catalog_key: str, name: str) -> None:
     """Delete a database and everything in it (tables, versions, partitions, statistics...).
 
-    The database item goes first, atomically (conditional on the same database): from then on
-    the name is free and nothing below it is reachable; what is below is purged after.
+    One atomic store write (conditional on the same database) unlinks the database item and
+    records a cleanup job: from then on the name is free and nothing below it is reachable (it
+    is all keyed by the database's uid); the contents are deleted in the background
+    (``service.cleanup``), so the answer takes the same time however much the database holds.
     EntityNotFoundException if there is no such database; ConcurrentModificationException if
     it was deleted or re-created meanwhile.
     """
@@ -180,10 +183,5 @@ def delete_database(catalog_key: str, name: str) -> None:
         catalog.delete_database_item(item)
     except catalog.ConditionFailed:
         raise ConcurrentModificationException("Database was deleted or re-created concurrently.") from None
-    # Functions are keyed by database name (so GetUserDefinedFunctions across databases is one
-    # Query) and carry the uid: a re-created database never sees these, even if this is cut short.
-    catalog_entries.purge_database_functions(item.catalog, item.name, item.uid)
-    tags.forget_resource(item.catalog, "database", item.uid)
-    for table in catalog.purge_database(item.uid):
-        search_index.after_table_write(item.catalog, item.name, None, catalog.load(table))
-    search_index.after_database_write(item.catalog, None, catalog.load(item))
+    cleanup.enqueued()
+    cleanup.help_with_expired()

@@ -46,3 +46,16 @@ def after_database_write(catalog: str, new: Optional[dict[str, Any]], old: dict[
     """Drop postings of tokens only the old database text had."""
     store.remove_postings(catalog, store.DATABASE, _database_tokens(old) - _database_tokens(new),
                           old["Name"])
+
+
+def drop_unlinked_database(catalog: str, db_name: str, db_uid: str, doc: dict[str, Any]) -> None:
+    """Drop the postings of a deleted database's own text, unless a newer database of the same
+    name posted them again (postings carry the database uid)."""
+    store.remove_postings_of(catalog, store.DATABASE, _database_tokens(doc), db_name, db_uid)
+
+
+def drop_unlinked_table(catalog: str, db_name: str, db_uid: str, doc: dict[str, Any]) -> None:
+    """Drop the postings of a table of a deleted database, unless a table of a newer database
+    of the same name posted them again."""
+    store.remove_postings_of(catalog, store.TABLE, _table_tokens(doc), store.table_target(db_name, doc["Name"]),
+                             db_uid)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from chalicelib.service import search_index
+from chalicelib.service import cleanup, search_index
 from chalicelib.errors import ConcurrentModificationException
 from chalicelib.store import catalog
 from chalicelib.store import statistics as statistics_store
@@ -74,7 +74,7 @@ def _remove(catalog_key: str, db_uid: str, name: str, change: TableChange, fence
         catalog.delete_table_item(current, fence=fence)
     except catalog.ConditionFailed:
         return
-    catalog.purge_table(current)
+    cleanup.enqueued()  # the contents go in the background (service.cleanup)
     search_index.after_table_write(catalog_key, change.database, None, catalog.load(current))
 
 

@@ -22,7 +22,7 @@ from chalicelib.context import RequestContext
 from chalicelib.domain.name_patterns import NamePattern, compile_name_pattern, matches
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, ServiceError,
                                database_not_found, table_already_exists, table_not_found)
-from chalicelib.service import search_index
+from chalicelib.service import cleanup, search_index
 from chalicelib.service.databases import now, start_position
 from chalicelib.service.lookups import Database, Table, fold, require_database, require_table
 from chalicelib.service.paging import take_page
@@ -87,6 +87,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
         if catalog.get_table(database.uid, name) is not None:
             raise table_already_exists() from None
         raise database_not_found(database.name) from None
+    cleanup.help_with_expired()
 
 
 def update_table(ctx: RequestContext, catalog_key: str, database_name: str, table_input: dict[str, Any],
@@ -195,7 +196,10 @@ def _delete(ctx: RequestContext, database: Database, name: str, transaction_id: 
         autocommit(database, lambda stamp: catalog.delete_table_item(item, stamp))
     except catalog.ConditionFailed:
         raise table_not_found(name) from None
-    catalog.purge_table(item)
+    cleanup.enqueued()
+    # The postings go now (their number depends on the definition, not on the contents): they
+    # carry only the database's uid, so once a table of the same name is re-created the cleanup
+    # job could no longer tell its postings from the new table's.
     search_index.after_table_write(database.catalog, database.name, None, catalog.load(item))
 
 
@@ -203,12 +207,15 @@ def delete_table(ctx: RequestContext, catalog_key: str, database_name: str, name
                  transaction_id: Optional[str] = None) -> None:
     """Delete a table with its versions and everything below it (partitions, indexes, statistics).
 
-    Without a transaction the table item goes in one atomic store write (a commit of its own),
-    the rest is purged after; with one, the delete is recorded and applied by its commit.
+    Without a transaction the table item goes in one atomic store write (a commit of its own)
+    that also records a cleanup job: the name is free at once, the contents (keyed by the
+    table's uid) are unreachable and deleted in the background (``service.cleanup``); with a
+    transaction, the delete is recorded and applied by its commit.
     EntityNotFoundException if the database or table does not exist (or another delete won);
     with a transaction, ConcurrentModificationException if the table changed after it started.
     """
     _delete(ctx, require_database(catalog_key, database_name), name, transaction_id)
+    cleanup.help_with_expired()
 
 
 def delete_tables(ctx: RequestContext, catalog_key: str, database_name: str, names: Iterable[str],
@@ -224,6 +231,7 @@ def delete_tables(ctx: RequestContext, catalog_key: str, database_name: str, nam
             _delete(ctx, database, name, transaction_id)
         except (EntityNotFoundException, ConcurrentModificationException) as error:
             errors.append((name, error))
+    cleanup.help_with_expired()
     return errors
 
 

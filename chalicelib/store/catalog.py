@@ -8,7 +8,10 @@ VersionId, a CreateTable racing DeleteDatabase) get exactly one winner.
 from __future__ import annotations
 
 import json
+import os
 import uuid
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
@@ -16,13 +19,13 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
-from chalicelib import metrics
+from chalicelib import clock, metrics
 from chalicelib.errors import ConcurrentModificationException
 from chalicelib.store import dynamo_json as dj
 from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, classify, condition_failed
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.fence import Fence, transact
-from chalicelib.store.models import CommitStateItem, DatabaseItem, TableItem, TableVersionItem
+from chalicelib.store.models import SEP, CleanupJobItem, CommitStateItem, DatabaseItem, TableItem, TableVersionItem
 from chalicelib.store.retry import Policy, attempts, conditional
 
 
@@ -139,8 +142,16 @@ def replace_database(item: DatabaseItem, doc: dict[str, Any], unchanged: bool = 
 
 
 def delete_database_item(item: DatabaseItem) -> None:
-    """Unlink a database; from here on nothing below it is reachable."""
-    _delete_if(item, DatabaseItem.uid == item.uid)
+    """Unlink a database and record the cleanup of its contents, in one DynamoDB transaction:
+    from here on nothing below it is reachable, and a cleaner deletes it (``CleanupJobItem``).
+    ConditionFailed unless it is still the incarnation ``item``."""
+    def build(tx: TransactWrite) -> None:
+        tx.delete(item, condition=DatabaseItem.uid == item.uid)
+        tx.save(cleanup_job("database", item.uid, catalog=item.catalog, database=item.name, doc=item.doc))
+    try:
+        transact(None, build)
+    except TransactWriteError as error:
+        raise _stamped_write_failed(error, None) from None
 
 
 def query_databases(catalog: str, after: str | None, limit: int) -> Iterator[DatabaseItem]:
@@ -340,13 +351,11 @@ def bump_column_epochs(item: TableItem, columns: list[str], fence: Optional[Fenc
 
 def delete_table_item(item: TableItem, stamp: Optional[Stamp] = None, fence: Optional[Fence] = None) -> None:
     """Unlink a table (only the incarnation we read; with ``stamp``, see Stamp; with ``fence``,
-    a commit's apply: Fenced if the commit no longer holds its lock)."""
-    if stamp is None and fence is None:
-        _delete_if(item, TableItem.uid == item.uid)
-        return
-
+    a commit's apply: Fenced if the commit no longer holds its lock) and record the cleanup of
+    what is below it, in one DynamoDB transaction (see ``CleanupJobItem``)."""
     def build(tx: TransactWrite) -> None:
         tx.delete(item, condition=TableItem.uid == item.uid)
+        tx.save(cleanup_job("table", item.uid, db_uid=item.db_uid, name=item.name, indexes=item.indexes))
         _add_stamp(tx, stamp)
     try:
         transact(fence, build)
@@ -384,8 +393,63 @@ def delete_archived_version(table_uid: str, version: int) -> bool:
 
 
 # ------------------------------------------------------------------------------------ cascade
-# Each API family that stores items below a table registers how to purge them by table uid.
+# Deleting a database or table only unlinks it and records a cleanup job (one transaction, its
+# cost independent of the contents); a cleaner (service.cleanup) deletes the contents later, a
+# bounded chunk at a time. Each API family that stores items below a table registers how to
+# purge them by table uid; every purger is idempotent (it deletes what is still there), so a
+# chunk cut short by its budget or a crash is simply run again.
+CLEANUP_QUEUE = "purge"
+# A new job is free for any cleaner at once (``owner`` unset), but requests, which only take
+# jobs whose lease ran out (service.cleanup.help_with_expired), leave it this long to the
+# dedicated cleaners (the local server's thread, the scheduled function).
+CLEANUP_GRACE_SECONDS = float(os.environ.get("GLUE_CLEANUP_GRACE_SECONDS", "10"))
+
 _table_purgers: list[Callable[[TableItem], None]] = []
+
+
+def cleanup_job(kind: str, uid: str, **attributes: Any) -> CleanupJobItem:
+    """A cleanup job for a just-unlinked table or database (not stored), see store.cleanup."""
+    created = clock.now()
+    return CleanupJobItem(CLEANUP_QUEUE, f"{int(created * 1000):015d}{SEP}{kind}{SEP}{uid}", kind=kind, uid=uid,
+                          created=created, lease_until=created + CLEANUP_GRACE_SECONDS, **attributes)
+
+
+class BudgetSpent(Exception):
+    """A purge stopped because its chunk's budget ran out; run it again to go on."""
+
+
+@dataclass
+class Budget:
+    """How much one cleanup chunk may delete: items, and a deadline (``clock.monotonic``)."""
+
+    items: int
+    deadline: float
+
+    def spend(self, count: int = 1) -> bool:
+        """Count ``count`` deletions; False once the budget is used up."""
+        self.items -= count
+        return self.items > 0 and clock.monotonic() < self.deadline
+
+
+_budget: ContextVar[Optional[Budget]] = ContextVar("purge_budget", default=None)
+
+
+@contextmanager
+def purging(budget: Budget) -> Iterator[Budget]:
+    """Bound every ``delete_all`` / ``delete_items`` inside the block by ``budget`` (they raise
+    BudgetSpent, after flushing what they deleted, once it is used up)."""
+    token = _budget.set(budget)
+    try:
+        yield budget
+    finally:
+        _budget.reset(token)
+
+
+def spend(count: int = 1) -> None:
+    """Count deletions made outside ``delete_items`` against the current budget (if any)."""
+    budget = _budget.get()
+    if budget is not None and not budget.spend(count):
+        raise BudgetSpent()
 
 
 def register_table_purger(purge: Callable[[TableItem], None]) -> None:
@@ -393,12 +457,29 @@ def register_table_purger(purge: Callable[[TableItem], None]) -> None:
     _table_purgers.append(purge)
 
 
-def delete_all(model: type[Model], hash_key: str, range_attr: str) -> None:
-    """Delete every item of ``model`` under one hash key (batched, keys only)."""
-    hash_attr = next(name for name, attr in model.get_attributes().items() if attr.is_hash_key)
+def delete_items(model: type[Model], items: Iterable[Any]) -> None:
+    """Delete these items of ``model`` (batched, 25 a call), within the current budget: when it
+    runs out, what was deleted so far is flushed and BudgetSpent raised."""
+    budget = _budget.get()
+    spent = False
     with model.batch_write() as batch:
-        for item in model.query(hash_key, attributes_to_get=[hash_attr, range_attr]):
+        for item in items:
             batch.delete(item)
+            if budget is not None and not budget.spend():
+                spent = True
+                break
+    if spent:
+        raise BudgetSpent()
+
+
+def delete_all(model: type[Model], hash_key: str, range_attr: str) -> None:
+    """Delete every item of ``model`` under one hash key (keys only; see ``delete_items``)."""
+    hash_attr = next(name for name, attr in model.get_attributes().items() if attr.is_hash_key)
+    budget = _budget.get()
+    # Small pages within a budget: a cleaner thread then parses 100 keys at a time between
+    # reads, never a 1 MB page at once, and the requests it runs beside keep their pace.
+    page_size = max(25, min(budget.items, 100)) if budget is not None else None
+    delete_items(model, model.query(hash_key, attributes_to_get=[hash_attr, range_attr], page_size=page_size))
 
 
 register_table_purger(lambda table: delete_all(TableVersionItem, table.uid, "version"))
@@ -406,33 +487,40 @@ register_table_purger(lambda table: delete_all(TableVersionItem, table.uid, "ver
 
 def _register_all_purgers() -> None:
     # A family registers its purger when its store module is imported; a process that has only
-    # served Glue calls has never imported the Paimon one, yet a Glue DeleteTable of a Paimon
-    # table must purge its Paimon items too. Imported here, lazily: it imports this module.
-    from chalicelib.store import paimon  # noqa: F401
+    # served Glue calls has never imported the Paimon one, and the scheduled cleaner has served
+    # no call at all, yet every cleanup must purge every family's items. Imported here, lazily:
+    # they import this module.
+    from chalicelib.store import manifest_partitions, paimon, partitions, statistics, transactions  # noqa: F401
 
 
 def purge_table(table: TableItem) -> None:
-    """Delete everything stored below a table that has already been unlinked."""
+    """Delete everything stored below a table that has already been unlinked (within the
+    current budget, see ``purging``)."""
     _register_all_purgers()
     for purge in _table_purgers:
         purge(table)
 
 
-def purge_database(db_uid: str) -> list[TableItem]:
-    """Delete every table (and what is below it) of a database that has been unlinked, and its
-    Paimon functions; returns the deleted table items."""
+def purge_database_functions(db_uid: str) -> None:
+    """Delete the Paimon functions of an unlinked database (within the current budget)."""
     # Imported here, not through a registry: a Glue DeleteDatabase never imports the Paimon
     # modules, yet must not leave the functions behind (a database re-created under the same
     # name has another uid, so they would be unreachable, but still stored).
     from chalicelib.store.paimon_functions import purge_database as purge_functions
 
-    deleted = []
-    for item in TableItem.query(db_uid):
-        item.delete()
-        purge_table(item)
-        deleted.append(item)
     purge_functions(db_uid)
-    return deleted
+
+
+def tables_of_unlinked_database(db_uid: str, page_size: int) -> Iterator[TableItem]:
+    """The table items still stored under an unlinked database (no one can add any: creates
+    and renames check the database item)."""
+    return TableItem.query(db_uid, page_size=page_size)
+
+
+def delete_unlinked_table_item(item: TableItem) -> None:
+    """Delete the item of a table of an unlinked database, once its contents are gone."""
+    item.delete()
+    spend()
 
 
 def load(item: Any) -> dict[str, Any]:

@@ -365,6 +365,33 @@ class CatalogEntryItem(StoreModel):
     doc = BinaryAttribute(legacy_encoding=False)
 
 
+class CleanupJobItem(StoreModel):
+    """The contents of a deleted database or table, still to be deleted (store/cleanup.py).
+
+    Written in the same DynamoDB transaction that unlinks the database or table, deleted when
+    everything below it is gone. Hash: the queue name (one queue); range: ``created (ms, 15
+    digits) SEP kind SEP uid`` (oldest first). ``owner`` / ``lease_until`` (epoch seconds): who
+    works on it and until when; a job whose lease ran out is anyone's to take over.
+    """
+
+    class Meta(BaseMeta):
+        table_name = table_name("cleanup_jobs")
+
+    queue = UnicodeAttribute(hash_key=True)
+    job = UnicodeAttribute(range_key=True)
+    kind = UnicodeAttribute()  # table | database
+    uid = UnicodeAttribute()  # the deleted table's or database's uid
+    catalog = UnicodeAttribute(null=True)  # database: ``region SEP account`` (its postings)
+    database = UnicodeAttribute(null=True)  # database: its name
+    db_uid = UnicodeAttribute(null=True)  # table: its database's uid
+    name = UnicodeAttribute(null=True)  # table: its name
+    indexes = UnicodeAttribute(null=True)  # table: its partition index definitions (JSON)
+    doc = BinaryAttribute(legacy_encoding=False, null=True)  # database: its definition (postings)
+    owner = UnicodeAttribute(null=True)
+    lease_until = NumberAttribute()
+    created = NumberAttribute()
+
+
 class SettingItem(StoreModel):
     """Service-wide settings shared by every server instance (e.g. the NextToken signing key)."""
 
@@ -394,4 +421,4 @@ ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, Part
                                  IndexEntryItem, ColumnStatisticsItem, SearchPostingItem, TransactionItem,
                                  PendingWriteItem, ObjectItem, ObjectVersionItem, ManifestPartitionItem,
                                  ManifestPartitionVersionItem, CommitStateItem, SettingItem, PaimonItem,
-                                 CatalogEntryItem, CatalogDocumentItem]
+                                 CatalogEntryItem, CatalogDocumentItem, CleanupJobItem]

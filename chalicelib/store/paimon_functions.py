@@ -4,7 +4,7 @@ Hash key: the Glue database's **uid** (the ``paimon`` table's other items hang o
 both are random UUIDs, so they never meet); range key: ``function SEP name``; ``doc``: the
 function's GetFunctionResponse JSON (definition, uuid, audit fields). Keyed by the uid, a
 database's functions are unreachable the moment its item is deleted and a database re-created
-under the same name starts without them; ``catalog.purge_database`` then deletes them.
+under the same name starts without them; the database's cleanup job then deletes them.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from chalicelib import metrics
+from chalicelib.store.catalog import delete_items
 from chalicelib.store.models import SEP, PaimonItem
 from chalicelib.store.retry import conditional
 
@@ -83,8 +84,7 @@ def query_functions(db_uid: str, prefix: str = "", after: str | None = None,
 
 
 def purge_database(db_uid: str) -> None:
-    """Delete every function of an unlinked database (batched, keys only)."""
-    with PaimonItem.batch_write() as batch:
-        for item in PaimonItem.query(db_uid, PaimonItem.key.startswith(_PREFIX),
-                                     attributes_to_get=["table_uid", "key"]):
-            batch.delete(item)
+    """Delete every function of an unlinked database (batched, keys only; within the current
+    cleanup budget, see ``catalog.purging``)."""
+    delete_items(PaimonItem, PaimonItem.query(db_uid, PaimonItem.key.startswith(_PREFIX),
+                                              attributes_to_get=["table_uid", "key"]))

@@ -359,9 +359,11 @@ def _update_if_unchanged(table: TableItem, actions: list[Any]) -> bool:
 
 
 def _purge_partitions(table: TableItem) -> None:
+    # Partitions first: a backfill still running writes an entry only while its partition is
+    # there (write_entries_checked), so entries purged after the partitions cannot come back.
+    delete_all(PartitionItem, table.uid, "key")
     for index in json.loads(table.indexes or "[]"):
         delete_all(IndexEntryItem, index["uid"], "key")
-    delete_all(PartitionItem, table.uid, "key")
 
 
 register_table_purger(_purge_partitions)

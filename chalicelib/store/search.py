@@ -12,6 +12,7 @@ from typing import Iterable, Iterator
 
 from chalicelib import metrics
 from chalicelib.store.models import SEP, SearchPostingItem
+from chalicelib.store.retry import conditional
 
 TABLE, DATABASE = "t", "d"
 # DynamoDB's limit on a sort key. Names are at most 255 characters, but 255 CJK characters are
@@ -63,6 +64,16 @@ def remove_postings(catalog: str, kind: str, tokens: Iterable[str], target: str)
     with SearchPostingItem.batch_write() as batch:
         for token in tokens:
             batch.delete(SearchPostingItem(_term(catalog, kind, token), key))
+
+
+def remove_postings_of(catalog: str, kind: str, tokens: Iterable[str], target: str, uid: str) -> None:
+    """Remove ``target``'s postings under these tokens where they still carry ``uid`` (the
+    database uid they were posted with): a posting a newer database of the same name wrote since
+    is kept. One conditional delete per token (a cleanup job's work)."""
+    key = _target_key(target)
+    for token in tokens:
+        posting = SearchPostingItem(_term(catalog, kind, token), key)
+        conditional(lambda: posting.delete(condition=SearchPostingItem.uid == uid))
 
 
 def postings(catalog: str, kind: str, token: str) -> Iterator[SearchPostingItem]:

@@ -467,6 +467,19 @@ def make_server(
     return GatewayServer((host, port), app, config, access_log=access_log, request_timeout=request_timeout)
 
 
+def start_cleaner(stop: threading.Event) -> Optional[threading.Thread]:
+    """Start the background cleaner of deleted databases and tables (chalicelib.service.cleanup),
+    which Lambda has in the scheduled function instead; None when GLUE_CLEANUP_THREAD=0 (tests of
+    jobs left to others). Call after ``make_server``: the store reads its environment on import."""
+    if os.environ.get("GLUE_CLEANUP_THREAD", "1") == "0":
+        return None
+    from chalicelib.service import cleanup
+
+    thread = threading.Thread(target=cleanup.serve_forever, args=(stop,), name="cleanup", daemon=True)
+    thread.start()
+    return thread
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Command-line entry point: serve until interrupted."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -483,12 +496,15 @@ def main(argv: Optional[list[str]] = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     server = make_server(args.host, args.port, args.app, args.project_dir.resolve(), args.access_log,
                          args.request_timeout)
+    stop_cleaner = threading.Event()
+    start_cleaner(stop_cleaner)
     print(f"Serving {args.app} on http://{args.host}:{server.server_port}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        stop_cleaner.set()
         server.server_close()
 
 

@@ -4,6 +4,7 @@ that older versions of the service could have written (and the API now refuses).
 from __future__ import annotations
 
 import json
+import time
 import zlib
 from typing import Any, Callable
 
@@ -32,6 +33,14 @@ class Store:
         return self.client.query(TableName=self.prefix + table, ConsistentRead=True,
                                  KeyConditionExpression="#h = :h", ExpressionAttributeNames={"#h": hash_name},
                                  ExpressionAttributeValues={":h": {"S": hash_value}})["Items"]
+
+    def wait_empty(self, table: str, hash_name: str, hash_value: str, timeout: float = 60) -> list[dict[str, Any]]:
+        """The items under one hash key once none is left (deletes clean up in the background,
+        chalicelib/service/cleanup.py), or what is still there after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while (items := self.query(table, hash_name, hash_value)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return items
 
     def database_uid(self, name: str, account: str = DEFAULT_ACCOUNT) -> str:
         return self.get("databases", {"catalog": f"{REGION}\x01{account}", "name": name})["uid"]["S"]

@@ -263,9 +263,9 @@ def test_dropping_the_database_removes_its_functions(api: RESTApi, glue_client: 
     uid = store.database_uid(database, account)
     assert store.query("paimon", "table_uid", uid)
     glue_client.delete_database(Name=database)
-    assert store.query("paimon", "table_uid", uid) == []
     glue_client.create_database(DatabaseInput={"Name": database})
     assert api.list_functions_paged(database).elements == []
+    assert store.wait_empty("paimon", "table_uid", uid) == []
 
 
 # ------------------------------------------------------------------------------------- views

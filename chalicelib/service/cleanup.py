@@ -1,0 +1,142 @@
+"""Background cleanup of deleted databases and tables (docs/design.md, "Deleting in the background").
+
+DeleteDatabase and DeleteTable unlink the item and record a cleanup job in one DynamoDB
+transaction, and answer; the contents (tables of a database, versions, partitions, index
+entries, statistics, governed-table objects, Paimon items, search postings) are deleted here, a
+bounded chunk at a time under a lease (store.cleanup). Who runs it:
+
+- the local server: a background thread (``serve_forever``), woken when a delete enqueues a job;
+- deployed: the scheduled function in app.py (``run`` for most of a Lambda's time);
+- any process: create and delete requests of databases and tables take over jobs whose lease ran
+  out (``help_with_expired``), at most one bounded share every ``HELP_INTERVAL`` seconds, so a
+  job whose cleaner died still finishes when no scheduler runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Optional
+
+from chalicelib import clock, faults
+from chalicelib.service import search_index, tags
+from chalicelib.store import catalog, catalog_entries
+from chalicelib.store import cleanup as store
+from chalicelib.store.documents import decode_document
+from chalicelib.store.models import CleanupJobItem
+
+log = logging.getLogger(__name__)
+
+# One chunk: at most this many deletions, and this many seconds (well inside the lease, which
+# is renewed after every chunk).
+CHUNK_ITEMS = int(os.environ.get("GLUE_CLEANUP_CHUNK_ITEMS", "1000"))
+CHUNK_SECONDS = min(2.0, store.LEASE_SECONDS / 4)
+# Requests take over expired jobs at most once per this many seconds (per process), for at
+# most HELP_SECONDS.
+HELP_INTERVAL = float(os.environ.get("GLUE_CLEANUP_HELP_INTERVAL", "30"))
+HELP_SECONDS = 0.5
+# The local server's cleaner looks for jobs of other processes this often (seconds).
+POLL_SECONDS = float(os.environ.get("GLUE_CLEANUP_POLL_SECONDS", "5"))
+
+# How long the cleaner lets a delete that woke it finish its answer first.
+SETTLE_SECONDS = 0.2
+
+_wake = threading.Event()
+_help_lock = threading.Lock()
+_next_help = 0.0
+
+
+def enqueued() -> None:
+    """A delete of this process recorded a job: wake this process's cleaner (if it has one)."""
+    _wake.set()
+
+
+def _purge_database(job: CleanupJobItem) -> None:
+    # Tables first, each one's contents before its item (the item names what to purge), then
+    # the database's own Paimon functions and postings. Every step deletes what is still there.
+    for table in catalog.tables_of_unlinked_database(job.uid, page_size=25):
+        catalog.purge_table(table)
+        doc = catalog.load(table)
+        search_index.drop_unlinked_table(job.catalog, job.database, job.uid, doc)
+        catalog.delete_unlinked_table_item(table)
+    catalog.purge_database_functions(job.uid)
+    if job.catalog is not None and job.database is not None:
+        # Glue functions are keyed by database name and carry the uid; tags by the uid.
+        catalog_entries.purge_database_functions(job.catalog, job.database, job.uid)
+        tags.forget_resource(job.catalog, "database", job.uid)
+    if job.doc is not None:
+        search_index.drop_unlinked_database(job.catalog, job.database, job.uid, decode_document(job.doc))
+
+
+def work(job: CleanupJobItem, budget: catalog.Budget) -> bool:
+    """Delete what is left of a job's contents, within ``budget``; True when nothing is left."""
+    with catalog.purging(budget):
+        try:
+            if job.kind == "database":
+                _purge_database(job)
+            else:
+                catalog.purge_table(store.table_of(job))
+        except catalog.BudgetSpent:
+            return False
+    return True
+
+
+def run(max_seconds: float, only_expired: bool = False, chunk_items: Optional[int] = None) -> int:
+    """Take jobs and clean them up for about ``max_seconds`` (a chunk may end a little later),
+    renewing each job's lease after every chunk; a job unfinished at the end is released for the
+    next cleaner. ``only_expired``: take only jobs whose lease ran out (a request helping).
+    Returns the number of jobs taken (0: none was free)."""
+    owner = catalog.new_uid()
+    deadline = clock.monotonic() + max_seconds
+    taken = 0
+    while clock.monotonic() < deadline:
+        job = store.next_job(owner, only_expired)
+        if job is None:
+            break
+        taken += 1
+        while True:
+            chunk_deadline = min(deadline, clock.monotonic() + CHUNK_SECONDS)
+            if work(job, catalog.Budget(chunk_items or CHUNK_ITEMS, chunk_deadline)):
+                store.finish(job)
+                break
+            faults.crash_point("cleanup-after-chunk")
+            if clock.monotonic() >= deadline:
+                store.renew(job, release=True)
+                return taken
+            if not store.renew(job):
+                break  # our lease ran out and another cleaner took the job over
+    return taken
+
+
+def help_with_expired() -> None:
+    """Called by create and delete requests of databases and tables: take over jobs whose lease
+    ran out, for at most HELP_SECONDS, at most once per HELP_INTERVAL in this process. A failure
+    here is logged, never the request's."""
+    global _next_help
+    now = clock.monotonic()
+    with _help_lock:
+        if now < _next_help:
+            return
+        _next_help = now + HELP_INTERVAL
+    try:
+        run(HELP_SECONDS, only_expired=True)
+    except Exception:  # noqa: BLE001 - the request's own work is done; the job stays for later
+        log.exception("cleanup of deleted databases/tables failed; it will be retried")
+
+
+def serve_forever(stop: threading.Event, poll_seconds: float = POLL_SECONDS) -> None:
+    """A cleaner thread's loop (the local server's): run jobs until none is left, then wait for
+    a delete of this process (``enqueued``) or ``poll_seconds`` (jobs of other processes,
+    leases that ran out), until ``stop`` is set."""
+    while not stop.is_set():
+        try:
+            while run(30.0) and not stop.is_set():
+                pass
+        except Exception:  # noqa: BLE001 - a store error must not end the cleaner; retried next round
+            log.exception("cleanup of deleted databases/tables failed; it will be retried")
+        if _wake.wait(poll_seconds):
+            # Woken by a delete of this process: let that request answer before the cleaner
+            # competes with it for the interpreter (its answer must not depend on the contents).
+            stop.wait(SETTLE_SECONDS)
+        _wake.clear()

@@ -1,0 +1,75 @@
+"""The queue of cleanup jobs: contents of deleted databases and tables, still to be deleted.
+
+A job is written in the DynamoDB transaction that unlinks its database or table
+(``catalog.delete_table_item`` / ``delete_database_item``), so a delete that answered has its
+job, whatever happens next. Cleaners take jobs with a lease (``owner``, ``lease_until``), renew
+it after every bounded chunk, and delete the job when nothing is left; a job whose lease ran out
+(its cleaner died) is anyone's to take over. The purge itself is idempotent, so a stale owner
+still deleting beside the new one does no harm; only the owner may delete the job.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterator, Optional
+
+from pynamodb.expressions.update import Action
+
+from chalicelib import clock
+from chalicelib.store.catalog import CLEANUP_QUEUE
+from chalicelib.store.models import CleanupJobItem, TableItem
+from chalicelib.store.retry import conditional
+
+LEASE_SECONDS = float(os.environ.get("GLUE_CLEANUP_LEASE_SECONDS", "60"))
+
+
+def jobs(page_size: int = 25) -> Iterator[CleanupJobItem]:
+    """Every job, oldest first (strongly consistent)."""
+    return CleanupJobItem.query(CLEANUP_QUEUE, consistent_read=True, page_size=page_size)
+
+
+def claimable(job: CleanupJobItem, now: float, only_expired: bool) -> bool:
+    """Whether a cleaner may take ``job`` now: its lease ran out, or (unless ``only_expired``)
+    no one has taken it yet."""
+    return job.lease_until < now or (not only_expired and job.owner is None)
+
+
+def claim(job: CleanupJobItem, owner: str) -> bool:
+    """Take ``job`` for ``owner`` under a fresh lease, provided it is still as read (no one took
+    it or renewed its lease meanwhile). False: someone else has it, or it is done."""
+    condition = CleanupJobItem.lease_until == job.lease_until
+    condition &= CleanupJobItem.owner == job.owner if job.owner else CleanupJobItem.owner.does_not_exist()
+    until = clock.now() + LEASE_SECONDS
+    return conditional(lambda: job.update(actions=[CleanupJobItem.owner.set(owner),
+                                                   CleanupJobItem.lease_until.set(until)],
+                                          condition=condition))
+
+
+def next_job(owner: str, only_expired: bool) -> Optional[CleanupJobItem]:
+    """Claim the oldest job that may be taken now (see ``claimable``); None if there is none."""
+    now = clock.now()
+    for job in jobs():
+        if claimable(job, now, only_expired) and claim(job, owner):
+            return job
+    return None
+
+
+def renew(job: CleanupJobItem, release: bool = False) -> bool:
+    """Extend the lease of a job we own (or, ``release``, let it go: anyone may take it at once).
+    False if it is no longer ours (taken over after our lease ran out)."""
+    until = clock.now() + (0.0 if release else LEASE_SECONDS)
+    actions: list[Action] = [CleanupJobItem.lease_until.set(until)]
+    if release:
+        actions.append(CleanupJobItem.owner.remove())
+    return conditional(lambda: job.update(actions=actions, condition=CleanupJobItem.owner == job.owner))
+
+
+def finish(job: CleanupJobItem) -> bool:
+    """Delete a job we own, its contents all gone; False if it is no longer ours."""
+    return conditional(lambda: job.delete(condition=CleanupJobItem.owner == job.owner))
+
+
+def table_of(job: CleanupJobItem) -> TableItem:
+    """The deleted table of a table job as the purgers read it: its uid and its partition index
+    definitions (not stored)."""
+    return TableItem(job.db_uid, job.name, uid=job.uid, indexes=job.indexes)

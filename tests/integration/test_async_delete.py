@@ -1,0 +1,230 @@
+"""DeleteDatabase / DeleteTable / BatchDeleteTable answer without touching the contents, which are
+deleted in the background (chalicelib/service/cleanup.py), through boto3 over HTTP:
+
+- the name is free at once, and a database or table re-created under it sees nothing of the old
+  one: partitions (GetPartitions, GetPartition, BatchGetPartition), partition indexes, table
+  versions, column statistics, SearchTables;
+- the cleanup eventually leaves no item of the old one in DynamoDB (checked directly);
+- a cleaner killed in the middle of a job is taken over by another once its lease runs out
+  (slow), and requests take over jobs no cleaner works on (slow, a stack without a cleaner).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from botocore.exceptions import ConnectionError as BotoConnectionError
+from botocore.exceptions import HTTPClientError
+
+from infra.local.stack import REGION, CatalogStack, client
+from tests.integration.lf_helpers import Governed, add
+from tests.integration.partition_helpers import create_partitions, partition_input, partitioned_table
+from tests.integration.store_helpers import DEFAULT_ACCOUNT, Store
+
+RARE = "quokkaish"  # in the old table's description only: SearchTables must stop finding it
+KEYS = [("year", "int"), ("region", "string")]
+STATS = {"ColumnName": "value", "ColumnType": "string", "AnalyzedTime": 1700000000,
+         "StatisticsData": {"Type": "STRING", "StringColumnStatisticsData": {
+             "MaximumLength": 10, "AverageLength": 4.5, "NumberOfNulls": 1, "NumberOfDistinctValues": 7}}}
+# Every table keyed by a table uid (hash key ``table_uid``).
+TABLE_UID_TABLES = ["partitions", "column_statistics", "table_versions", "paimon", "lf_objects",
+                    "lf_object_versions", "lf_partitions", "lf_partition_versions"]
+
+
+def rows(count: int) -> list[list[str]]:
+    return [[str(2000 + i // 10), f"r{i % 10}"] for i in range(count)]
+
+
+def fill(glue: Any, db: str, name: str, count: int) -> None:
+    """A table with ``count`` partitions, an index, two archived versions, table and partition
+    statistics, and a rare token in its description."""
+    glue.create_table(DatabaseName=db, TableInput=partitioned_table(name, KEYS, Description=f"old {RARE}"),
+                      PartitionIndexes=[{"IndexName": "by_region", "Keys": ["region"]}])
+    create_partitions(glue, db, name, rows(count))
+    for n in range(2):
+        glue.update_table(DatabaseName=db, TableInput=partitioned_table(name, KEYS, Description=f"v{n} {RARE}"))
+    assert glue.update_column_statistics_for_table(DatabaseName=db, TableName=name,
+                                                   ColumnStatisticsList=[STATS])["Errors"] == []
+    assert glue.update_column_statistics_for_partition(DatabaseName=db, TableName=name, PartitionValues=rows(1)[0],
+                                                       ColumnStatisticsList=[STATS])["Errors"] == []
+
+
+def uids(store: Store, db: str, name: str, account: str = DEFAULT_ACCOUNT) -> dict[str, Any]:
+    item = store.table_item(db, name, account)
+    return {"db": store.database_uid(db, account), "table": item["uid"]["S"],
+            "indexes": [index["uid"] for index in json.loads(item.get("indexes", {}).get("S") or "[]")]}
+
+
+def leftovers(store: Store, old: dict[str, Any], whole_database: bool) -> dict[str, int]:
+    """Items still stored below the old table (and database), by DynamoDB table."""
+    found = {name: len(store.query(name, "table_uid", old["table"])) for name in TABLE_UID_TABLES}
+    found["partition_index_entries"] = sum(len(store.query("partition_index_entries", "index_uid", uid))
+                                           for uid in old["indexes"])
+    if whole_database:
+        found["tables"] = len(store.query("tables", "db_uid", old["db"]))
+    jobs = store.query("cleanup_jobs", "queue", "purge")
+    found["cleanup_jobs"] = sum(1 for job in jobs if job["uid"]["S"] in (old["db"], old["table"]))
+    return {name: count for name, count in found.items() if count}
+
+
+def wait_until_clean(store: Store, old: dict[str, Any], whole_database: bool, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while (left := leftovers(store, old, whole_database)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert left == {}, f"still stored after {timeout} s: {left}"
+
+
+def postings(store: Store, token: str, account: str = DEFAULT_ACCOUNT) -> list[dict[str, Any]]:
+    return store.query("search_postings", "term", f"{REGION}\x01{account}\x01t\x01{token}")
+
+
+def check_nothing_old_visible(glue: Any, db: str, name: str) -> None:
+    """``db.name`` was just re-created empty (same partition keys): nothing of the old shows."""
+    old_values = rows(1)[0]
+    assert glue.get_partitions(DatabaseName=db, TableName=name)["Partitions"] == []
+    assert glue.get_partitions(DatabaseName=db, TableName=name, Expression="region = 'r0'")["Partitions"] == []
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        glue.get_partition(DatabaseName=db, TableName=name, PartitionValues=old_values)
+    batch = glue.batch_get_partition(DatabaseName=db, TableName=name,
+                                     PartitionsToGet=[{"Values": v} for v in rows(5)])
+    assert batch["Partitions"] == []
+    assert glue.get_partition_indexes(DatabaseName=db, TableName=name)["PartitionIndexDescriptorList"] == []
+    versions = glue.get_table_versions(DatabaseName=db, TableName=name)["TableVersions"]
+    assert [v["VersionId"] for v in versions] == ["0"]
+    got = glue.get_column_statistics_for_table(DatabaseName=db, TableName=name, ColumnNames=["value"])
+    assert got["ColumnStatisticsList"] == []
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        glue.get_column_statistics_for_partition(DatabaseName=db, TableName=name, PartitionValues=old_values,
+                                                 ColumnNames=["value"])
+    assert glue.search_tables(SearchText=RARE)["TableList"] == []
+    # The new incarnation's own partition shows, without its predecessor's statistics.
+    glue.create_partition(DatabaseName=db, TableName=name, PartitionInput=partition_input(old_values))
+    assert [p["Values"] for p in glue.get_partitions(DatabaseName=db, TableName=name)["Partitions"]] == [old_values]
+    got = glue.get_column_statistics_for_partition(DatabaseName=db, TableName=name, PartitionValues=old_values,
+                                                   ColumnNames=["value"])
+    assert got["ColumnStatisticsList"] == []
+
+
+@pytest.fixture
+def store(stack: CatalogStack) -> Store:
+    return Store(stack)
+
+
+def test_delete_database_frees_the_name_at_once_and_cleans_up_later(glue: Any, store: Store) -> None:
+    db = f"asyncdel_{uuid.uuid4().hex[:10]}"
+    glue.create_database(DatabaseInput={"Name": db, "Description": f"database {RARE}x"})
+    fill(glue, db, "t", 300)
+    old = uids(store, db, "t")
+    assert glue.search_tables(SearchText=RARE)["TableList"]
+    assert leftovers(store, old, True)["partitions"] == 300
+
+    glue.delete_database(Name=db)
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        glue.get_database(Name=db)
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        glue.delete_database(Name=db)
+    glue.create_database(DatabaseInput={"Name": db})
+    assert glue.get_tables(DatabaseName=db)["TableList"] == []
+    glue.create_table(DatabaseName=db, TableInput=partitioned_table("t", KEYS))
+    check_nothing_old_visible(glue, db, "t")
+
+    wait_until_clean(store, old, whole_database=True)
+    assert postings(store, RARE) == []
+    # The new incarnation was left alone by the cleanup of the old one.
+    assert len(glue.get_partitions(DatabaseName=db, TableName="t")["Partitions"]) == 1
+    glue.delete_database(Name=db)
+
+
+def test_delete_table_frees_the_name_at_once_and_cleans_up_later(glue: Any, db: str, store: Store) -> None:
+    fill(glue, db, "t", 250)
+    old = uids(store, db, "t")
+    glue.delete_table(DatabaseName=db, Name="t")
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        glue.get_table(DatabaseName=db, Name="t")
+    glue.create_table(DatabaseName=db, TableInput=partitioned_table("t", KEYS))
+    check_nothing_old_visible(glue, db, "t")
+    wait_until_clean(store, old, whole_database=False)
+    assert postings(store, RARE) == []
+    assert len(glue.get_partitions(DatabaseName=db, TableName="t")["Partitions"]) == 1
+
+
+def test_batch_delete_table_cleans_up_every_table(glue: Any, db: str, store: Store) -> None:
+    fill(glue, db, "a", 120)
+    fill(glue, db, "b", 80)
+    old = [uids(store, db, name) for name in ("a", "b")]
+    answer = glue.batch_delete_table(DatabaseName=db, TablesToDelete=["a", "b", "missing"])
+    assert [e["TableName"] for e in answer["Errors"]] == ["missing"]
+    for name in ("a", "b"):
+        glue.create_table(DatabaseName=db, TableInput=partitioned_table(name, KEYS))
+        check_nothing_old_visible(glue, db, name)
+    for table in old:
+        wait_until_clean(store, table, whole_database=False)
+
+
+def test_governed_table_objects_are_cleaned_up(endpoint: str, store: Store) -> None:
+    gov = Governed.create(endpoint)
+    gov.commit_ops([add(f"s3://lake/objects/{n}", ["2021", "us"]) for n in range(30)])
+    old = uids(store, gov.db, "objects", gov.account)
+    assert leftovers(store, old, False)["lf_objects"] == 30
+    gov.glue.delete_database(Name=gov.db)
+    gov.glue.create_database(DatabaseInput={"Name": gov.db})
+    assert gov.glue.get_tables(DatabaseName=gov.db)["TableList"] == []
+    wait_until_clean(store, old, whole_database=True)
+
+
+# ------------------------------------------------------------------------------- slow: takeover
+KILLED = (BotoConnectionError, HTTPClientError)
+
+
+def wait_for_exit(server: Any, timeout: float = 30) -> int | None:
+    deadline = time.monotonic() + timeout
+    while server.process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return server.process.poll()
+
+
+@pytest.mark.slow
+def test_a_cleaner_killed_mid_job_is_taken_over(glue: Any, store: Store,
+                                                start_server: Callable[..., Any]) -> None:
+    """A server whose cleaner dies after its first chunk (os._exit, as a SIGKILL would) leaves
+    the job half done under its lease; once the lease runs out another cleaner finishes it."""
+    db = f"asyncdel_{uuid.uuid4().hex[:10]}"
+    glue.create_database(DatabaseInput={"Name": db})
+    fill(glue, db, "t", 1000)
+    old = uids(store, db, "t")
+    before = leftovers(store, old, True)
+    doomed = start_server(GLUE_FAULT_CRASH_AT="cleanup-after-chunk", GLUE_CLEANUP_CHUNK_ITEMS="100",
+                          GLUE_CLEANUP_LEASE_SECONDS="8")
+    client(doomed.endpoint, "glue").delete_database(Name=db)
+    assert wait_for_exit(doomed) == 137, "the cleaner did not reach its crash point"
+    left = leftovers(store, old, True)
+    assert left.get("cleanup_jobs") == 1
+    # Half done: some of it deleted (a chunk ends after 100 items or 2 s), most still there.
+    assert sum(left.values()) - 1 < sum(before.values()) and left.get("partitions"), (before, left)
+    start_server(GLUE_CLEANUP_LEASE_SECONDS="8", GLUE_CLEANUP_POLL_SECONDS="0.5")
+    wait_until_clean(store, old, whole_database=True)
+
+
+@pytest.mark.slow
+def test_requests_take_over_jobs_no_cleaner_works_on(tmp_path: Path) -> None:
+    """Without a cleaner thread (as on Lambda with no schedule), creates and deletes of databases
+    and tables each take over a bounded share of the jobs whose grace has passed."""
+    env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_CLEANUP_GRACE_SECONDS": "0", "GLUE_CLEANUP_HELP_INTERVAL": "0",
+           "GLUE_CLEANUP_CHUNK_ITEMS": "100"}
+    with CatalogStack(log_dir=tmp_path / "logs", server_env=env) as own:
+        glue = own.client("glue")
+        own_store = Store(own)
+        glue.create_database(DatabaseInput={"Name": "d"})
+        fill(glue, "d", "t", 600)
+        old = uids(own_store, "d", "t")
+        glue.delete_database(Name="d")
+        for n in range(200):
+            if not leftovers(own_store, old, True):
+                break
+            glue.create_database(DatabaseInput={"Name": f"other{n}"})
+        assert leftovers(own_store, old, True) == {}

@@ -1,0 +1,82 @@
+"""The cleanup's chunk budget (store.catalog): a purge stops after its budget, having flushed what
+it deleted, and every chunk deletes at least one item, so a job always progresses."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+
+from chalicelib import clock
+from chalicelib.store import catalog
+from chalicelib.store.models import CleanupJobItem, TableItem
+
+
+class FakeModel:
+    """Records what a batch_write() deleted and flushed."""
+
+    flushed: list[Any] = []
+
+    class _Batch:
+        def __init__(self) -> None:
+            self.pending: list[Any] = []
+
+        def __enter__(self) -> "FakeModel._Batch":
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            FakeModel.flushed.extend(self.pending)
+
+        def delete(self, item: Any) -> None:
+            self.pending.append(item)
+
+    @classmethod
+    def batch_write(cls) -> "FakeModel._Batch":
+        return cls._Batch()
+
+
+@pytest.fixture(autouse=True)
+def empty() -> Iterator[None]:
+    FakeModel.flushed = []
+    yield
+
+
+def test_without_a_budget_everything_goes() -> None:
+    catalog.delete_items(FakeModel, range(500))
+    assert FakeModel.flushed == list(range(500))
+
+
+def test_a_budget_stops_the_purge_after_flushing_what_it_deleted() -> None:
+    with catalog.purging(catalog.Budget(100, clock.monotonic() + 60)):
+        with pytest.raises(catalog.BudgetSpent):
+            catalog.delete_items(FakeModel, range(500))
+    assert FakeModel.flushed == list(range(100))
+    catalog.delete_items(FakeModel, range(3))  # outside: no budget
+    assert len(FakeModel.flushed) == 103
+
+
+def test_a_chunk_past_its_deadline_still_deletes_one_item() -> None:
+    with catalog.purging(catalog.Budget(100, clock.monotonic() - 1)):
+        with pytest.raises(catalog.BudgetSpent):
+            catalog.delete_items(FakeModel, range(500))
+    assert FakeModel.flushed == [0]
+
+
+def test_a_budget_that_is_not_used_up_lets_the_purge_finish() -> None:
+    with catalog.purging(catalog.Budget(100, clock.monotonic() + 60)) as budget:
+        catalog.delete_items(FakeModel, range(40))
+    assert budget.items == 60 and len(FakeModel.flushed) == 40
+
+
+def test_a_job_is_free_to_cleaners_at_once_and_to_requests_after_the_grace() -> None:
+    from chalicelib.store import cleanup
+
+    job = catalog.cleanup_job("table", "u1", db_uid="d", name="t", indexes=None)
+    assert isinstance(job, CleanupJobItem) and job.owner is None and job.job.endswith("\x01table\x01u1")
+    assert cleanup.claimable(job, job.created, only_expired=False)
+    assert not cleanup.claimable(job, job.created, only_expired=True)
+    assert cleanup.claimable(job, job.created + catalog.CLEANUP_GRACE_SECONDS + 1, only_expired=True)
+    job.owner = "someone"
+    assert not cleanup.claimable(job, job.created, only_expired=False)
+    table = cleanup.table_of(job)
+    assert isinstance(table, TableItem) and (table.uid, table.db_uid, table.name) == ("u1", "d", "t")

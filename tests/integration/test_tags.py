@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -152,9 +153,13 @@ def test_tags_go_with_the_database_and_are_not_inherited(glue_, account, stack):
         glue_.get_tags(ResourceArn=arn)
     glue_.create_database(DatabaseInput={"Name": "gone"})
     assert glue_.get_tags(ResourceArn=arn)["Tags"] == {}
-    # Nothing of the first database's tags is left stored.
+    # Nothing of the first database's tags is left stored, once the background clean-up of the
+    # deleted database ran (DeleteDatabase answers before it).
     store = Store(stack)
-    keys = [item["key"]["S"] for item in store.query("catalog_documents", "catalog", f"{REGION}\x01{account}")]
+    deadline = time.monotonic() + 90
+    while (keys := [item["key"]["S"] for item in store.query("catalog_documents", "catalog",
+                                                             f"{REGION}\x01{account}")]) and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert keys == []
 
 

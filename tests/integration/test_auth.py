@@ -317,3 +317,21 @@ def test_chalice_test_client_with_api_gateway_events(auth: AuthServer, glue: Any
                       "stage_wrong_host": "InvalidSignatureException", "stage_other_body": "InvalidSignatureException",
                       "lakeformation_stage_ok": 200}, result
     assert _exists(glue, created)
+
+
+def test_pyiceberg_with_an_issued_key(auth: AuthServer, glue: Any) -> None:
+    """pyiceberg's GlueCatalog, given the endpoint and an issued key pair as its own properties."""
+    from pyiceberg.catalog.glue import GlueCatalog
+
+    catalog = GlueCatalog("auth", **{"glue.endpoint": auth.endpoint, "glue.region": REGION,
+                                     "glue.access-key-id": auth.admin_key[0],
+                                     "glue.secret-access-key": auth.admin_key[1]})
+    name = _name()
+    catalog.create_namespace(name)
+    assert (name,) in catalog.list_namespaces()
+    forged = GlueCatalog("forged", **{"glue.endpoint": auth.endpoint, "glue.region": REGION,
+                                      "glue.access-key-id": auth.admin_key[0], "glue.secret-access-key": "z" * 40})
+    other = _name()
+    with pytest.raises(Exception, match="InvalidSignatureException"):
+        forged.create_namespace(other)
+    assert not _exists(glue, other)

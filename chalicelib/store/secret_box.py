@@ -46,6 +46,9 @@ def kms_key_id() -> str | None:
 
 def _local_kek() -> bytes:
     """The local key encryption key, created (0600, exclusively) on first use."""
+    if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+        # A key file inside a Lambda package would ship the key with the code: KMS only there.
+        raise SecretBoxError("GLUE_AUTH_KMS_KEY_ID must be set on Lambda (secrets are unwrapped with KMS there)")
     path = key_file_path()
     try:
         with open(path, "rb") as file:

@@ -335,3 +335,36 @@ def test_pyiceberg_with_an_issued_key(auth: AuthServer, glue: Any) -> None:
     with pytest.raises(Exception, match="InvalidSignatureException"):
         forged.create_namespace(other)
     assert not _exists(glue, other)
+
+
+def test_pypaimon_with_an_issued_token(auth: AuthServer) -> None:
+    """pypaimon's RESTCatalog with token.provider=bear and a token from ``tokens create``."""
+    from pypaimon.api.rest_api import RESTApi
+    from pypaimon.api.rest_exception import NotAuthorizedException
+
+    token = auth.admin("tokens", "create", "--key", auth.admin_key[0]).stdout.strip()
+
+    def options(bearer: str) -> dict[str, str]:
+        return {"metastore": "rest", "uri": auth.endpoint, "warehouse": "auth_wh", "token.provider": "bear",
+                "token": bearer}
+
+    api = RESTApi(options(token))
+    name = _name()
+    api.create_database(name, {})
+    assert name in api.list_databases()
+    with pytest.raises(NotAuthorizedException):
+        RESTApi(options("123456789012"))
+
+
+def test_unsigned_requests_through_boto3(auth: AuthServer, glue: Any) -> None:
+    """botocore itself reads the refusal of an unsigned request as MissingAuthenticationTokenException."""
+    from botocore import UNSIGNED
+    from botocore.config import Config
+
+    name = _name()
+    for service, call in [("glue", lambda c: c.create_database(DatabaseInput={"Name": name})),
+                          ("lakeformation", lambda c: c.list_transactions())]:
+        client = boto3.client(service, endpoint_url=auth.endpoint, region_name=REGION,
+                              config=CLIENT_CONFIG.merge(Config(signature_version=UNSIGNED)))
+        _refused(lambda: call(client), "MissingAuthenticationTokenException")  # noqa: B023
+    assert not _exists(glue, name)

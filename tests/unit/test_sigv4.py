@@ -163,3 +163,12 @@ def test_principal_arns_have_iams_shape() -> None:
                 "arn:aws:iam::111122223333:user/"):
         with pytest.raises(identities.IdentityError):
             identities.check_arn(bad)
+
+
+def test_lambda_never_uses_a_key_file(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
+    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "glue-catalog-dev")
+    with pytest.raises(secret_box.SecretBoxError, match="GLUE_AUTH_KMS_KEY_ID"):
+        secret_box.seal(SECRET, KEY_ID)
+    assert not (tmp_path / "auth.key").exists()

@@ -20,6 +20,11 @@ _ACCOUNT_ID = re.compile(r"\d{12}")
 _REGION = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?")
 
 
+def valid_region(region: str) -> bool:
+    """Whether ``region`` is a plain region name (the shape every storage key relies on)."""
+    return bool(_REGION.fullmatch(region))
+
+
 @dataclass(frozen=True)
 class RequestContext:
     """The caller's account and region (a Glue catalog lives in one account and region)."""

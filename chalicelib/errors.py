@@ -70,6 +70,36 @@ class InvalidSignatureException(ServiceError):
     code = "InvalidSignatureException"
 
 
+class AuthenticationError(ServiceError):
+    """A request the SigV4 (or bearer token) check refused: nothing past authentication ran.
+
+    AWS's front end answers these before any service code; the codes are AWS's own and botocore
+    turns each into ``client.exceptions.<code>``. 403 as on Lake Formation's REST front end; the
+    Glue wire answers them 400, as Glue's JSON 1.1 front end does (see protocol/wire.py).
+    """
+
+    status = 403
+
+
+class MissingAuthenticationTokenException(AuthenticationError):
+    code = "MissingAuthenticationTokenException"
+
+
+class UnrecognizedClientException(AuthenticationError):
+    code = "UnrecognizedClientException"
+
+
+class IncompleteSignatureException(AuthenticationError):
+    code = "IncompleteSignatureException"
+
+
+class SignatureDoesNotMatchException(AuthenticationError):
+    """A signature that does not verify, or one made too long ago: AWS calls both
+    InvalidSignatureException (the class above keeps its 400 for the open mode's region check)."""
+
+    code = "InvalidSignatureException"
+
+
 class InternalServiceException(ServiceError):
     code = "InternalServiceException"
     status = 500

@@ -16,8 +16,9 @@ from typing import Any
 
 from chalicelib import actions, json_text, metrics, page_tokens
 from chalicelib.context import RequestContext, context_from_request
-from chalicelib.errors import (InternalServiceException, RequestEntityTooLargeException,
+from chalicelib.errors import (AuthenticationError, InternalServiceException, RequestEntityTooLargeException,
                                SerializationException, ServiceError, UnknownOperationException)
+from chalicelib.protocol import sigv4
 from chalicelib.protocol.model import GLUE, LAKEFORMATION, operation_model
 from chalicelib.protocol.validate import validate_input
 
@@ -129,11 +130,20 @@ def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestCo
     return handler(ctx, params)
 
 
+def _caller(service: str, path: str, headers: dict[str, str], raw_body: bytes | None,
+            gateway_context: dict | None) -> RequestContext:
+    """The verified caller when authentication is on (sigv4), else the open mode's caller."""
+    if sigv4.required():
+        method = str((gateway_context or {}).get("httpMethod") or "POST")
+        return sigv4.authenticate(service, method, sigv4.signed_path(gateway_context, path), headers, raw_body)
+    return context_from_request(headers, gateway_context)
+
+
 def _serve(service: str, operation: str, headers: dict[str, str], raw_body: bytes | None,
-           gateway_context: dict | None) -> tuple[int, Any, ServiceError | None]:
+           gateway_context: dict | None, path: str) -> tuple[int, Any, ServiceError | None]:
     metrics.reset()
     try:
-        ctx = context_from_request(headers, gateway_context)
+        ctx = _caller(service, path, headers, raw_body, gateway_context)
         ctx = replace(ctx, service=service, operation=operation)
         return 200, _invoke(service, operation, raw_body, ctx) or {}, None
     except ServiceError as error:
@@ -159,7 +169,9 @@ def handle_glue(headers: dict[str, str], raw_body: bytes | None,
         return WireResponse(400, _dump({"__type": unknown.code, "Message": unknown.message}),
                             {"Content-Type": JSON_11})
     status, result, error = _serve(GLUE, target[len(GLUE_TARGET_PREFIX):], headers, raw_body,
-                                   gateway_context)
+                                   gateway_context, "/")
+    if isinstance(error, AuthenticationError):
+        status = 400  # Glue's JSON 1.1 front end answers authentication failures 400 (LF's REST one 403)
     if error is not None:
         return WireResponse(status, _dump({"__type": error.code, "Message": error.message}),
                             {"Content-Type": JSON_11})
@@ -169,7 +181,7 @@ def handle_glue(headers: dict[str, str], raw_body: bytes | None,
 def handle_lakeformation(operation: str, headers: dict[str, str], raw_body: bytes | None,
                          gateway_context: dict | None = None) -> WireResponse:
     """Serve one REST-JSON request for Lake Formation (``POST /<operation>``)."""
-    status, result, error = _serve(LAKEFORMATION, operation, headers, raw_body, gateway_context)
+    status, result, error = _serve(LAKEFORMATION, operation, headers, raw_body, gateway_context, f"/{operation}")
     if error is not None:
         return WireResponse(status, _dump({"__type": error.code, "Message": error.message}),
                             {"Content-Type": REST_JSON, "x-amzn-ErrorType": error.code})

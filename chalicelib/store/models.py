@@ -417,8 +417,28 @@ class CatalogDocumentItem(StoreModel):
     doc = BinaryAttribute(legacy_encoding=False)
 
 
+class IdentityItem(StoreModel):
+    """The service's own identities (see docs/design.md, "Authentication").
+
+    Hash: ``principal`` or ``key``; range: the principal's ARN or the access key id. So verifying a
+    request is one GetItem (``key``, access key id) and listing either kind one Query. A key item
+    names its principal's ARN and holds its secret only envelope-encrypted (store/secret_box.py).
+    """
+
+    class Meta(BaseMeta):
+        table_name = table_name("identities")
+
+    kind = UnicodeAttribute(hash_key=True)
+    name = UnicodeAttribute(range_key=True)
+    principal = UnicodeAttribute(null=True)  # key: its principal's ARN
+    status = UnicodeAttribute(null=True)  # key: Active | Inactive
+    secret = BinaryAttribute(legacy_encoding=False, null=True)  # key: the sealed secret access key
+    admin = IntAttribute(null=True)  # principal: 1 for an administrator (made by `admin bootstrap`)
+    created = NumberAttribute()  # seconds since the epoch
+
+
 ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, PartitionItem,
                                  IndexEntryItem, ColumnStatisticsItem, SearchPostingItem, TransactionItem,
                                  PendingWriteItem, ObjectItem, ObjectVersionItem, ManifestPartitionItem,
                                  ManifestPartitionVersionItem, CommitStateItem, SettingItem, PaimonItem,
-                                 CatalogEntryItem, CatalogDocumentItem, CleanupJobItem]
+                                 CatalogEntryItem, CatalogDocumentItem, CleanupJobItem, IdentityItem]

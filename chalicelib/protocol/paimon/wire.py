@@ -17,7 +17,9 @@ from urllib.parse import unquote_plus
 
 from chalicelib import json_text, metrics
 from chalicelib.context import RequestContext, context_from_bearer
-from chalicelib.errors import (AccessDeniedException, AlreadyExistsException, ConcurrentModificationException,
+from chalicelib.protocol import sigv4
+from chalicelib.errors import (AccessDeniedException, AlreadyExistsException, AuthenticationError,
+                               ConcurrentModificationException,
                                EntityNotFoundException, InvalidSignatureException, RequestEntityTooLargeException,
                                ServiceError)
 
@@ -125,7 +127,7 @@ def error_response(error: ServiceError) -> tuple[int, dict[str, Any]]:
         status = 409
     elif isinstance(error, (AccessDeniedException,)):
         status = 403
-    elif isinstance(error, InvalidSignatureException):
+    elif isinstance(error, (InvalidSignatureException, AuthenticationError)):
         status = 401
     elif isinstance(error, ConcurrentModificationException):
         # Paimon's servers answer a lost commit race with a 409 (pypaimon: AlreadyExistsException
@@ -191,7 +193,9 @@ def handle(method: str, route: str, path_params: dict[str, str] | None, query: d
             path = decode_path(path_params)
         except UnicodeDecodeError:
             raise bad_request("path parameters must be UTF-8 once URL-decoded") from None
-        request = PaimonRequest(context_from_bearer(headers, gateway_context), method, route, path,
+        # Authenticated before anything else is read, so a refused caller learns nothing.
+        caller = sigv4.authenticate_bearer(headers) if sigv4.required() else context_from_bearer(headers, gateway_context)
+        request = PaimonRequest(caller, method, route, path,
                                 dict(query or {}), _decode_body(raw_body) if method != "GET" else {})
         response = handler(request)
         status, body = response.status, response.body

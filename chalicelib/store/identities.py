@@ -1,0 +1,197 @@
+"""Principals and their access keys (the IdentityItem table), for the admin command and SigV4.
+
+A principal is an IAM-shaped ARN (``arn:aws:iam::<account>:user/<name>`` or ``:role/<name>``);
+an access key is an AWS-shaped key id (``AKIA`` + 16 characters) with a 40-character secret,
+stored only sealed (store/secret_box.py). ``lookup_key`` is what every verified request calls:
+one GetItem, then a per-process cache of the opened secret for ``CACHE_SECONDS``, so a disabled
+or deleted key stops working within that many seconds on every server.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import string
+import threading
+import time
+from dataclasses import dataclass
+
+from chalicelib import clock
+from chalicelib.store.models import IdentityItem
+from chalicelib.store.retry import conditional
+from chalicelib.store.secret_box import open_sealed, seal
+
+PRINCIPAL, KEY = "principal", "key"
+ACTIVE, INACTIVE = "Active", "Inactive"
+CACHE_SECONDS = 5.0
+# IAM's own shapes: a 12-digit account, user/ or role/, then a name of IAM's characters.
+_ARN = re.compile(r"arn:aws:iam::(\d{12}):(user|role)/([\w+=,.@-]{1,64})")
+_KEY_ID = re.compile(r"AKIA[A-Z2-7]{16}")
+_KEY_ID_ALPHABET = string.ascii_uppercase + "234567"
+_SECRET_ALPHABET = string.ascii_letters + string.digits + "+/"
+
+
+class IdentityError(Exception):
+    """A refused admin operation (bad ARN, unknown principal or key, already exists)."""
+
+
+@dataclass(frozen=True)
+class Principal:
+    """A principal: its ARN, account, whether it is an administrator, when it was created."""
+
+    arn: str
+    admin: bool
+    created: float
+
+    @property
+    def account_id(self) -> str:
+        """The 12-digit account of the ARN."""
+        return self.arn.split(":")[4]
+
+
+@dataclass(frozen=True)
+class AccessKey:
+    """An access key's public part (never its secret)."""
+
+    key_id: str
+    principal: str
+    status: str
+    created: float
+
+
+@dataclass(frozen=True)
+class VerifiedKey:
+    """What SigV4 verification needs of an active key: its secret and its principal."""
+
+    key_id: str
+    principal: str
+    secret: str
+
+    @property
+    def account_id(self) -> str:
+        """The principal's account: the caller's account."""
+        return self.principal.split(":")[4]
+
+
+def check_arn(arn: str) -> str:
+    """``arn`` if it is a user or role ARN of IAM's shape (IdentityError otherwise)."""
+    if not _ARN.fullmatch(arn):
+        raise IdentityError(f"principal must be arn:aws:iam::<12-digit account>:user/<name> or :role/<name>, "
+                            f"not {arn[:200]!r}")
+    return arn
+
+
+def is_key_id(text: str) -> bool:
+    """Whether ``text`` has the shape of an access key id this service issues."""
+    return bool(_KEY_ID.fullmatch(text))
+
+
+def create_principal(arn: str, admin: bool = False) -> Principal:
+    """Create a principal (IdentityError if it exists)."""
+    item = IdentityItem(PRINCIPAL, check_arn(arn), admin=1 if admin else None, created=clock.now())
+    if not conditional(lambda: item.save(condition=IdentityItem.name.does_not_exist())):
+        raise IdentityError(f"principal {arn} already exists")
+    return Principal(arn, admin, item.created)
+
+
+def list_principals() -> list[Principal]:
+    """Every principal, by ARN."""
+    return [Principal(item.name, bool(item.admin), item.created)
+            for item in IdentityItem.query(PRINCIPAL, consistent_read=True)]
+
+
+def get_principal(arn: str) -> Principal | None:
+    """The principal with this ARN, or None."""
+    try:
+        item = IdentityItem.get(PRINCIPAL, arn, consistent_read=True)
+    except IdentityItem.DoesNotExist:
+        return None
+    return Principal(item.name, bool(item.admin), item.created)
+
+
+def list_keys(principal: str | None = None) -> list[AccessKey]:
+    """Every access key (of one principal when ``principal`` is given), by key id."""
+    keys = [AccessKey(item.name, item.principal or "", item.status or INACTIVE, item.created)
+            for item in IdentityItem.query(KEY, consistent_read=True)]
+    return [key for key in keys if principal is None or key.principal == principal]
+
+
+def delete_principal(arn: str) -> int:
+    """Delete a principal and every key it has; answers how many keys went with it."""
+    if get_principal(arn) is None:
+        raise IdentityError(f"principal {arn} does not exist")
+    keys = list_keys(arn)
+    for key in keys:  # keys first: a key must never outlive its principal
+        IdentityItem(KEY, key.key_id).delete()
+    IdentityItem(PRINCIPAL, arn).delete()
+    return len(keys)
+
+
+def create_key(principal: str) -> tuple[AccessKey, str]:
+    """A new active key for ``principal``: (the key, its secret). The secret is shown only here."""
+    if get_principal(principal) is None:
+        raise IdentityError(f"principal {principal} does not exist (create it first)")
+    while True:
+        key_id = "AKIA" + "".join(secrets.choice(_KEY_ID_ALPHABET) for _ in range(16))
+        secret = "".join(secrets.choice(_SECRET_ALPHABET) for _ in range(40))
+        item = IdentityItem(KEY, key_id, principal=principal, status=ACTIVE, secret=seal(secret, key_id),
+                            created=clock.now())
+        if conditional(lambda: item.save(condition=IdentityItem.name.does_not_exist())):
+            return AccessKey(key_id, principal, ACTIVE, item.created), secret
+
+
+def set_key_status(key_id: str, status: str) -> None:
+    """Enable (Active) or disable (Inactive) a key."""
+    if status not in (ACTIVE, INACTIVE):
+        raise IdentityError(f"status must be {ACTIVE} or {INACTIVE}")
+    item = IdentityItem(KEY, key_id)
+    if not conditional(lambda: item.update(actions=[IdentityItem.status.set(status)],
+                                           condition=IdentityItem.name.exists())):
+        raise IdentityError(f"access key {key_id} does not exist")
+    _forget(key_id)
+
+
+def delete_key(key_id: str) -> None:
+    """Delete a key."""
+    if not conditional(lambda: IdentityItem(KEY, key_id).delete(condition=IdentityItem.name.exists())):
+        raise IdentityError(f"access key {key_id} does not exist")
+    _forget(key_id)
+
+
+def has_admin() -> bool:
+    """Whether any administrator principal exists."""
+    return any(principal.admin for principal in list_principals())
+
+
+# -- verification -------------------------------------------------------------------------------
+_cache: dict[str, tuple[float, VerifiedKey | None]] = {}
+_cache_lock = threading.Lock()
+_CACHE_LIMIT = 10_000  # bounded: unknown key ids are cached (as None) too
+
+
+def _forget(key_id: str) -> None:
+    with _cache_lock:
+        _cache.pop(key_id, None)
+
+
+def lookup_key(key_id: str) -> VerifiedKey | None:
+    """The active key ``key_id`` with its opened secret, or None (unknown, disabled, or its
+    principal deleted). One consistent GetItem per key and CACHE_SECONDS per process."""
+    now = time.monotonic()
+    with _cache_lock:
+        cached = _cache.get(key_id)
+    if cached is not None and now - cached[0] < CACHE_SECONDS:
+        return cached[1]
+    found: VerifiedKey | None = None
+    if is_key_id(key_id):
+        try:
+            item = IdentityItem.get(KEY, key_id, consistent_read=True)
+        except IdentityItem.DoesNotExist:
+            item = None
+        if item is not None and item.status == ACTIVE and item.secret is not None and item.principal:
+            found = VerifiedKey(key_id, item.principal, open_sealed(item.secret, key_id))
+    with _cache_lock:
+        if len(_cache) >= _CACHE_LIMIT:
+            _cache.clear()
+        _cache[key_id] = (now, found)
+    return found

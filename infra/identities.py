@@ -1,0 +1,121 @@
+"""Manage the service's identities: principals, access keys, Paimon bearer tokens.
+
+Works against whatever store the server uses, through the same environment variables
+(GLUE_DDB_ENDPOINT for DynamoDB Local, GLUE_TABLE_PREFIX, AWS_REGION; without GLUE_DDB_ENDPOINT, real
+DynamoDB with your AWS credentials) and the same key encryption key (GLUE_AUTH_KEY_FILE locally,
+GLUE_AUTH_KMS_KEY_ID deployed). A secret access key is printed once, when it is created.
+
+    python -m infra.identities principals create arn:aws:iam::111122223333:user/alice [--admin]
+    python -m infra.identities principals list | delete ARN
+    python -m infra.identities keys create ARN          # prints the key id and its secret, once
+    python -m infra.identities keys list [--principal ARN]
+    python -m infra.identities keys disable|enable|delete AKID
+    python -m infra.identities tokens create --key AKID [--region us-east-1] [--days 30]
+    python -m infra.identities admin bootstrap [--arn ARN]   # the first administrator, if none exists
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from chalicelib.protocol.sigv4 import make_token
+from chalicelib.store import identities
+from chalicelib.store.config import REGION
+
+DEFAULT_ADMIN = "arn:aws:iam::123456789012:user/admin"
+
+
+def _print_key(key: identities.AccessKey, secret: str) -> None:
+    print(json.dumps({"AccessKeyId": key.key_id, "SecretAccessKey": secret, "Principal": key.principal,
+                      "Status": key.status}, indent=2))
+    print("The secret access key is shown only now: store it safely.", file=sys.stderr)
+
+
+def _bootstrap(arn: str) -> int:
+    if identities.has_admin():
+        print("an administrator exists already; nothing created", file=sys.stderr)
+        return 0
+    if identities.get_principal(arn) is None:
+        identities.create_principal(arn, admin=True)
+    else:
+        print(f"{arn} exists but is no administrator; choose another --arn", file=sys.stderr)
+        return 1
+    key, secret = identities.create_key(arn)
+    _print_key(key, secret)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Carry out one parsed command; the exit status."""
+    command = (args.group, args.action)
+    if command == ("principals", "create"):
+        principal = identities.create_principal(args.arn, admin=args.admin)
+        print(json.dumps({"Arn": principal.arn, "Admin": principal.admin}))
+    elif command == ("principals", "list"):
+        for principal in identities.list_principals():
+            print(json.dumps({"Arn": principal.arn, "Admin": principal.admin, "Created": principal.created}))
+    elif command == ("principals", "delete"):
+        print(f"deleted {args.arn} and {identities.delete_principal(args.arn)} access key(s)")
+    elif command == ("keys", "create"):
+        _print_key(*identities.create_key(args.arn))
+    elif command == ("keys", "list"):
+        for key in identities.list_keys(args.principal):
+            print(json.dumps({"AccessKeyId": key.key_id, "Principal": key.principal, "Status": key.status,
+                              "Created": key.created}))
+    elif command in (("keys", "disable"), ("keys", "enable")):
+        identities.set_key_status(args.key_id, identities.ACTIVE if args.action == "enable" else identities.INACTIVE)
+        print(f"{args.key_id}: {'Active' if args.action == 'enable' else 'Inactive'}")
+    elif command == ("keys", "delete"):
+        identities.delete_key(args.key_id)
+        print(f"deleted {args.key_id}")
+    elif command == ("tokens", "create"):
+        verified = identities.lookup_key(args.key)
+        if verified is None:
+            raise identities.IdentityError(f"access key {args.key} does not exist or is not Active")
+        print(make_token(verified.key_id, verified.secret, args.region, int(time.time() + args.days * 86400)))
+    elif command == ("admin", "bootstrap"):
+        return _bootstrap(args.arn)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line."""
+    top = argparse.ArgumentParser(prog="python -m infra.identities", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    groups = top.add_subparsers(dest="group", required=True)
+    principals = groups.add_parser("principals").add_subparsers(dest="action", required=True)
+    create = principals.add_parser("create")
+    create.add_argument("arn")
+    create.add_argument("--admin", action="store_true")
+    principals.add_parser("list")
+    principals.add_parser("delete").add_argument("arn")
+    keys = groups.add_parser("keys").add_subparsers(dest="action", required=True)
+    keys.add_parser("create").add_argument("arn")
+    keys.add_parser("list").add_argument("--principal")
+    for action in ("disable", "enable", "delete"):
+        keys.add_parser(action).add_argument("key_id")
+    tokens = groups.add_parser("tokens").add_subparsers(dest="action", required=True)
+    token = tokens.add_parser("create")
+    token.add_argument("--key", required=True)
+    token.add_argument("--region", default=REGION)
+    token.add_argument("--days", type=float, default=30.0)
+    admin = groups.add_parser("admin").add_subparsers(dest="action", required=True)
+    admin.add_parser("bootstrap").add_argument("--arn", default=DEFAULT_ADMIN)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: parse, run, and turn a refused operation into a message and exit status 1."""
+    args = parser().parse_args(argv)
+    try:
+        return run(args)
+    except (identities.IdentityError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

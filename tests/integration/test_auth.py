@@ -1,0 +1,370 @@
+"""SigV4 authentication (GLUE_AUTH=sigv4): keys issued by ``python -m infra.identities`` work through
+boto3 and the AWS CLI; every forged, stale, unknown, disabled or unsigned request gets AWS's error
+code and changes nothing. Paimon REST requests need a bearer token made from an issued key.
+
+One extra API server with verification on shares the session's DynamoDB Local and tables; the open
+session server keeps serving the other tests (and is used here to look at what was stored).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+
+from infra.local.stack import CLIENT_CONFIG, REGION, REPO, CatalogStack, ServerProcess
+
+ADMIN = "arn:aws:iam::123456789012:user/admin"
+OTHER = "arn:aws:iam::111122223333:role/etl"
+
+
+@dataclass
+class AuthServer:
+    """The sigv4 server, the environment its admin command runs with, and keys issued for it."""
+
+    server: ServerProcess
+    env: dict[str, str]
+    admin_key: tuple[str, str]
+    other_key: tuple[str, str]
+
+    @property
+    def endpoint(self) -> str:
+        return self.server.endpoint
+
+    def admin(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run ``python -m infra.identities <args>`` against this server's store."""
+        return subprocess.run([sys.executable, "-m", "infra.identities", *args], cwd=REPO, env=self.env,
+                              capture_output=True, text=True, check=check)
+
+    def new_key(self, principal: str = ADMIN) -> tuple[str, str]:
+        answer = json.loads(self.admin("keys", "create", principal).stdout)
+        return answer["AccessKeyId"], answer["SecretAccessKey"]
+
+    def client(self, key: tuple[str, str], service: str = "glue", region: str = REGION) -> Any:
+        return boto3.client(service, endpoint_url=self.endpoint, region_name=region, aws_access_key_id=key[0],
+                            aws_secret_access_key=key[1], config=CLIENT_CONFIG)
+
+
+@pytest.fixture(scope="module")
+def auth(stack: CatalogStack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthServer]:
+    key_file = tmp_path_factory.mktemp("auth") / "auth.key"
+    env = {**stack.env, "GLUE_AUTH": "sigv4", "GLUE_AUTH_KEY_FILE": str(key_file)}
+    boot = subprocess.run([sys.executable, "-m", "infra.identities", "admin", "bootstrap", "--arn", ADMIN],
+                          cwd=REPO, env=env, capture_output=True, text=True, check=True)
+    admin_key = json.loads(boot.stdout)
+    server = stack.extra_server({"GLUE_AUTH": "sigv4", "GLUE_AUTH_KEY_FILE": str(key_file)}, name="auth").start()
+    running = AuthServer(server, env, (admin_key["AccessKeyId"], admin_key["SecretAccessKey"]), ("", ""))
+    try:
+        running.admin("principals", "create", OTHER)
+        running.other_key = running.new_key(OTHER)
+        yield running
+    finally:
+        server.stop()
+
+
+def _name() -> str:
+    return "auth_" + uuid.uuid4().hex[:10]
+
+
+def _exists(glue: Any, name: str) -> bool:
+    """Looked up through the open session server, which reads the same tables."""
+    try:
+        glue.get_database(Name=name)
+        return True
+    except glue.exceptions.EntityNotFoundException:
+        return False
+
+
+def _refused(call: Any, code: str) -> ClientError:
+    with pytest.raises(ClientError) as caught:
+        call()
+    assert caught.value.response["Error"]["Code"] == code, caught.value.response
+    return caught.value
+
+
+def test_bootstrap_made_an_admin_once_and_its_key_file_is_private(auth: AuthServer) -> None:
+    assert auth.admin_key[0].startswith("AKIA") and len(auth.admin_key[0]) == 20 and len(auth.admin_key[1]) == 40
+    again = auth.admin("admin", "bootstrap")
+    assert again.stdout == "" and "exists already" in again.stderr
+    assert os.stat(auth.env["GLUE_AUTH_KEY_FILE"]).st_mode & 0o777 == 0o600
+    principals = [json.loads(line) for line in auth.admin("principals", "list").stdout.splitlines()]
+    assert {"Arn": ADMIN, "Admin": True} in [{k: p[k] for k in ("Arn", "Admin")} for p in principals]
+
+
+def test_secrets_are_stored_sealed(auth: AuthServer, ddb_endpoint: str, stack: CatalogStack) -> None:
+    ddb = boto3.client("dynamodb", endpoint_url=ddb_endpoint, region_name=REGION, aws_access_key_id="local",
+                       aws_secret_access_key="local")
+    item = ddb.get_item(TableName=f"{stack.table_prefix}identities",
+                        Key={"kind": {"S": "key"}, "name": {"S": auth.admin_key[0]}})["Item"]
+    assert auth.admin_key[1].encode() not in item["secret"]["B"]
+    assert item["status"]["S"] == "Active" and item["principal"]["S"] == ADMIN
+
+
+def test_an_issued_key_works_and_names_the_caller(auth: AuthServer, glue: Any) -> None:
+    client = auth.client(auth.admin_key)
+    name = _name()
+    client.create_database(DatabaseInput={"Name": name})
+    assert name in [db["Name"] for db in client.get_databases()["DatabaseList"]]
+    assert client.get_database(Name=name)["Database"]["CatalogId"] == "123456789012"
+    lakeformation = auth.client(auth.admin_key, "lakeformation")
+    assert "Transactions" in lakeformation.list_transactions()
+
+
+def test_the_principals_account_is_the_callers(auth: AuthServer, glue: Any) -> None:
+    client = auth.client(auth.other_key, region="eu-west-1")
+    name = _name()
+    client.create_database(DatabaseInput={"Name": name})
+    assert client.get_database(Name=name)["Database"]["CatalogId"] == "111122223333"
+    # Another account's catalog stays refused, and nothing is written there.
+    other = _name()
+    _refused(lambda: client.create_database(CatalogId="123456789012", DatabaseInput={"Name": other}),
+             "AccessDeniedException")
+    _refused(lambda: client.get_databases(CatalogId="123456789012"), "AccessDeniedException")
+    assert not _exists(glue, other)
+
+
+def test_a_wrong_secret_is_an_invalid_signature(auth: AuthServer, glue: Any) -> None:
+    client = auth.client((auth.admin_key[0], "x" * 40))
+    name = _name()
+    error = _refused(lambda: client.create_database(DatabaseInput={"Name": name}), "InvalidSignatureException")
+    assert error.response["Error"]["Message"].startswith("The request signature we calculated does not match")
+    assert not _exists(glue, name)
+
+
+def test_an_unknown_key_is_unrecognized(auth: AuthServer, glue: Any) -> None:
+    for key_id in ("AKIAAAAAAAAAAAAAAAAA", "123456789012", "testing"):
+        client = auth.client((key_id, auth.admin_key[1]))
+        name = _name()
+        error = _refused(lambda: client.create_database(DatabaseInput={"Name": name}),  # noqa: B023
+                         "UnrecognizedClientException")
+        assert error.response["Error"]["Message"] == "The security token included in the request is invalid."
+        assert not _exists(glue, name)
+
+
+def test_a_disabled_key_is_refused_and_enabled_again_works(auth: AuthServer, glue: Any) -> None:
+    key = auth.new_key()
+    auth.admin("keys", "disable", key[0])
+    client = auth.client(key)
+    name = _name()
+    _refused(lambda: client.create_database(DatabaseInput={"Name": name}), "UnrecognizedClientException")
+    assert not _exists(glue, name)
+    auth.admin("keys", "enable", key[0])
+    deadline = time.monotonic() + 15  # the server caches a key's state for a few seconds
+    while True:
+        try:
+            client.get_databases()
+            break
+        except ClientError:
+            assert time.monotonic() < deadline, "an enabled key still refused after 15 s"
+            time.sleep(0.5)
+    # A key in use stops working within seconds of being disabled, on a running server.
+    auth.admin("keys", "disable", key[0])
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            client.get_databases()
+        except ClientError as error:
+            assert error.response["Error"]["Code"] == "UnrecognizedClientException"
+            break
+        assert time.monotonic() < deadline, "a disabled key still works after 15 s"
+        time.sleep(0.5)
+    listed = [json.loads(line) for line in auth.admin("keys", "list", "--principal", ADMIN).stdout.splitlines()]
+    assert {"AccessKeyId": key[0], "Status": "Inactive"} in [
+        {k: entry[k] for k in ("AccessKeyId", "Status")} for entry in listed]
+    auth.admin("keys", "delete", key[0])
+    assert key[0] not in auth.admin("keys", "list").stdout
+
+
+def test_a_body_changed_after_signing_is_refused(auth: AuthServer, glue: Any) -> None:
+    client = auth.client(auth.admin_key)
+    signed, sent = _name(), _name()
+
+    def tamper(request: Any, **_: Any) -> None:
+        request.body = request.body.replace(signed.encode(), sent.encode())  # same length
+
+    client.meta.events.register("before-send.glue.CreateDatabase", tamper)
+    _refused(lambda: client.create_database(DatabaseInput={"Name": signed}), "InvalidSignatureException")
+    assert not _exists(glue, signed) and not _exists(glue, sent)
+
+
+@pytest.mark.parametrize("minutes", [-20, 20])
+def test_a_request_signed_too_long_ago_or_ahead_is_refused(auth: AuthServer, glue: Any,
+                                                           monkeypatch: pytest.MonkeyPatch, minutes: int) -> None:
+    import botocore.auth
+
+    skewed = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) + datetime.timedelta(minutes=minutes)
+    monkeypatch.setattr(botocore.auth, "get_current_datetime", lambda: skewed)
+    client = auth.client(auth.admin_key)
+    name = _name()
+    error = _refused(lambda: client.create_database(DatabaseInput={"Name": name}), "InvalidSignatureException")
+    assert error.response["Error"]["Message"].startswith(
+        "Signature expired" if minutes < 0 else "Signature not yet current")
+    assert not _exists(glue, name)
+
+
+def _raw(endpoint: str, body: bytes, headers: dict[str, str], path: str = "/") -> tuple[int, dict]:
+    request = urllib.request.Request(endpoint + path, data=body, method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_an_unsigned_request_is_refused(auth: AuthServer, glue: Any) -> None:
+    name = _name()
+    body = json.dumps({"DatabaseInput": {"Name": name}}).encode()
+    status, answer = _raw(auth.endpoint, body, {"Content-Type": "application/x-amz-json-1.1",
+                                                "X-Amz-Target": "AWSGlue.CreateDatabase"})
+    assert (status, answer["__type"]) == (400, "MissingAuthenticationTokenException")
+    status, answer = _raw(auth.endpoint, b"{}", {"Content-Type": "application/json"}, "/ListTransactions")
+    assert (status, answer["__type"]) == (403, "MissingAuthenticationTokenException")
+    assert not _exists(glue, name)
+
+
+@pytest.mark.parametrize("header, code", [
+    ("AWS4-HMAC-SHA256 Credential=AKIAAAAAAAAAAAAAAAAA/20260101/us-east-1/glue/aws4_request",
+     "IncompleteSignatureException"),
+    ("AWS4-HMAC-SHA256 Credential=AKIA/us-east-1/glue/aws4_request, SignedHeaders=host, Signature=ab",
+     "IncompleteSignatureException"),
+    ("Bearer 123456789012", "IncompleteSignatureException"),
+])
+def test_a_malformed_authorization_header_is_refused(auth: AuthServer, header: str, code: str) -> None:
+    status, answer = _raw(auth.endpoint, b"{}", {"Content-Type": "application/x-amz-json-1.1",
+                                                 "X-Amz-Target": "AWSGlue.GetDatabases", "Authorization": header,
+                                                 "X-Amz-Date": time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())})
+    assert (status, answer["__type"]) == (400, code)
+
+
+def test_a_credential_for_another_service_is_refused(auth: AuthServer) -> None:
+    import botocore.auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    request = AWSRequest(method="POST", url=auth.endpoint + "/", data=b"{}",
+                         headers={"Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": "AWSGlue.GetDatabases"})
+    botocore.auth.SigV4Auth(Credentials(*auth.admin_key), "s3", REGION).add_auth(request)
+    status, answer = _raw(auth.endpoint, b"{}", dict(request.headers.items()))
+    assert (status, answer["__type"]) == (400, "InvalidSignatureException")
+    assert "scoped to correct service: 'glue'" in answer["Message"]
+
+
+@pytest.mark.skipif(shutil.which("aws") is None, reason="the AWS CLI is not on PATH")
+def test_the_aws_cli_with_an_issued_key(auth: AuthServer, glue: Any, tmp_path: Path) -> None:
+    name = _name()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_ACCESS_KEY_ID=auth.admin_key[0], AWS_SECRET_ACCESS_KEY=auth.admin_key[1],
+               AWS_CONFIG_FILE=str(tmp_path / "none"), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"))
+    base = ["aws", "glue", "--endpoint-url", auth.endpoint, "--region", REGION, "--output", "json"]
+    subprocess.run([*base, "create-database", "--database-input", json.dumps({"Name": name})], env=env,
+                   check=True, capture_output=True, text=True)
+    assert json.loads(subprocess.run([*base, "get-database", "--name", name], env=env, check=True,
+                                     capture_output=True, text=True).stdout)["Database"]["Name"] == name
+    wrong = {**env, "AWS_SECRET_ACCESS_KEY": "y" * 40}
+    other = _name()
+    failed = subprocess.run([*base, "create-database", "--database-input", json.dumps({"Name": other})], env=wrong,
+                            capture_output=True, text=True)
+    assert failed.returncode != 0 and "InvalidSignatureException" in failed.stderr
+    assert not _exists(glue, other)
+
+
+# -- Paimon REST bearer tokens --------------------------------------------------------------------
+def _paimon_get(endpoint: str, token: str | None) -> tuple[int, dict]:
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    request = urllib.request.Request(endpoint + "/v1/config?warehouse=w1", headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_paimon_needs_an_issued_bearer_token(auth: AuthServer) -> None:
+    token = auth.admin("tokens", "create", "--key", auth.other_key[0], "--region", "eu-west-1").stdout.strip()
+    status, _ = _paimon_get(auth.endpoint, token)
+    assert status == 200
+    for bad in (None, "123456789012", token[:-2] + ("00" if not token.endswith("00") else "11"),
+                token.replace("eu-west-1", "us-east-1")):
+        status, answer = _paimon_get(auth.endpoint, bad)
+        assert status == 401 and answer["code"] == 401 and answer["message"], (bad, answer)
+    expired = auth.admin("tokens", "create", "--key", auth.other_key[0], "--days", "-1").stdout.strip()
+    assert _paimon_get(auth.endpoint, expired)[0] == 401
+
+
+def test_chalice_test_client_with_api_gateway_events(auth: AuthServer, glue: Any) -> None:
+    """The app in process (chalice.test.Client and API Gateway proxy events with a stage path and
+    an execute-api host), run in a child process on the session's store."""
+    out = subprocess.run([sys.executable, "-m", "tests.integration.auth_gateway_checks", *auth.admin_key],
+                         cwd=REPO, env=auth.env, check=True, capture_output=True, text=True).stdout
+    result = json.loads(out)
+    created = result.pop("created")
+    assert result == {"client_ok": 200, "client_unsigned": "MissingAuthenticationTokenException",
+                      "stage_ok": 200, "stage_path_ignored": "InvalidSignatureException",
+                      "stage_wrong_host": "InvalidSignatureException", "stage_other_body": "InvalidSignatureException",
+                      "lakeformation_stage_ok": 200}, result
+    assert _exists(glue, created)
+
+
+def test_pyiceberg_with_an_issued_key(auth: AuthServer, glue: Any) -> None:
+    """pyiceberg's GlueCatalog, given the endpoint and an issued key pair as its own properties."""
+    from pyiceberg.catalog.glue import GlueCatalog
+
+    catalog = GlueCatalog("auth", **{"glue.endpoint": auth.endpoint, "glue.region": REGION,
+                                     "glue.access-key-id": auth.admin_key[0],
+                                     "glue.secret-access-key": auth.admin_key[1]})
+    name = _name()
+    catalog.create_namespace(name)
+    assert (name,) in catalog.list_namespaces()
+    forged = GlueCatalog("forged", **{"glue.endpoint": auth.endpoint, "glue.region": REGION,
+                                      "glue.access-key-id": auth.admin_key[0], "glue.secret-access-key": "z" * 40})
+    other = _name()
+    with pytest.raises(Exception, match="InvalidSignatureException"):
+        forged.create_namespace(other)
+    assert not _exists(glue, other)
+
+
+def test_pypaimon_with_an_issued_token(auth: AuthServer) -> None:
+    """pypaimon's RESTCatalog with token.provider=bear and a token from ``tokens create``."""
+    from pypaimon.api.rest_api import RESTApi
+    from pypaimon.api.rest_exception import NotAuthorizedException
+
+    token = auth.admin("tokens", "create", "--key", auth.admin_key[0]).stdout.strip()
+
+    def options(bearer: str) -> dict[str, str]:
+        return {"metastore": "rest", "uri": auth.endpoint, "warehouse": "auth_wh", "token.provider": "bear",
+                "token": bearer}
+
+    api = RESTApi(options(token))
+    name = _name()
+    api.create_database(name, {})
+    assert name in api.list_databases()
+    with pytest.raises(NotAuthorizedException):
+        RESTApi(options("123456789012"))
+
+
+def test_unsigned_requests_through_boto3(auth: AuthServer, glue: Any) -> None:
+    """botocore itself reads the refusal of an unsigned request as MissingAuthenticationTokenException."""
+    from botocore import UNSIGNED
+    from botocore.config import Config
+
+    name = _name()
+    for service, call in [("glue", lambda c: c.create_database(DatabaseInput={"Name": name})),
+                          ("lakeformation", lambda c: c.list_transactions())]:
+        client = boto3.client(service, endpoint_url=auth.endpoint, region_name=REGION,
+                              config=CLIENT_CONFIG.merge(Config(signature_version=UNSIGNED)))
+        _refused(lambda: call(client), "MissingAuthenticationTokenException")  # noqa: B023
+    assert not _exists(glue, name)

@@ -1,0 +1,174 @@
+"""SigV4 header parsing and verification (chalicelib/protocol/sigv4.py), the sealed secrets
+(store/secret_box.py) and Paimon bearer tokens, without a store: the key lookup is replaced."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import pytest
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+
+from chalicelib import errors
+from chalicelib.protocol import sigv4
+from chalicelib.store import identities, secret_box
+
+KEY_ID, SECRET = "AKIAABCDEFGHIJKLMNOP", "s" * 40
+PRINCIPAL = "arn:aws:iam::111122223333:user/alice"
+HEADER = ("AWS4-HMAC-SHA256 Credential=AKIAABCDEFGHIJKLMNOP/20260101/eu-west-1/glue/aws4_request, "
+          "SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=abc123")
+
+
+def test_parse_a_botocore_header() -> None:
+    auth = sigv4.parse_authorization(HEADER)
+    assert (auth.key_id, auth.date, auth.region, auth.service, auth.terminator) == (
+        KEY_ID, "20260101", "eu-west-1", "glue", "aws4_request")
+    assert auth.signed_headers == ("content-type", "host", "x-amz-date", "x-amz-target")
+    assert auth.signature == "abc123"
+
+
+@pytest.mark.parametrize("header, message", [
+    ("AWS4-HMAC-SHA256 Credential=A/20260101/us-east-1/glue/aws4_request", "requires 'Signature' parameter"),
+    ("AWS4-HMAC-SHA256 SignedHeaders=host, Signature=ab", "requires 'Credential' parameter"),
+    ("AWS4-HMAC-SHA256 Credential=A/us-east-1/glue/aws4_request, SignedHeaders=host, Signature=ab",
+     "exactly 5 slash-delimited elements"),
+    ("AWS4-HMAC-SHA1 Credential=A/20260101/us-east-1/glue/aws4_request, SignedHeaders=host, Signature=ab",
+     "Unsupported AWS 'algorithm'"),
+    ("Bearer 123456789012", "Unsupported AWS 'algorithm'"),
+])
+def test_malformed_headers_are_incomplete_signatures(header: str, message: str) -> None:
+    with pytest.raises(errors.IncompleteSignatureException, match=message):
+        sigv4.parse_authorization(header)
+
+
+def _signed(url: str = "https://api.example.com/prod/", body: bytes = b'{"a":1}', service: str = "glue",
+            region: str = "eu-west-1", secret: str = SECRET) -> dict[str, str]:
+    request = AWSRequest(method="POST", url=url, data=body,
+                         headers={"Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": "AWSGlue.GetDatabases",
+                                  "Host": url.split("/")[2]})
+    SigV4Auth(Credentials(KEY_ID, secret), service, region).add_auth(request)
+    return {name.lower(): value for name, value in request.headers.items()}
+
+
+@pytest.fixture
+def known_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    def lookup(key_id: str) -> Any:
+        return identities.VerifiedKey(KEY_ID, PRINCIPAL, SECRET) if key_id == KEY_ID else None
+    monkeypatch.setattr(identities, "lookup_key", lookup)
+
+
+def test_a_botocore_signature_verifies_as_the_principal(known_key: None) -> None:
+    ctx = sigv4.authenticate("glue", "POST", "/prod/", _signed(), b'{"a":1}')
+    assert (ctx.account_id, ctx.region, ctx.caller_arn) == ("111122223333", "eu-west-1", PRINCIPAL)
+    assert ctx.principal_arn == PRINCIPAL
+
+
+@pytest.mark.parametrize("change, error", [
+    (lambda h: {**h, "authorization": h["authorization"][:-1] + ("0" if h["authorization"][-1] != "0" else "1")},
+     errors.SignatureDoesNotMatchException),
+    (lambda h: {k: v for k, v in h.items() if k != "authorization"}, errors.MissingAuthenticationTokenException),
+    (lambda h: {**h, "authorization": h["authorization"].replace(KEY_ID, "AKIAZZZZZZZZZZZZZZZZ")},
+     errors.UnrecognizedClientException),
+    (lambda h: {**h, "x-amz-security-token": "FQoG"}, errors.UnrecognizedClientException),
+    (lambda h: {**h, "x-amz-content-sha256": "UNSIGNED-PAYLOAD"}, errors.SignatureDoesNotMatchException),
+    (lambda h: {**h, "host": "other.example.com"}, errors.SignatureDoesNotMatchException),
+    (lambda h: {k: v for k, v in h.items() if k != "x-amz-date"}, errors.IncompleteSignatureException),
+])
+def test_what_does_not_verify(known_key: None, change: Any, error: type) -> None:
+    with pytest.raises(error):
+        sigv4.authenticate("glue", "POST", "/prod/", change(_signed()), b'{"a":1}')
+
+
+def test_the_path_body_service_and_secret_are_all_signed(known_key: None) -> None:
+    for path, body, headers in [("/", b'{"a":1}', _signed()), ("/prod/", b'{"a":2}', _signed()),
+                                ("/prod/", b'{"a":1}', _signed(secret="t" * 40))]:
+        with pytest.raises(errors.SignatureDoesNotMatchException, match="does not match"):
+            sigv4.authenticate("glue", "POST", path, headers, body)
+    with pytest.raises(errors.SignatureDoesNotMatchException, match="scoped to correct service: 'glue'"):
+        sigv4.authenticate("glue", "POST", "/prod/", _signed(service="lakeformation"), b'{"a":1}')
+    with pytest.raises(errors.SignatureDoesNotMatchException, match="valid region"):
+        sigv4.authenticate("glue", "POST", "/prod/", _signed(region="EU_WEST"), b'{"a":1}')
+
+
+def test_skew_is_refused_both_ways(known_key: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    headers = _signed()
+    for offset, message in [(16 * 60, "Signature expired"), (-16 * 60, "Signature not yet current")]:
+        monkeypatch.setattr(sigv4.clock, "now", lambda offset=offset: time.time() + offset)
+        with pytest.raises(errors.SignatureDoesNotMatchException, match=message):
+            sigv4.authenticate("glue", "POST", "/prod/", headers, b'{"a":1}')
+    monkeypatch.setattr(sigv4.clock, "now", lambda: time.time() + 14 * 60)
+    sigv4.authenticate("glue", "POST", "/prod/", headers, b'{"a":1}')
+
+
+def test_signed_path_prefers_the_gateway_path() -> None:
+    assert sigv4.signed_path({"path": "/prod/", "stage": "prod"}, "/") == "/prod/"
+    assert sigv4.signed_path({"resourcePath": "/"}, "/ListTransactions") == "/ListTransactions"
+    assert sigv4.signed_path(None, "/") == "/"
+
+
+def test_authentication_is_always_on_on_lambda(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
+    for value, required in [(None, False), ("open", False), ("sigv4", True), ("sigv", True), ("OPEN", False)]:
+        if value is None:
+            monkeypatch.delenv("GLUE_AUTH", raising=False)
+        else:
+            monkeypatch.setenv("GLUE_AUTH", value)
+        assert sigv4.required() is required, value
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "glue-catalog-dev")
+    monkeypatch.setenv("GLUE_AUTH", "open")
+    assert sigv4.required()
+
+
+def test_bearer_tokens(known_key: None) -> None:
+    token = sigv4.make_token(KEY_ID, SECRET, "eu-west-1", int(time.time()) + 60)
+    ctx = sigv4.authenticate_bearer({"authorization": f"Bearer {token}"})
+    assert (ctx.account_id, ctx.region, ctx.caller_arn, ctx.service) == ("111122223333", "eu-west-1", PRINCIPAL,
+                                                                          "paimon")
+    bad = [None, "Bearer", "Bearer 123456789012", "Bearer " + token.replace("eu-west-1", "us-east-1"),
+           "Bearer " + sigv4.make_token(KEY_ID, "x" * 40, "eu-west-1", int(time.time()) + 60),
+           "Bearer " + sigv4.make_token(KEY_ID, SECRET, "eu-west-1", int(time.time()) - 1)]
+    for header in bad:
+        with pytest.raises(errors.AuthenticationError):
+            sigv4.authenticate_bearer({} if header is None else {"authorization": header})
+
+
+def test_sealed_secrets_open_only_with_their_key_file_and_key_id(tmp_path: Any,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
+    key_file = tmp_path / "data" / "auth.key"
+    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(key_file))
+    sealed = secret_box.seal(SECRET, KEY_ID)
+    assert os.stat(key_file).st_mode & 0o777 == 0o600 and SECRET.encode() not in sealed
+    assert secret_box.open_sealed(sealed, KEY_ID) == SECRET
+    with pytest.raises(secret_box.SecretBoxError):
+        secret_box.open_sealed(sealed, "AKIAOTHEROTHEROTHERX")
+    with pytest.raises(secret_box.SecretBoxError):
+        secret_box.open_sealed(sealed.replace(b'"c":"', b'"c":"A'), KEY_ID)
+    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "other.key"))
+    with pytest.raises(secret_box.SecretBoxError):
+        secret_box.open_sealed(sealed, KEY_ID)
+    os.chmod(key_file, 0o644)
+    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(key_file))
+    with pytest.raises(secret_box.SecretBoxError, match="owner only"):
+        secret_box.open_sealed(sealed, KEY_ID)
+
+
+def test_principal_arns_have_iams_shape() -> None:
+    assert identities.check_arn(PRINCIPAL) == PRINCIPAL
+    assert identities.check_arn("arn:aws:iam::111122223333:role/etl-job") == "arn:aws:iam::111122223333:role/etl-job"
+    for bad in ("arn:aws:iam::1111:user/a", "arn:aws:iam::111122223333:group/a", "alice",
+                "arn:aws:iam::111122223333:user/"):
+        with pytest.raises(identities.IdentityError):
+            identities.check_arn(bad)
+
+
+def test_lambda_never_uses_a_key_file(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
+    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "glue-catalog-dev")
+    with pytest.raises(secret_box.SecretBoxError, match="GLUE_AUTH_KMS_KEY_ID"):
+        secret_box.seal(SECRET, KEY_ID)
+    assert not (tmp_path / "auth.key").exists()

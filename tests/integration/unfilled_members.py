@@ -67,4 +67,9 @@ UNFILLED: dict[str, dict[str, str]] = {
     "GetConnections": {**_under("ConnectionList[].", _CONNECTION), "NextToken": _ONE_PAGE},
     "GetUserDefinedFunction": {},
     "GetUserDefinedFunctions": {"NextToken": _ONE_PAGE},
+    "GetTags": {},
+    "GetDataCatalogEncryptionSettings": {},
+    "GetResourcePolicy": {},
+    "GetResourcePolicies": {"NextToken": "a catalog has one policy here (no Resource Access Manager shares): one page"},
+    "GetCatalogImportStatus": {},
 }

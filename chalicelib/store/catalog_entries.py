@@ -10,12 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional
 
-from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
-from chalicelib.errors import ConcurrentModificationException
-from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, classify
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.fence import transact
 from chalicelib.store.models import SEP, CatalogEntryItem, DatabaseItem
@@ -109,17 +106,9 @@ def replace(scope_key: str, old: Entry, key: str, doc: dict[str, Any], what: str
 
 
 def _transaction(build: Callable[[TransactWrite], None]) -> bool:
-    """Run a transaction: True if it landed, False if a condition of it failed."""
-    try:
-        transact(None, build)
-    except TransactWriteError as error:
-        kind = classify(error).kind
-        if kind == CONDITION_FAILED:
-            return False
-        if kind == CONFLICT:
-            raise ConcurrentModificationException("The item is being changed by another request; retry") from None
-        raise
-    return True
+    """Run a transaction: True if it landed, False if a condition of it failed (conflicts and
+    throttles retried, as for a single conditional write)."""
+    return conditional(lambda: transact(None, build))
 
 
 def delete(scope_key: str, key: str, db_uid: Optional[str] = None) -> bool:

@@ -194,6 +194,12 @@ class CatalogStack:
         if not (server_env or {}).get("PAIMON_WAREHOUSE") and not os.environ.get("PAIMON_WAREHOUSE"):
             self._own_warehouse = tempfile.mkdtemp(prefix="paimon-warehouse-")
             self.env["PAIMON_WAREHOUSE"] = Path(self._own_warehouse).as_uri()
+        # The key file that encrypts the identities' secrets locally (GLUE_AUTH_KEY_FILE): the
+        # stack's own too, in a 0700 directory, rather than the repository's .data/auth.key.
+        self._own_auth_dir: Optional[str] = None
+        if not (server_env or {}).get("GLUE_AUTH_KEY_FILE") and not os.environ.get("GLUE_AUTH_KEY_FILE"):
+            self._own_auth_dir = tempfile.mkdtemp(prefix="glue-auth-")
+            self.env["GLUE_AUTH_KEY_FILE"] = str(Path(self._own_auth_dir) / "auth.key")
         self.server = ServerProcess({**self.env, **(server_env or {})},
                                     log_path=log_dir / "server.log" if log_dir else None)
 
@@ -268,6 +274,8 @@ class CatalogStack:
                 self._ddb_log.close()
             if self._own_warehouse is not None:
                 shutil.rmtree(self._own_warehouse, ignore_errors=True)
+            if self._own_auth_dir is not None:
+                shutil.rmtree(self._own_auth_dir, ignore_errors=True)
 
     def __enter__(self) -> "CatalogStack":
         return self.start()

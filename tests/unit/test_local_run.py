@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
+from infra.local import run
 from infra.local.run import OPEN, SIGV4, auth_mode, client_url, host_warning, is_loopback, mode_banner
 
 
@@ -51,3 +54,25 @@ def test_client_url() -> None:
     assert client_url("0.0.0.0", 8000) == "http://127.0.0.1:8000"
     assert client_url("10.0.0.5", 9000) == "http://10.0.0.5:9000"
     assert client_url("::", 8000) == "http://[::1]:8000"
+
+
+def test_bootstrap_is_skipped_without_the_identities_command(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(run.importlib.util, "find_spec", lambda name: None)
+    assert run.bootstrap_admin() is False
+    assert "no infra.identities admin command here; no administrator key created" in capsys.readouterr().err
+
+
+def test_bootstrap_runs_the_admin_command_and_survives_its_failure(monkeypatch: pytest.MonkeyPatch,
+                                                                  capfd: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(run.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(run, "BOOTSTRAP", [sys.executable, "-c", "print('AccessKeyId: printed once')"])
+    assert run.bootstrap_admin() is True
+    assert "AccessKeyId: printed once" in capfd.readouterr().out
+    monkeypatch.setattr(run, "BOOTSTRAP", [sys.executable, "-c", "import sys; sys.exit(3)"])
+    assert run.bootstrap_admin() is True
+    assert "exited with 3; no administrator key was printed" in capfd.readouterr().err
+
+
+def test_the_bootstrap_command_is_the_identities_admin_bootstrap() -> None:
+    assert run.BOOTSTRAP[1:] == ["-m", "infra.identities", "admin", "bootstrap"]

@@ -1,5 +1,8 @@
 # Everything a fresh machine needs, installed on first use; stamp files make repeat runs instant.
-#   make run     DynamoDB Local (.data/dynamodb) + the API on http://127.0.0.1:$${PORT:-8000}
+#   make run     DynamoDB Local (.data/dynamodb) + the API on http://$${HOST:-127.0.0.1}:$${PORT:-8000};
+#                open mode (the access key id names the account, local testing only) unless
+#                GLUE_AUTH=sigv4 make run: signatures verified, first administrator key printed once
+#   make identities ARGS="keys list"   the identities admin command against make run's store
 #   make lint    ruff, the import layering contracts and mypy (settings: pyproject.toml)
 #   make test    lint, then the whole test suite against DynamoDB Local
 #                (narrow it: make test TESTS=tests/unit PYTEST_ARGS="-k name -x")
@@ -20,7 +23,7 @@ NPM_DIR := infra/local
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
 NPM := npm --no-audit --no-fund --loglevel=error
 
-.PHONY: install run lint test bench package clean clean-data pipelines-install pipelines-test
+.PHONY: install run identities lint test bench package clean clean-data pipelines-install pipelines-test
 
 install: $(PY_STAMP) $(NPM_STAMP)
 
@@ -41,8 +44,19 @@ $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 	cd $(NPM_DIR) && { $(NPM) ci || $(NPM) install; }
 	touch $@
 
+# HOST (default 127.0.0.1), PORT, DDB_PORT and GLUE_AUTH come from the environment or the
+# command line (make run HOST=0.0.0.0): make exports both to the recipe.
 run: install
 	$(PY) -m infra.local.run
+
+# The store of a running `make run`: DynamoDB Local's catalog database is named by the key id
+# kept in .data/dynamodb (see infra/local/dynamodb_local.py).
+identities: install
+	GLUE_DDB_ENDPOINT=http://127.0.0.1:$${DDB_PORT:-8001} \
+	GLUE_DDB_ACCESS_KEY_ID=$$(cat .data/dynamodb/catalog-access-key-id) \
+	GLUE_AUTH_KEY_FILE=$(CURDIR)/.data/auth.key \
+	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local \
+	$(PY) -m infra.identities $(ARGS)
 
 # Layering: docs/design.md "Layers and request paths"; the contracts are in pyproject.toml.
 lint: $(PY_STAMP)

@@ -75,8 +75,7 @@ class Store:
     """Direct reads of DynamoDB Local: the cleanup queue and what a table still stores."""
 
     def __init__(self, stack: CatalogStack) -> None:
-        self.client = boto3.client("dynamodb", endpoint_url=stack.ddb_endpoint, region_name=REGION,
-                                   aws_access_key_id="local", aws_secret_access_key="local")
+        self.client = stack.ddb_client()
         self.prefix = stack.table_prefix
 
     def count(self, table: str, hash_name: str, value: str) -> int:

@@ -462,7 +462,8 @@ def run(args: argparse.Namespace, stack: CatalogStack, moto: Optional[MotoServer
     sizes: list[int] = args.sizes
     ours = [make_client("glue", stack.endpoint, args.threads) for _ in range(args.threads)]
     glue = ours[0]
-    ddb = [make_client("dynamodb", stack.ddb_endpoint, args.threads) for _ in range(args.threads)]
+    ddb = [make_client("dynamodb", stack.ddb_endpoint, args.threads, access_key=stack.ddb_access_key_id)
+           for _ in range(args.threads)]
     prefix = stack.table_prefix
     glue.create_database(DatabaseInput={"Name": DATABASE})
     theirs: list[Any] = []

@@ -440,8 +440,7 @@ def column_statistics(args: argparse.Namespace, stack: CatalogStack, glue: Any, 
         "GetItem database + GetItem table + GetItem partition + **1 Query**")
 
     # What that one Query is on DynamoDB: every statistic of the table in one page.
-    ddb = boto3.client("dynamodb", endpoint_url=stack.ddb_endpoint, region_name=REGION,
-                       aws_access_key_id="local", aws_secret_access_key="local")
+    ddb = stack.ddb_client()
     prefix = stack.table_prefix
     db_item = ddb.get_item(TableName=prefix + "databases",
                            Key={"catalog": {"S": f"{REGION}\x01{ACCOUNT}"}, "name": {"S": db}})["Item"]

@@ -14,11 +14,12 @@ from botocore.config import Config
 from infra.local.stack import REGION
 
 
-def make_client(service: str, endpoint: str, threads: int = 4) -> Any:
-    """A boto3 client on 127.0.0.1; one attempt, so a failure shows instead of being retried."""
+def make_client(service: str, endpoint: str, threads: int = 4, access_key: Optional[str] = None) -> Any:
+    """A boto3 client on 127.0.0.1; one attempt, so a failure shows instead of being retried.
+    ``access_key``: e.g. the stack's ddb_access_key_id, for DynamoDB Local's catalog database."""
     return boto3.client(
         service, endpoint_url=endpoint, region_name=REGION,
-        aws_access_key_id="testing", aws_secret_access_key="testing",
+        aws_access_key_id=access_key or "testing", aws_secret_access_key="testing",
         config=Config(retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=5,
                       read_timeout=900, max_pool_connections=max(10, threads + 2)),
     )

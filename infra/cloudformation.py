@@ -1,8 +1,15 @@
-"""The DynamoDB tables as a CloudFormation template, generated from the PynamoDB models.
+"""The deployed resources besides the Lambda and API Gateway, as a CloudFormation template: the
+DynamoDB tables (generated from the PynamoDB models) and the KMS key that envelope-encrypts the
+identities' secret access keys.
 
-``chalice package --merge-template infra/dynamodb-tables.json out/`` merges the generated file
-into the SAM template of the Lambda; a test checks the committed file equals what this module
-generates, so the deployed tables can never drift from the models.
+``chalice package --stage prod --merge-template infra/dynamodb-tables.json out/`` merges the
+generated file into the SAM template of the Lambda; a test checks the committed file equals what
+this module generates, so the deployed tables can never drift from the models.
+
+The key is reached by its alias, ``alias/glue-catalog-identities``: the prod stage's
+GLUE_AUTH_KMS_KEY_ID names it and ``.chalice/policy.json`` lets the function use only a key that
+carries it (kms:ResourceAliases), so the same policy works for ``chalice deploy`` with a key you
+created and aliased yourself.
 
 Regenerate with ``python -m infra.cloudformation > infra/dynamodb-tables.json``.
 """
@@ -19,6 +26,9 @@ from chalicelib.store.models import ALL_MODELS
 DEPLOYED_PREFIX = "glue_catalog_"
 
 _TYPES = {"S": "S", "N": "N", "B": "B"}
+
+# The KMS key wrapping the data keys of the identities' secrets (see chalicelib/store/secret_box.py).
+IDENTITIES_KEY_ALIAS = "alias/glue-catalog-identities"
 
 
 def _logical_id(table_name: str) -> str:
@@ -45,9 +55,39 @@ def _table_resource(model) -> dict:
     return {"Type": "AWS::DynamoDB::Table", "DeletionPolicy": "Retain", "Properties": properties}
 
 
+def _identities_key() -> dict:
+    """The KMS key + alias. Retained with the stack deleted, like the tables: without the key,
+    every stored secret access key is unreadable. The key policy gives the account itself the
+    key (so IAM policies, the function's and an operator's, decide who may use it)."""
+    key = {
+        "Type": "AWS::KMS::Key",
+        "DeletionPolicy": "Retain",
+        "UpdateReplacePolicy": "Retain",
+        "Properties": {
+            "Description": "glue-catalog: envelope encryption of the identities' secret access keys",
+            "EnableKeyRotation": True,
+            "KeyPolicy": {
+                "Version": "2012-10-17",
+                "Statement": [{
+                    "Sid": "TheAccountAdministersAndGrantsTheKey",
+                    "Effect": "Allow",
+                    "Principal": {"AWS": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}},
+                    "Action": "kms:*",
+                    "Resource": "*",
+                }],
+            },
+        },
+    }
+    alias = {"Type": "AWS::KMS::Alias",
+             "Properties": {"AliasName": IDENTITIES_KEY_ALIAS, "TargetKeyId": {"Ref": "IdentitiesKey"}}}
+    return {"IdentitiesKey": key, "IdentitiesKeyAlias": alias}
+
+
 def template() -> dict:
-    """A CloudFormation template fragment with one table per model."""
-    return {"Resources": {_logical_id(deployed_name(m)): _table_resource(m) for m in ALL_MODELS}}
+    """A CloudFormation template fragment: one table per model, and the identities' KMS key."""
+    resources = {_logical_id(deployed_name(m)): _table_resource(m) for m in ALL_MODELS}
+    resources.update(_identities_key())
+    return {"Resources": resources}
 
 
 if __name__ == "__main__":

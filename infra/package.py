@@ -1,4 +1,4 @@
-"""Build the Lambda deployment package: ``chalice package``, then drop botocore's models of
+"""Build the Lambda deployment package: ``chalice package --stage prod``, then drop botocore's models of
 services the function never calls (botocore arrives as a dependency of pynamodb, and its
 models of 400 services are most of the package).
 
@@ -16,7 +16,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 # Services the function talks to (dynamodb through pynamodb) or validates against.
-KEEP_SERVICES = {"dynamodb", "glue", "lakeformation", "s3", "sts"}  # s3: the Paimon warehouse
+# s3: the Paimon warehouse; kms: the identities' secrets (GLUE_AUTH_KMS_KEY_ID).
+KEEP_SERVICES = {"dynamodb", "glue", "kms", "lakeformation", "s3", "sts"}
+# The deployed stage (.chalice/config.json): SigV4 verification on, the KMS key by its alias.
+STAGE = "prod"
 
 
 def _keep(name: str) -> bool:
@@ -43,8 +46,8 @@ def main() -> None:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "out").resolve()
     shutil.rmtree(out, ignore_errors=True)
     env = {**os.environ, "AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION", "us-east-1")}
-    subprocess.run([str(Path(sys.executable).parent / "chalice"), "package", "--merge-template",
-                    "infra/dynamodb-tables.json", str(out)], cwd=REPO, env=env, check=True)
+    subprocess.run([str(Path(sys.executable).parent / "chalice"), "package", "--stage", STAGE,
+                    "--merge-template", "infra/dynamodb-tables.json", str(out)], cwd=REPO, env=env, check=True)
     before, after = slim(out / "deployment.zip")
     print(f"{out / 'deployment.zip'}: {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB "
           f"(kept botocore models: {', '.join(sorted(KEEP_SERVICES))})")

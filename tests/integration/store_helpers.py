@@ -8,7 +8,6 @@ import time
 import zlib
 from typing import Any, Callable
 
-import boto3
 
 from infra.local.stack import REGION
 
@@ -19,8 +18,7 @@ class Store:
     """The session's DynamoDB tables, by model suffix (``databases``, ``tables``, ...)."""
 
     def __init__(self, stack: Any) -> None:
-        self.client = boto3.client("dynamodb", endpoint_url=stack.ddb_endpoint, region_name=REGION,
-                                   aws_access_key_id="local", aws_secret_access_key="local")
+        self.client = stack.ddb_client()
         self.prefix = stack.table_prefix
 
     def get(self, table: str, key: dict[str, str]) -> dict[str, Any]:

@@ -106,8 +106,7 @@ def test_bootstrap_made_an_admin_once_and_its_key_file_is_private(auth: AuthServ
 
 
 def test_secrets_are_stored_sealed(auth: AuthServer, ddb_endpoint: str, stack: CatalogStack) -> None:
-    ddb = boto3.client("dynamodb", endpoint_url=ddb_endpoint, region_name=REGION, aws_access_key_id="local",
-                       aws_secret_access_key="local")
+    ddb = stack.ddb_client()
     item = ddb.get_item(TableName=f"{stack.table_prefix}identities",
                         Key={"kind": {"S": "key"}, "name": {"S": auth.admin_key[0]}})["Item"]
     assert auth.admin_key[1].encode() not in item["secret"]["B"]

@@ -159,8 +159,7 @@ def test_a_stalled_committer_cannot_undo_a_later_commit(endpoint, start_server, 
 def stored(stack: Any, gov: Governed, tx: str) -> dict[str, Any]:
     """What DynamoDB holds of a transaction's commit: its item, its pending writes, and the
     commit locks of its scopes."""
-    ddb = boto3.client("dynamodb", endpoint_url=stack.ddb_endpoint, region_name=REGION,
-                       aws_access_key_id="local", aws_secret_access_key="local")
+    ddb = stack.ddb_client()
     prefix = stack.table_prefix
     item = ddb.get_item(TableName=f"{prefix}lf_transactions", ConsistentRead=True,
                         Key={"catalog": {"S": f"{REGION}\x01{gov.account}"}, "transaction_id": {"S": tx}})["Item"]

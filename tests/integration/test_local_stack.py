@@ -9,8 +9,6 @@ import http.client
 import json
 from urllib.parse import urlsplit
 
-import boto3
-
 from infra.local.server import MAX_BODY_BYTES
 from infra.local.stack import CatalogStack
 
@@ -27,11 +25,6 @@ def post(endpoint: str, body: bytes, method: str = "POST") -> tuple[int, dict[st
         conn.close()
 
 
-def ddb(endpoint: str):  # noqa: ANN201 - boto3 client
-    return boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
-                        aws_access_key_id="local", aws_secret_access_key="local")
-
-
 def test_body_over_10_mib_is_refused_with_413(endpoint: str) -> None:
     status, headers, body = post(endpoint, b"{" + b" " * MAX_BODY_BYTES + b"}")
     assert status == 413
@@ -40,7 +33,7 @@ def test_body_over_10_mib_is_refused_with_413(endpoint: str) -> None:
 
 
 def test_dynamodb_local_is_reachable_and_has_the_tables(stack: CatalogStack) -> None:
-    names = ddb(stack.ddb_endpoint).list_tables()["TableNames"]
+    names = stack.ddb_client().list_tables()["TableNames"]
     assert any(name.startswith(stack.table_prefix) for name in names), names
 
 
@@ -53,12 +46,12 @@ def test_server_process_restarts(stack: CatalogStack, restart_server) -> None:  
 
 
 def test_persistent_stack_keeps_data_across_restarts(persistent_stack: CatalogStack) -> None:
-    client = ddb(persistent_stack.ddb_endpoint)
+    client = persistent_stack.ddb_client()
     table = persistent_stack.table_prefix + "harness_probe"
     client.create_table(TableName=table, BillingMode="PAY_PER_REQUEST",
                         AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
                         KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}])
     client.put_item(TableName=table, Item={"k": {"S": "kept"}})
     persistent_stack.restart()
-    item = ddb(persistent_stack.ddb_endpoint).get_item(TableName=table, Key={"k": {"S": "kept"}})
+    item = persistent_stack.ddb_client().get_item(TableName=table, Key={"k": {"S": "kept"}})
     assert item["Item"] == {"k": {"S": "kept"}}

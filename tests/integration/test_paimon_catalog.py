@@ -680,7 +680,6 @@ def test_tables_listed_globally(paimon: RESTCatalog, endpoint: str) -> None:
 
 def test_a_glue_delete_on_a_fresh_server_purges_the_paimon_items(paimon: RESTCatalog, db: str, stack: Any,
                                                                   start_server: Callable[..., Any]) -> None:
-    import boto3
 
     from infra.local.stack import client
 
@@ -688,8 +687,7 @@ def test_a_glue_delete_on_a_fresh_server_purges_the_paimon_items(paimon: RESTCat
     paimon.create_table(identifier, simple_schema(), False)
     paimon.alter_table(identifier, [SchemaChange.set_option("a", "b")])
     uid = uuid.UUID(paimon.rest_api.get_table(identifier).id).hex
-    dynamodb = boto3.client("dynamodb", endpoint_url=stack.ddb_endpoint, region_name="us-east-1",
-                            aws_access_key_id="local", aws_secret_access_key="local")
+    dynamodb = stack.ddb_client()
 
     def items() -> int:
         return int(dynamodb.query(TableName=stack.table_prefix + "paimon", KeyConditionExpression="table_uid = :u",

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import textwrap
 
-import boto3
 
 from infra.local.stack import REGION, REPO
 from tests.integration.lf_helpers import Governed, add, listed_partitions
@@ -82,8 +81,7 @@ def test_a_table_without_complete_summaries_is_counted_from_its_objects(stack):
     its partitions come from the objects, and later commits do not start partial summaries."""
     gov = Governed.create(stack.endpoint)
     gov.commit_ops([add("s3://lake/objects/a", ["2024", "us"], size=2), add("s3://lake/objects/b", ["2024", "us"], size=3)])
-    ddb = boto3.client("dynamodb", endpoint_url=stack.ddb_endpoint, region_name=REGION,
-                       aws_access_key_id="local", aws_secret_access_key="local")
+    ddb = stack.ddb_client()
     prefix = stack.table_prefix
     db_uid = ddb.get_item(TableName=f"{prefix}databases", ConsistentRead=True,
                           Key={"catalog": {"S": f"{REGION}\x01{gov.account}"}, "name": {"S": gov.db}})["Item"]["uid"]["S"]

@@ -1,4 +1,5 @@
-"""The committed CloudFormation tables agree with the PynamoDB models."""
+"""The committed CloudFormation template (tables from the PynamoDB models, the identities KMS key)
+agrees with what infra.cloudformation generates."""
 
 import json
 import pathlib

@@ -1,0 +1,125 @@
+"""``make run`` end to end (``python -m infra.local.run``, what the Makefile target runs), on free
+ports and a data directory of its own: the mode banner, the HOST warning, the administrator
+bootstrap in sigv4 mode, and DynamoDB Local's catalog hidden from other credentials.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterator
+
+import boto3
+import pytest
+
+from infra.local.dynamodb_local import KEY_FILE_NAME, PREEXEC, free_port
+from infra.local.stack import REGION, REPO, client
+
+READY = "Ctrl-C stops everything."
+# What a developer's shell may set that would point this run elsewhere.
+_CALLERS_SETTINGS = {"GLUE_AUTH", "HOST", "AWS_PROFILE", "GLUE_TABLE_PREFIX", "GLUE_DDB_ENDPOINT", "LOCALSTACK_HOST",
+                     "GLUE_USE_LOCALSTACK", "PAIMON_WAREHOUSE", "GLUE_AUTH_KEY_FILE"}
+
+
+class MakeRun:
+    """One ``python -m infra.local.run`` child; its merged output, line by line."""
+
+    def __init__(self, data_dir: Path, **env: str) -> None:
+        self.port, self.ddb_port = free_port(), free_port()
+        self.data_dir = data_dir
+        full = {k: v for k, v in os.environ.items() if k not in _CALLERS_SETTINGS}
+        full.update(PORT=str(self.port), DDB_PORT=str(self.ddb_port), GLUE_LOCAL_DATA_DIR=str(data_dir),
+                    AWS_REGION=REGION, PYTHONUNBUFFERED="1",
+                    PAIMON_WAREHOUSE=(data_dir / "paimon-warehouse").as_uri(), **env)
+        self.process = subprocess.Popen([sys.executable, "-m", "infra.local.run"], cwd=REPO, env=full,
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True, preexec_fn=PREEXEC)
+        self.lines: "queue.SimpleQueue[str]" = queue.SimpleQueue()
+        self.output: list[str] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def wait_ready(self, timeout: float = 180.0) -> str:
+        """Everything printed until the server serves; fails on an early exit or a timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                if self.process.poll() is not None:
+                    break
+                continue
+            self.output.append(line)
+            if line == READY:
+                return "\n".join(self.output)
+        pytest.fail("make run did not come up:\n" + "\n".join(self.output))
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture
+def make_run(tmp_path: Path) -> Iterator[Callable[..., MakeRun]]:
+    """``make_run(HOST=..., GLUE_AUTH=...)`` starts one; all are stopped after the test."""
+    started: list[MakeRun] = []
+
+    def start(**env: str) -> MakeRun:
+        run = MakeRun(tmp_path / f"data{len(started)}", **env)
+        started.append(run)
+        return run
+
+    yield start
+    for run in started:
+        run.stop()
+
+
+def test_open_mode_on_every_interface_warns_and_hides_the_store(make_run: Callable[..., MakeRun]) -> None:
+    run = make_run(HOST="0.0.0.0")
+    output = run.wait_ready()
+    assert output.splitlines()[0].startswith("open mode: the access key id names the account")
+    assert "WARNING: HOST=0.0.0.0 serves the catalog beyond this machine in OPEN mode" in output
+    assert f"Glue + Lake Formation API: http://127.0.0.1:{run.port} (listening on 0.0.0.0)" in output
+
+    glue = client(f"http://127.0.0.1:{run.port}", "glue")
+    glue.create_database(DatabaseInput={"Name": "made_by_make_run"})
+    assert "made_by_make_run" in [d["Name"] for d in glue.get_databases()["DatabaseList"]]
+
+    key_file = run.data_dir / "dynamodb" / KEY_FILE_NAME
+    assert oct(key_file.stat().st_mode & 0o777) == "0o600"
+    ddb_url = f"http://127.0.0.1:{run.ddb_port}"
+    owner = boto3.client("dynamodb", endpoint_url=ddb_url, region_name=REGION,
+                         aws_access_key_id=key_file.read_text().strip(), aws_secret_access_key="x")
+    assert "glue_catalog_databases" in owner.list_tables()["TableNames"]
+    for key in ("local", "testing", "123456789012"):
+        other = boto3.client("dynamodb", endpoint_url=ddb_url, region_name=REGION,
+                             aws_access_key_id=key, aws_secret_access_key=key)
+        assert other.list_tables()["TableNames"] == []
+
+
+def test_sigv4_mode_on_loopback_bootstraps_an_administrator(make_run: Callable[..., MakeRun]) -> None:
+    run = make_run(GLUE_AUTH="sigv4")
+    output = run.wait_ready()
+    assert output.splitlines()[0].startswith("SigV4 authentication on")
+    assert "WARNING" not in output
+    assert f"Glue + Lake Formation API: http://127.0.0.1:{run.port}\n" in output + "\n"
+    if importlib.util.find_spec("infra.identities") is None:
+        assert "no infra.identities admin command here; no administrator key created" in output
+    else:
+        assert "AccessKeyId" in output and "SecretAccessKey" in output

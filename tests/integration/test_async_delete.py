@@ -198,6 +198,11 @@ def test_a_cleaner_killed_mid_job_is_taken_over(glue: Any, store: Store,
     fill(glue, db, "t", 1000)
     old = uids(store, db, "t")
     before = leftovers(store, old, True)
+    # A cleaner takes the oldest job first: let the session's own cleaner finish what earlier
+    # tests deleted, so that the doomed one crashes inside this test's job.
+    deadline = time.monotonic() + 120
+    while store.query("cleanup_jobs", "queue", "purge") and time.monotonic() < deadline:
+        time.sleep(0.2)
     doomed = start_server(GLUE_FAULT_CRASH_AT="cleanup-after-chunk", GLUE_CLEANUP_CHUNK_ITEMS="100",
                           GLUE_CLEANUP_LEASE_SECONDS="8")
     client(doomed.endpoint, "glue").delete_database(Name=db)

@@ -25,6 +25,7 @@ from pyspark.sql import SparkSession
 
 from pipelines import catalog, layout, schema
 from pipelines.catalog import BatchOutcome, CatalogConfig
+from pipelines.checks import parse_index  # noqa: F401  (its home was here)
 from pipelines.runtime import Progress, Timer, say, ship_package
 
 
@@ -74,15 +75,28 @@ class RegisterSummary:
     indexes_created: list[str] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
-    calls: int = 0
+    calls: int = 0                  # every catalog call: reads and writes, driver and executors
+    reads: int = 0
+    writes: int = 0
+    calls_by_operation: dict[str, int] = field(default_factory=dict)
     retries: int = 0
     parallel_listing: bool = False
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def partitions_per_second(self) -> float:
+        """Partitions added per second of the whole run (0 when nothing was added)."""
         total = self.seconds.get("total", 0.0)
-        return self.listed / total if total else 0.0
+        return self.added / total if total and self.added else 0.0
+
+    def count_calls(self, operations: Counter[str]) -> None:
+        """Add calls (by operation name) to the totals."""
+        merged = Counter(self.calls_by_operation)
+        merged.update(operations)
+        self.calls_by_operation = dict(sorted(merged.items()))
+        self.reads = sum(n for op, n in merged.items() if catalog.is_read(op))
+        self.writes = sum(merged.values()) - self.reads
+        self.calls = self.reads + self.writes
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "partitions_per_second": self.partitions_per_second}
@@ -90,6 +104,9 @@ class RegisterSummary:
     def text(self) -> str:
         keys = ", ".join(f"{k['Name']}:{k['Type']}" for k in self.partition_keys)
         s = self.seconds
+        rate = f" = {self.partitions_per_second:,.0f} partitions added/s" if self.added else ""
+        wall = (f" (Spark start {s['spark_start']:.2f} s, job {s.get('job', 0):.2f} s, Spark stop "
+                f"{s.get('spark_stop', 0):.2f} s)" if "spark_start" in s else "")
         lines = [
             f"register {self.database}.{self.table} from {self.root}",
             f"  format {self.fmt}, {len(self.columns)} columns, partition keys {keys or '(none)'}",
@@ -97,10 +114,10 @@ class RegisterSummary:
             + (f", indexes created: {', '.join(self.indexes_created)}" if self.indexes_created else ""),
             f"  partitions: listed {self.listed:,}, added {self.added:,}, skipped {self.skipped:,} "
             f"(already registered), failed {self.failed:,}, pruned {self.pruned:,}",
-            f"  catalog calls {self.calls:,} ({self.retries:,} retried)",
+            f"  catalog calls {self.calls:,}: {self.reads:,} reads, {self.writes:,} writes ({self.retries:,} retried)",
             f"  time: listing {s.get('listing', 0):.2f} s, schema inference {s.get('schema', 0):.2f} s, "
-            f"catalog reads {s.get('catalog_reads', 0):.2f} s, catalog writes {s.get('catalog_writes', 0):.2f} s; "
-            f"total {s.get('total', 0):.2f} s ({self.partitions_per_second:,.0f} partitions/s)",
+            f"catalog reads {s.get('catalog_reads', 0):.2f} s, catalog writes {s.get('catalog_writes', 0):.2f} s",
+            f"  total {s.get('total', 0):.2f} s{wall}{rate}",
         ]
         if self.ignored:
             lines.append(f"  ignored {len(self.ignored):,} paths outside the layout, e.g. {self.ignored[0]}")
@@ -109,14 +126,6 @@ class RegisterSummary:
         if len(self.errors) > 10:
             lines.append(f"  ... and {len(self.errors) - 10:,} more errors")
         return "\n".join(lines)
-
-
-def parse_index(text: str) -> tuple[str, list[str]]:
-    """``name:key1,key2`` -> (name, [key1, key2])."""
-    name, sep, keys = text.partition(":")
-    if not sep or not name or not keys:
-        raise ValueError(f"index {text!r}: expected name:key1,key2")
-    return name, [k.strip() for k in keys.split(",") if k.strip()]
 
 
 def merge_columns(old: list[dict[str, Any]], new: list[dict[str, str]], policy: str) -> list[dict[str, Any]]:
@@ -214,6 +223,7 @@ def register(spark: SparkSession, config: CatalogConfig, options: RegisterOption
     """Run the whole registration; see the module docstring."""
     timer = Timer()
     quiet = options.quiet
+    calls_before = Counter(catalog.calls_made)
     summary = RegisterSummary(database=options.database, table=options.table, root=layout.uri(options.root))
 
     say(f"listing {summary.root} ...", quiet)
@@ -298,7 +308,8 @@ def register(spark: SparkSession, config: CatalogConfig, options: RegisterOption
         summary.added, summary.failed = outcome.done, len(outcome.failed)
         summary.skipped += outcome.already  # created meanwhile by someone else
         summary.errors = outcome.failed
-        summary.calls, summary.retries = outcome.calls, outcome.retries
+        summary.retries = outcome.retries
+        executor_calls = Counter({"BatchCreatePartition": outcome.calls}) if outcome.calls else Counter()
         if options.prune:
             gone = [list(v) for v in registered if v not in listed_values]
             if gone:
@@ -312,6 +323,8 @@ def register(spark: SparkSession, config: CatalogConfig, options: RegisterOption
                 summary.pruned = deleted.done
                 summary.errors.extend(deleted.failed)
                 summary.failed += len(deleted.failed)
-                summary.calls += deleted.calls
-    summary.seconds = {**timer.seconds, "total": timer.total()}
+    # The driver's own clients counted their calls; the executors' BatchCreatePartition calls
+    # come back in the outcome.
+    summary.count_calls(catalog.calls_made - calls_before + executor_calls)
+    summary.seconds = {**timer.seconds, "job": timer.total(), "total": timer.total()}
     return summary

@@ -9,29 +9,44 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Optional, TextIO
 
-from pyspark import SparkConf
+from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
 
+QUIET_LOG4J = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2-quiet.properties")
+
+
 def spark_session(master: Optional[str] = None, app_name: str = "glue-catalog-pipelines",
-                  conf: Optional[dict[str, str]] = None) -> SparkSession:
+                  conf: Optional[dict[str, str]] = None, verbose: bool = False) -> SparkSession:
     """The active session, or a new one. ``master`` applies only when spark-submit did not set
-    one (so the same job runs unchanged on a cluster); local runs default to ``local[*]``."""
+    one (so the same job runs unchanged on a cluster); local runs default to ``local[*]``.
+
+    Unless ``verbose``, Spark logs errors only (from the JVM's start, through a log4j2 file,
+    so its startup warnings do not show either) and draws no console progress bar."""
     builder = SparkSession.builder.appName(app_name)
     has_master = SparkConf().contains("spark.master")
     if master or not has_master:
         builder = builder.master(master or "local[*]")
     chosen = dict(conf or {})
+    if not verbose:
+        chosen.setdefault("spark.ui.showConsoleProgress", "false")
+        if SparkContext._active_spark_context is None and not has_master:
+            # Only a JVM we launch takes it; under spark-submit the cluster's logging stays.
+            chosen.setdefault("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{QUIET_LOG4J}")
     if (master or "local").startswith("local") and not has_master:
-        # One machine: no UI port to fight over, and a loopback driver address (hostname
-        # lookups stall on some sandboxes).
+        # spark-submit resolves the hostname before any conf applies (and warns about it).
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        # One machine: no UI (its server costs start time and a port to fight over), a loopback
+        # driver address (hostname lookups stall on some sandboxes), and few shuffle partitions
+        # (the default 200 are 200 tiny tasks for the sample's aggregations).
         chosen.setdefault("spark.ui.enabled", "false")
         chosen.setdefault("spark.driver.host", os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"))
         chosen.setdefault("spark.sql.shuffle.partitions", "8")
     for key, value in chosen.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel(os.environ.get("PIPELINES_SPARK_LOG_LEVEL", "ERROR"))
+    level = os.environ.get("PIPELINES_SPARK_LOG_LEVEL") or ("WARN" if verbose else "ERROR")
+    session.sparkContext.setLogLevel(level)
     return session
 
 
@@ -99,6 +114,14 @@ def say(message: str, quiet: bool = False) -> None:
 
 
 _shipped: set[int] = set()
+_temp_dirs: list[str] = []
+
+
+def remove_temp_dirs() -> None:
+    """Delete the folders :func:`ship_package` made (called when Spark stops, and at exit)."""
+    import shutil
+    while _temp_dirs:
+        shutil.rmtree(_temp_dirs.pop(), ignore_errors=True)
 
 
 def ship_package(spark: SparkSession) -> None:
@@ -110,7 +133,12 @@ def ship_package(spark: SparkSession) -> None:
     if id(sc) in _shipped:
         return
     package = os.path.dirname(os.path.abspath(__file__))
-    target = os.path.join(tempfile.mkdtemp(prefix="pipelines-"), "pipelines.zip")
+    folder = tempfile.mkdtemp(prefix="pipelines-")
+    if not _temp_dirs:
+        import atexit
+        atexit.register(remove_temp_dirs)
+    _temp_dirs.append(folder)
+    target = os.path.join(folder, "pipelines.zip")
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for name in sorted(os.listdir(package)):
             if name.endswith(".py"):

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 from urllib.parse import unquote, urlparse
 
-from pyspark.sql import SparkSession
+if TYPE_CHECKING:  # the CLI's checks use this module before (and without) importing pyspark
+    from pyspark.sql import SparkSession
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,27 @@ from __future__ import annotations
 
 import time
 
-STARTED = time.perf_counter()  # wall time counts from here: imports, Spark start and stop included
+
+
+def _process_age() -> float:
+    """Seconds since this process started (Linux: /proc), so the wall time includes Python's
+    own start; elsewhere 0 (the clock then starts at this import)."""
+    try:
+        with open("/proc/self/stat") as stat:
+            started_ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
+        import os
+        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - started_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
+
+
+# Wall time counts from the process start: imports, Spark start and stop included.
+STARTED = time.perf_counter() - _process_age()
 
 import argparse  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
+import threading  # noqa: E402
 from typing import Any, NoReturn, Optional, Sequence  # noqa: E402
 
 from pipelines import checks  # noqa: E402
@@ -210,47 +226,78 @@ def _say(args: argparse.Namespace, message: str) -> None:
 
 
 class SparkRun:
-    """Starts Spark with progress lines, stops it when this run started it, and times both."""
+    """Spark for one command: started on first use (``get``) or in the background while the
+    catalog is asked (``start_in_background``), stopped when this run started it; both timed
+    and announced on stderr."""
 
     def __init__(self, args: argparse.Namespace, conf: dict[str, str]) -> None:
         self.args, self.conf = args, conf
-        self.spark: Any = None
+        self.session: Any = None
         self.owned = False
-        self.seconds: dict[str, float] = {}
+        self.seconds: dict[str, float] = {"spark_start": 0.0, "spark_stop": 0.0}
+        self._lock = threading.Lock()
+        self._thread: Optional[threading.Thread] = None
+        self._error: Optional[BaseException] = None
 
     def __enter__(self) -> "SparkRun":
-        start = time.perf_counter()
-        from pyspark.sql import SparkSession
-        self.owned = SparkSession.getActiveSession() is None
-        if self.owned:
-            _say(self.args, f"starting Spark ({self.args.master or 'local[*]'}) ...")
-        from pipelines.runtime import spark_session
-        self.spark = spark_session(self.args.master, app_name=f"pipelines-{self.args.command}", conf=self.conf,
-                                   verbose=self.args.verbose)
-        self.seconds["spark_start"] = time.perf_counter() - start
-        if self.owned:
-            _say(self.args, f"  Spark ready in {self.seconds['spark_start']:.1f} s")
-        self.job_start = time.perf_counter()
         return self
 
+    def _start(self) -> None:
+        with self._lock:
+            if self.session is not None:
+                return
+            start = time.perf_counter()
+            from pyspark.sql import SparkSession
+            self.owned = SparkSession.getActiveSession() is None
+            if self.owned:
+                _say(self.args, f"starting Spark ({self.args.master or 'local[*]'}) ...")
+            from pipelines.runtime import spark_session
+            self.session = spark_session(self.args.master, app_name=f"pipelines-{self.args.command}",
+                                         conf=self.conf, verbose=self.args.verbose)
+            self.seconds["spark_start"] = time.perf_counter() - start
+            if self.owned:
+                _say(self.args, f"  Spark ready in {self.seconds['spark_start']:.1f} s")
+
+    def _start_capturing(self) -> None:
+        try:
+            self._start()
+        except BaseException as error:  # noqa: BLE001  re-raised by get() on the main thread
+            self._error = error
+
+    def start_in_background(self) -> None:
+        """Start Spark on a thread; ``get`` waits for it."""
+        self._thread = threading.Thread(target=self._start_capturing, name="spark-start", daemon=True)
+        self._thread.start()
+
+    def get(self) -> Any:
+        """The SparkSession, started now if it is not yet."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            raise self._error
+        self._start()
+        return self.session
+
     def __exit__(self, *exc: object) -> None:
-        self.seconds["job"] = time.perf_counter() - self.job_start
+        if self._thread is not None:
+            self._thread.join()
         start = time.perf_counter()
         from pipelines.runtime import remove_temp_dirs
-        if self.owned:
+        if self.session is not None and self.owned:
             _say(self.args, "stopping Spark ...")
-            self.spark.stop()
+            self.session.stop()
         remove_temp_dirs()
         self.seconds["spark_stop"] = time.perf_counter() - start
 
     def times(self) -> dict[str, float]:
-        """Spark start, job, Spark stop and the wall time since the CLI was imported."""
+        """Spark start and stop, and the wall time since the CLI was imported."""
         return {**self.seconds, "total": time.perf_counter() - STARTED}
 
 
 def _times_line(seconds: dict[str, float]) -> str:
-    return (f"total {seconds['total']:.2f} s (Spark start {seconds.get('spark_start', 0):.2f} s, job "
-            f"{seconds.get('job', 0):.2f} s, Spark stop {seconds.get('spark_stop', 0):.2f} s)")
+    return (f"total {seconds['total']:.2f} s (Spark start {seconds.get('spark_start', 0):.2f} s, Spark stop "
+            f"{seconds.get('spark_stop', 0):.2f} s)")
 
 
 def _print(args: argparse.Namespace, text: str, data: dict[str, Any]) -> None:
@@ -314,7 +361,7 @@ def run_register(args: argparse.Namespace) -> int:
         schema_sample=args.schema_sample, schema_change=args.schema_change, quiet=args.quiet)
     with SparkRun(args, conf) as run:
         try:
-            summary = register(run.spark, config, options)
+            summary = register(run.get, config, options)
         except RegisterError as error:
             raise UsageError(str(error)) from None
     summary.count_calls(preflight)
@@ -350,8 +397,9 @@ def run_stats(args: argparse.Namespace) -> int:
 
     from pipelines.stats import compute_statistics
     with SparkRun(args, conf) as run:
+        run.start_in_background()
         summary = compute_statistics(
-            run.spark, config, args.database, args.table, partitions=args.partition, where=args.where,
+            run.get, config, args.database, args.table, partitions=args.partition, where=args.where,
             per_partition=args.all_partitions, columns=columns, approx=args.approx, rsd=args.rsd,
             segments=args.segments, write=not args.dry_run, quiet=args.quiet)
     summary.seconds.update(run.times())
@@ -378,13 +426,14 @@ def run_read(args: argparse.Namespace) -> int:
 
     from pipelines.read import load_table
     with SparkRun(args, conf) as run:
+        run.start_in_background()
         _say(args, f"finding the {'governed objects' if governed else 'partitions'} of {args.database}.{args.table}"
                    + (f" where {args.filter}" if args.filter else "") + " ...")
-        loaded = load_table(run.spark, config, args.database, args.table, filter=args.filter,
+        loaded = load_table(run.get, config, args.database, args.table, filter=args.filter,
                             segments=args.segments, transaction_id=args.transaction_id, as_of=as_of)
         what = "governed objects" if loaded.governed else "partitions"
-        _say(args, f"  {len(loaded.partitions):,} {what}, {len(loaded.files):,} files in "
-                   f"{sum(loaded.seconds.values()):.1f} s (catalog {loaded.seconds['catalog']:.2f} s)")
+        _say(args, f"  {len(loaded.partitions):,} {what} (catalog {loaded.seconds['catalog']:.2f} s), "
+                   f"{len(loaded.files):,} files")
         result: dict[str, Any] = {"partitions": len(loaded.partitions), "files_opened": len(loaded.files),
                                   "governed": loaded.governed}
         if args.count:

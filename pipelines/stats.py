@@ -27,14 +27,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from pyspark.sql import Column, SparkSession
+from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from pipelines import catalog
 from pipelines.catalog import CatalogConfig
 from pipelines.checks import partition_expression
 from pipelines.read import load_table, _typed
-from pipelines.runtime import say
+from pipelines.runtime import SparkLike, say
 
 KINDS = {
     "tinyint": "LONG", "smallint": "LONG", "int": "LONG", "integer": "LONG", "bigint": "LONG", "long": "LONG",
@@ -88,8 +88,8 @@ class StatsSummary:
             f"  wrote {self.written:,} column statistics, {len(self.errors)} errors",
             f"  time: read+aggregate {s.get('compute', 0):.2f} s, catalog writes {s.get('catalog_writes', 0):.2f} s, "
             f"total {s.get('total', 0):.2f} s"
-            + (f" (Spark start {s['spark_start']:.2f} s, job {s.get('job', 0):.2f} s, Spark stop "
-               f"{s.get('spark_stop', 0):.2f} s)" if "spark_start" in s else ""),
+            + (f" (Spark start {s['spark_start']:.2f} s, Spark stop {s.get('spark_stop', 0):.2f} s)"
+               if "spark_start" in s else ""),
         ]
         for error in self.errors[:10]:
             lines.append(f"  error {error}")
@@ -167,7 +167,7 @@ def glue_statistics(row: dict[str, Any], columns: Sequence[tuple[str, str]],
     return entries
 
 
-def compute_statistics(spark: SparkSession, config: CatalogConfig, database: str, table: str,
+def compute_statistics(spark: SparkLike, config: CatalogConfig, database: str, table: str,
                        partitions: Sequence[str] = (), where: str = "", per_partition: bool = False,
                        columns: Sequence[str] = (), approx: bool = False, rsd: float = 0.05,
                        segments: int = 4, write: bool = True, writers: int = 8, quiet: bool = True) -> StatsSummary:
@@ -190,8 +190,8 @@ def compute_statistics(spark: SparkSession, config: CatalogConfig, database: str
     say(f"finding the partitions of {database}.{table}" + (f" where {expression}" if expression else "") + " ...",
         quiet)
     loaded = load_table(spark, config, database, table, filter=expression, segments=segments)
-    say(f"  {len(loaded.partitions):,} partitions, {len(loaded.files):,} files in {sum(loaded.seconds.values()):.1f} s "
-        f"(catalog {loaded.seconds.get('catalog', 0.0):.2f} s)", quiet)
+    say(f"  {len(loaded.partitions):,} partitions (catalog {loaded.seconds.get('catalog', 0.0):.2f} s), "
+        f"{len(loaded.files):,} files", quiet)
     wanted = {c.lower() for c in columns}
     candidates = [(c["Name"], c.get("Type") or "string")
                   for c in (table_doc.get("StorageDescriptor") or {}).get("Columns") or []]

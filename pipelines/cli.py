@@ -456,6 +456,11 @@ def run_read(args: argparse.Namespace) -> int:
     return 0
 
 
+# pipelines/requirements.txt: not installed by `make run`, only by `make pipelines-install`.
+REQUIREMENTS = {"pyspark", "py4j", "pyarrow", "boto3", "botocore"}
+INSTALL_HINT = ("the pipeline requirements are not installed; run `make pipelines-install` "
+                "(or `make pipelines ARGS=...`, which installs them on first use)")
+
 COMMANDS = {"sample": run_sample, "register": run_register, "stats": run_stats, "read": run_read}
 
 
@@ -481,6 +486,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] not in REQUIREMENTS:
+            raise
+        print(f"{prog}: failed: {error}: {INSTALL_HINT}", file=sys.stderr)
+        return 1
     except Exception as error:  # noqa: BLE001  one line, not a traceback; --verbose shows it
         if getattr(args, "verbose", False):
             raise

@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="concurrent catalog calls per Spark task (1-64)")
     register.add_argument("--partitions-per-task", type=checks.int_range(1), default=2000,
                           help="partitions per Spark task (at most)")
+    register.add_argument("--driver-max", type=checks.int_range(0), default=500,
+                          help="this many new partitions or fewer are sent from the driver, more from the Spark "
+                               "executors (0: always the executors)")
     _common(register)
 
     stats = commands.add_parser(
@@ -247,8 +250,9 @@ class SparkRun:
             if self.session is not None:
                 return
             start = time.perf_counter()
-            from pyspark.sql import SparkSession
-            self.owned = SparkSession.getActiveSession() is None
+            from pyspark import SparkContext
+            # Not "the active session": that is per thread, and this may run on a helper thread.
+            self.owned = SparkContext._active_spark_context is None
             if self.owned:
                 _say(self.args, f"starting Spark ({self.args.master or 'local[*]'}) ...")
             from pipelines.runtime import spark_session
@@ -358,7 +362,8 @@ def run_register(args: argparse.Namespace) -> int:
         create_database=not args.no_create_database, prune=args.prune,
         indexes=indexes, segments=args.segments, batch_size=args.batch_size,
         requests_per_task=args.requests_per_task, partitions_per_task=args.partitions_per_task,
-        schema_sample=args.schema_sample, schema_change=args.schema_change, quiet=args.quiet)
+        schema_sample=args.schema_sample, schema_change=args.schema_change, driver_max=args.driver_max,
+        quiet=args.quiet)
     with SparkRun(args, conf) as run:
         try:
             summary = register(run.get, config, options)

@@ -9,6 +9,9 @@
 #   make bench   boto3 keep-alive latency: chalice local vs infra.local.server; then partition
 #                pruning and writes at 10k/100k vs moto and raw DynamoDB (~10 min;
 #                make bench BENCH_ARGS=--quick for a one-minute smoke run)
+#   make pipelines ARGS="sample /tmp/lake"   the Spark pipelines CLI (python -m pipelines $(ARGS)),
+#                its requirements (pipelines/requirements.txt) installed on first use
+#   make pipelines-install   only install them (then .venv/bin/python -m pipelines ... works too)
 #   make pipelines-test   only the Spark pipeline tests (make test runs them too; they are marked slow)
 #   make clean   remove the venv, node_modules and caches (not .data: `make clean-data`)
 
@@ -23,7 +26,7 @@ NPM_DIR := infra/local
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
 NPM := npm --no-audit --no-fund --loglevel=error
 
-.PHONY: install run identities lint test bench package clean clean-data pipelines-install pipelines-test
+.PHONY: install run identities lint test bench package clean clean-data pipelines pipelines-install pipelines-test
 
 install: $(PY_STAMP) $(NPM_STAMP)
 
@@ -33,6 +36,10 @@ $(PY_STAMP): requirements.txt requirements-dev.txt
 	touch $@
 
 pipelines-install: $(PIPELINES_STAMP)
+
+# No DynamoDB Local or node here: the pipelines only talk to a catalog endpoint.
+pipelines: $(PIPELINES_STAMP)
+	$(PY) -m pipelines $(ARGS)
 
 $(PIPELINES_STAMP): pipelines/requirements.txt $(PY_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r pipelines/requirements.txt

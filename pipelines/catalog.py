@@ -11,6 +11,7 @@ import os
 import random
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TypeVar
@@ -71,6 +72,22 @@ class CatalogConfig:
 
 _clients: dict[tuple, Any] = {}
 _clients_lock = threading.Lock()
+# API calls made by this process's clients, by operation name (before botocore's retries).
+calls_made: Counter[str] = Counter()
+
+
+def count_calls(found: Any) -> Any:
+    """Count every API call ``found`` (a boto3 client) makes into :data:`calls_made`."""
+    def hook(model: Any, **_: Any) -> None:
+        with _clients_lock:  # segment threads call at once
+            calls_made[model.name] += 1
+    found.meta.events.register("before-call", hook)
+    return found
+
+
+def is_read(operation: str) -> bool:
+    """Whether a Glue / Lake Formation operation only reads."""
+    return operation.startswith(("Get", "BatchGet", "Search", "List"))
 
 
 def client(config: CatalogConfig, service: str = "glue") -> Any:
@@ -84,7 +101,7 @@ def client(config: CatalogConfig, service: str = "glue") -> Any:
                 service, endpoint_url=endpoint, region_name=config.region,
                 config=Config(retries={"max_attempts": 3, "mode": "standard"}, max_pool_connections=32,
                               connect_timeout=10, read_timeout=120))
-            _clients[key] = found
+            _clients[key] = count_calls(found)
     return found
 
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 from urllib.parse import unquote, urlparse
 
-from pyspark.sql import SparkSession
+if TYPE_CHECKING:  # the CLI's checks use this module before (and without) importing pyspark
+    from pyspark.sql import SparkSession
+
+    from pipelines.runtime import SparkLike
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,7 @@ def walk_local(root: str, start: tuple[str, ...]) -> Iterator[Record]:
         stack.extend(rel + (d,) for d in reversed(dirs))
 
 
-def list_local(spark: Optional[SparkSession], root: str, parallel_threshold: int = 64) -> tuple[list[Record], bool]:
+def list_local(spark: Optional["SparkLike"], root: str, parallel_threshold: int = 64) -> tuple[list[Record], bool]:
     """Walk a local tree: top levels on the driver, subtrees on the executors once the
     frontier holds ``parallel_threshold`` directories (and a Spark session is given)."""
     base = local_path(root)
@@ -121,9 +124,10 @@ def list_local(spark: Optional[SparkSession], root: str, parallel_threshold: int
         frontier = next_frontier
     if not frontier:
         return records, False
-    from pipelines.runtime import ship_package
-    ship_package(spark)
-    sc = spark.sparkContext
+    from pipelines.runtime import resolve, ship_package
+    session = resolve(spark)  # type: ignore[arg-type]
+    ship_package(session)
+    sc = session.sparkContext
     slices = min(len(frontier), max(1, sc.defaultParallelism) * 4)
     walked = sc.parallelize(frontier, slices).flatMap(lambda rel: walk_local(base, rel)).collect()
     return records + walked, True
@@ -145,7 +149,7 @@ def list_spark(spark: SparkSession, root: str) -> list[Record]:
     return [(rel, len(names), 0, sorted(names)[0]) for rel, names in sorted(grouped.items())]
 
 
-def scan(spark: Optional[SparkSession], root: str, parallel_threshold: int = 64) -> Listing:
+def scan(spark: Optional["SparkLike"], root: str, parallel_threshold: int = 64) -> Listing:
     """List ``root`` and keep the leaf directories that form one consistent Hive layout (the
     same keys, in the same order, at every leaf). Files anywhere else are reported as ignored."""
     if is_local(root):
@@ -153,7 +157,8 @@ def scan(spark: Optional[SparkSession], root: str, parallel_threshold: int = 64)
     else:
         if spark is None:
             raise ValueError("listing a non-local path needs a Spark session")
-        records, parallel = list_spark(spark, root), True
+        from pipelines.runtime import resolve
+        records, parallel = list_spark(resolve(spark), root), True
     base = uri(root)
     candidates: list[tuple[tuple[str, ...], tuple[str, ...], Record]] = []
     ignored: list[str] = []

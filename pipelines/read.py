@@ -21,6 +21,7 @@ from pyspark.sql import functions as F
 
 from pipelines import catalog, layout, schema
 from pipelines.catalog import CatalogConfig
+from pipelines.runtime import SparkLike, resolve
 
 
 @dataclass
@@ -99,11 +100,12 @@ def _load(spark: SparkSession, fmt: str, options: dict[str, str], table_location
     return result
 
 
-def load_table(spark: SparkSession, config: CatalogConfig, database: str, table_name: str,
+def load_table(spark: SparkLike, config: CatalogConfig, database: str, table_name: str,
                filter: str = "", segments: int = 4, transaction_id: Optional[str] = None,
                as_of: Optional[dt.datetime] = None) -> TableRead:
     """Load ``database.table_name``, reading only the partitions (or governed objects) the
-    catalog selects for ``filter``."""
+    catalog selects for ``filter``. ``spark`` may be a function returning the session (the CLI
+    starts Spark while the catalog is asked)."""
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     table = catalog.get_table(config, database, table_name)
@@ -149,7 +151,7 @@ def load_table(spark: SparkSession, config: CatalogConfig, database: str, table_
         groups = [([], [location])]
     seconds["catalog"] = time.perf_counter() - start
     start = time.perf_counter()
-    df = _load(spark, fmt, options, location, data_columns, keys, groups)
+    df = _load(resolve(spark), fmt, options, location, data_columns, keys, groups)
     files = df.inputFiles() if groups else []
     seconds["listing"] = time.perf_counter() - start
     return TableRead(df=df, table=table, partition_keys=keys, partitions=partitions,

@@ -16,16 +16,16 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional, Sequence
 
-from pyspark.sql import SparkSession
-
 from pipelines import catalog, layout, schema
 from pipelines.catalog import BatchOutcome, CatalogConfig
-from pipelines.runtime import Progress, Timer, say, ship_package
+from pipelines.checks import parse_index  # noqa: F401  (its home was here)
+from pipelines.runtime import Progress, SparkLike, Timer, resolve, say, ship_package
 
 
 class RegisterError(Exception):
@@ -51,6 +51,7 @@ class RegisterOptions:
     schema_sample: int = 16
     schema_change: str = "merge"  # merge | replace | fail
     parallel_listing_threshold: int = 256
+    driver_max: int = 500  # at most this many new partitions are sent from the driver
     quiet: bool = False
 
 
@@ -74,15 +75,28 @@ class RegisterSummary:
     indexes_created: list[str] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
-    calls: int = 0
+    calls: int = 0                  # every catalog call: reads and writes, driver and executors
+    reads: int = 0
+    writes: int = 0
+    calls_by_operation: dict[str, int] = field(default_factory=dict)
     retries: int = 0
     parallel_listing: bool = False
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def partitions_per_second(self) -> float:
+        """Partitions added per second of the whole run (0 when nothing was added)."""
         total = self.seconds.get("total", 0.0)
-        return self.listed / total if total else 0.0
+        return self.added / total if total and self.added else 0.0
+
+    def count_calls(self, operations: Counter[str]) -> None:
+        """Add calls (by operation name) to the totals."""
+        merged = Counter(self.calls_by_operation)
+        merged.update(operations)
+        self.calls_by_operation = dict(sorted(merged.items()))
+        self.reads = sum(n for op, n in merged.items() if catalog.is_read(op))
+        self.writes = sum(merged.values()) - self.reads
+        self.calls = self.reads + self.writes
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "partitions_per_second": self.partitions_per_second}
@@ -90,6 +104,11 @@ class RegisterSummary:
     def text(self) -> str:
         keys = ", ".join(f"{k['Name']}:{k['Type']}" for k in self.partition_keys)
         s = self.seconds
+        rate = f" = {self.partitions_per_second:,.0f} partitions added/s" if self.added else ""
+        wall = ""
+        if "spark_start" in s:  # set by the CLI
+            wall = (f" (Spark start {s['spark_start']:.2f} s, stop {s.get('spark_stop', 0):.2f} s)"
+                    if s["spark_start"] else " (no step needed Spark)")
         lines = [
             f"register {self.database}.{self.table} from {self.root}",
             f"  format {self.fmt}, {len(self.columns)} columns, partition keys {keys or '(none)'}",
@@ -97,10 +116,10 @@ class RegisterSummary:
             + (f", indexes created: {', '.join(self.indexes_created)}" if self.indexes_created else ""),
             f"  partitions: listed {self.listed:,}, added {self.added:,}, skipped {self.skipped:,} "
             f"(already registered), failed {self.failed:,}, pruned {self.pruned:,}",
-            f"  catalog calls {self.calls:,} ({self.retries:,} retried)",
+            f"  catalog calls {self.calls:,}: {self.reads:,} reads, {self.writes:,} writes ({self.retries:,} retried)",
             f"  time: listing {s.get('listing', 0):.2f} s, schema inference {s.get('schema', 0):.2f} s, "
-            f"catalog reads {s.get('catalog_reads', 0):.2f} s, catalog writes {s.get('catalog_writes', 0):.2f} s; "
-            f"total {s.get('total', 0):.2f} s ({self.partitions_per_second:,.0f} partitions/s)",
+            f"catalog reads {s.get('catalog_reads', 0):.2f} s, catalog writes {s.get('catalog_writes', 0):.2f} s",
+            f"  total {s.get('total', 0):.2f} s{wall}{rate}",
         ]
         if self.ignored:
             lines.append(f"  ignored {len(self.ignored):,} paths outside the layout, e.g. {self.ignored[0]}")
@@ -109,14 +128,6 @@ class RegisterSummary:
         if len(self.errors) > 10:
             lines.append(f"  ... and {len(self.errors) - 10:,} more errors")
         return "\n".join(lines)
-
-
-def parse_index(text: str) -> tuple[str, list[str]]:
-    """``name:key1,key2`` -> (name, [key1, key2])."""
-    name, sep, keys = text.partition(":")
-    if not sep or not name or not keys:
-        raise ValueError(f"index {text!r}: expected name:key1,key2")
-    return name, [k.strip() for k in keys.split(",") if k.strip()]
 
 
 def merge_columns(old: list[dict[str, Any]], new: list[dict[str, str]], policy: str) -> list[dict[str, Any]]:
@@ -141,17 +152,59 @@ def _signature(columns: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(c["Name"].lower(), (c.get("Type") or "").lower()) for c in columns]
 
 
-def infer_columns(spark: SparkSession, fmt: str, files: list[str], base: str, keys: Sequence[str],
+def infer_columns(spark: SparkLike, fmt: str, files: list[str], base: str, keys: Sequence[str],
                   csv_options: dict[str, str]) -> list[dict[str, str]]:
-    """Glue columns of the data files (partition keys left out), inferred by Spark. The files
-    are named one by one and without basePath, so Spark does no partition discovery of its
-    own (which would reject folder names Glue can still hold, such as an empty value)."""
-    reader = spark.read.format(fmt)
+    """Glue columns of the data files (partition keys left out). Local Parquet files are read
+    from their footers with pyarrow (a Spark schema-merge job costs seconds for a few KB of
+    metadata); anything else, or a footer whose types Spark reads its own way, is inferred by
+    Spark. Spark gets the files one by one and without basePath, so it does no partition
+    discovery of its own (which would reject folder names Glue can still hold, such as an
+    empty value)."""
+    if fmt == "parquet":
+        footers = parquet_footer_schema(files)
+        if footers is not None:
+            return schema.glue_columns(footers, exclude=keys)
+    reader = resolve(spark).read.format(fmt)
     if fmt == "parquet":
         reader = reader.option("mergeSchema", "true")
     elif fmt == "csv":
         reader = reader.options(inferSchema="true", **csv_options)
     return schema.glue_columns(reader.load(files).schema, exclude=keys)
+
+
+# Timestamps Spark reads differently from pyarrow's mapping: nanoseconds and seconds units,
+# and zone-less ones (INT96 or isAdjustedToUTC=false, which Spark tells apart by the file).
+_SPARK_TIMESTAMPS = re.compile(r"timestamp\[(?:ns|s)\b|timestamp\[(?:ms|us)\]")
+
+
+def parquet_footer_schema(files: Sequence[str]) -> Optional[Any]:
+    """The merged Spark schema (StructType) of local Parquet files from their footers, the way
+    Spark's mergeSchema would see it, or None when Spark must infer it (a remote or unreadable
+    file, a type pyarrow and Spark map differently, a column whose type differs between files)."""
+    import pyarrow.parquet as pq
+    from pyspark.sql.pandas.types import from_arrow_type
+    from pyspark.sql.types import StructField, StructType
+    fields: dict[str, Any] = {}
+    for path in files:
+        if not layout.is_local(path):
+            return None
+        try:
+            arrow = pq.read_schema(layout.local_path(path))
+        except Exception:  # noqa: BLE001  Spark reports a bad file in its own words
+            return None
+        for item in arrow:
+            if _SPARK_TIMESTAMPS.search(str(item.type)):
+                return None
+            try:
+                spark_type = from_arrow_type(item.type)
+            except Exception:  # noqa: BLE001  unsigned, dictionary, ...: Spark's own rules
+                return None
+            known = fields.get(item.name.lower())
+            if known is None:
+                fields[item.name.lower()] = StructField(item.name, spark_type, True)
+            elif known.dataType != spark_type:
+                return None
+    return StructType(list(fields.values())) if fields else None
 
 
 def _partition_input(template: dict[str, Any], row: tuple) -> dict[str, Any]:
@@ -162,7 +215,7 @@ def _partition_input(template: dict[str, Any], row: tuple) -> dict[str, Any]:
             "Parameters": {"numFiles": str(files), "totalSize": str(size)}}
 
 
-def register_partitions(spark: SparkSession, config: CatalogConfig, database: str, table: str,
+def register_partitions(spark: SparkLike, config: CatalogConfig, database: str, table: str,
                         template: dict[str, Any], rows: list[tuple], batch_size: int = 100,
                         requests_per_task: int = 4, partitions_per_task: int = 2000,
                         quiet: bool = False) -> BatchOutcome:
@@ -171,8 +224,9 @@ def register_partitions(spark: SparkSession, config: CatalogConfig, database: st
     at a time, with its own boto3 client."""
     if not rows:
         return BatchOutcome()
-    ship_package(spark)
-    sc = spark.sparkContext
+    session = resolve(spark)
+    ship_package(session)
+    sc = session.sparkContext
     slices = max(1, min(len(rows), max(sc.defaultParallelism * 2, math.ceil(len(rows) / partitions_per_task))))
     sent = sc.accumulator(0)
     batch_size = max(1, min(catalog.GLUE_BATCH_CREATE, batch_size))
@@ -196,6 +250,28 @@ def register_partitions(spark: SparkSession, config: CatalogConfig, database: st
     return total
 
 
+def send_from_driver(config: CatalogConfig, database: str, table: str, template: dict[str, Any],
+                     rows: list[tuple], batch_size: int = 100, requests: int = 4,
+                     quiet: bool = False) -> BatchOutcome:
+    """Create ``rows`` as partitions from the driver, ``requests`` calls at a time: for a few
+    calls' worth, starting Spark's Python workers costs more than the calls themselves."""
+    if not rows:
+        return BatchOutcome()
+    inputs = [_partition_input(template, row) for row in rows]
+    batches = list(catalog.chunks(inputs, max(1, min(catalog.GLUE_BATCH_CREATE, batch_size))))
+    total, sent = BatchOutcome(), [0]
+
+    def send(batch: Sequence[dict[str, Any]]) -> BatchOutcome:
+        result = catalog.batch_create_partitions(config, database, table, batch)
+        sent[0] += len(batch)
+        return result
+
+    with Progress("partitions sent", len(rows), lambda: sent[0], enabled=not quiet):
+        for outcome in catalog.run_threads(send, batches, requests):
+            total.merge(outcome)
+    return total
+
+
 def _ensure_indexes(config: CatalogConfig, database: str, table: str,
                     wanted: list[tuple[str, list[str]]]) -> list[str]:
     glue = catalog.client(config)
@@ -210,10 +286,13 @@ def _ensure_indexes(config: CatalogConfig, database: str, table: str,
     return created
 
 
-def register(spark: SparkSession, config: CatalogConfig, options: RegisterOptions) -> RegisterSummary:
-    """Run the whole registration; see the module docstring."""
+def register(spark: SparkLike, config: CatalogConfig, options: RegisterOptions) -> RegisterSummary:
+    """Run the whole registration; see the module docstring. ``spark`` may be a function that
+    starts a session: it is called only when a step needs Spark (many folders to list, a
+    schema pyarrow cannot read, more than ``options.driver_max`` partitions to send)."""
     timer = Timer()
     quiet = options.quiet
+    calls_before = Counter(catalog.calls_made)
     summary = RegisterSummary(database=options.database, table=options.table, root=layout.uri(options.root))
 
     say(f"listing {summary.root} ...", quiet)
@@ -291,14 +370,23 @@ def register(spark: SparkSession, config: CatalogConfig, options: RegisterOption
 
     template = schema.storage_descriptor(fmt, table_location, columns, options.csv_options)
     with timer.phase("catalog_writes"):
-        say(f"registering {len(new_rows):,} new partitions ...", quiet)
-        outcome = register_partitions(spark, config, options.database, options.table, template, new_rows,
-                                      options.batch_size, options.requests_per_task, options.partitions_per_task,
-                                      quiet)
+        on_driver = len(new_rows) <= options.driver_max
+        say(f"registering {len(new_rows):,} new partitions from the {'driver' if on_driver else 'executors'} ..."
+            if new_rows else "  nothing new to register", quiet)
+        if on_driver:
+            outcome = send_from_driver(config, options.database, options.table, template, new_rows,
+                                       options.batch_size, options.requests_per_task, quiet)
+        else:
+            outcome = register_partitions(spark, config, options.database, options.table, template, new_rows,
+                                          options.batch_size, options.requests_per_task,
+                                          options.partitions_per_task, quiet)
         summary.added, summary.failed = outcome.done, len(outcome.failed)
         summary.skipped += outcome.already  # created meanwhile by someone else
         summary.errors = outcome.failed
-        summary.calls, summary.retries = outcome.calls, outcome.retries
+        summary.retries = outcome.retries
+        # Calls made on executors are not in this process's counter; the driver's are.
+        executor_calls = Counter({"BatchCreatePartition": outcome.calls}) if outcome.calls and not on_driver \
+            else Counter()
         if options.prune:
             gone = [list(v) for v in registered if v not in listed_values]
             if gone:
@@ -312,6 +400,8 @@ def register(spark: SparkSession, config: CatalogConfig, options: RegisterOption
                 summary.pruned = deleted.done
                 summary.errors.extend(deleted.failed)
                 summary.failed += len(deleted.failed)
-                summary.calls += deleted.calls
-    summary.seconds = {**timer.seconds, "total": timer.total()}
+    # The driver's own clients counted their calls; the executors' BatchCreatePartition calls
+    # come back in the outcome.
+    summary.count_calls(catalog.calls_made - calls_before + executor_calls)
+    summary.seconds = {**timer.seconds, "job": timer.total(), "total": timer.total()}
     return summary

@@ -27,12 +27,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from pyspark.sql import Column, SparkSession
+from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from pipelines import catalog
 from pipelines.catalog import CatalogConfig
+from pipelines.checks import partition_expression
 from pipelines.read import load_table, _typed
+from pipelines.runtime import SparkLike, say
 
 KINDS = {
     "tinyint": "LONG", "smallint": "LONG", "int": "LONG", "integer": "LONG", "bigint": "LONG", "long": "LONG",
@@ -85,7 +87,9 @@ class StatsSummary:
             f"  distinct counts: {distinct}",
             f"  wrote {self.written:,} column statistics, {len(self.errors)} errors",
             f"  time: read+aggregate {s.get('compute', 0):.2f} s, catalog writes {s.get('catalog_writes', 0):.2f} s, "
-            f"total {s.get('total', 0):.2f} s",
+            f"total {s.get('total', 0):.2f} s"
+            + (f" (Spark start {s['spark_start']:.2f} s, Spark stop {s.get('spark_stop', 0):.2f} s)"
+               if "spark_start" in s else ""),
         ]
         for error in self.errors[:10]:
             lines.append(f"  error {error}")
@@ -163,25 +167,10 @@ def glue_statistics(row: dict[str, Any], columns: Sequence[tuple[str, str]],
     return entries
 
 
-def partition_expression(spec: str, keys: Sequence[dict[str, str]]) -> str:
-    """``country=US,year=2024`` -> ``country = 'US' AND year = '2024'`` (a prefix or any
-    subset of the keys; literals are quoted, Glue compares them as the key's type)."""
-    names = {k["Name"].lower(): k["Name"] for k in keys}
-    terms = []
-    for part in spec.split(","):
-        key, sep, value = part.partition("=")
-        if not sep or key.strip().lower() not in names:
-            raise ValueError(f"--partition {spec!r}: {part!r} is not key=value for a partition key "
-                             f"({', '.join(names.values())})")
-        literal = value.strip().replace("'", "''")
-        terms.append(f"{names[key.strip().lower()]} = '{literal}'")
-    return " AND ".join(terms)
-
-
-def compute_statistics(spark: SparkSession, config: CatalogConfig, database: str, table: str,
+def compute_statistics(spark: SparkLike, config: CatalogConfig, database: str, table: str,
                        partitions: Sequence[str] = (), where: str = "", per_partition: bool = False,
                        columns: Sequence[str] = (), approx: bool = False, rsd: float = 0.05,
-                       segments: int = 4, write: bool = True, writers: int = 8) -> StatsSummary:
+                       segments: int = 4, write: bool = True, writers: int = 8, quiet: bool = True) -> StatsSummary:
     """Profile the table (or the partitions chosen by ``partitions`` specs / ``where``, each
     getting its own statistics) and write the results to the catalog."""
     started = time.perf_counter()
@@ -198,7 +187,11 @@ def compute_statistics(spark: SparkSession, config: CatalogConfig, database: str
     expression = " OR ".join(terms)
     if where:
         expression = f"({expression}) AND ({where})" if expression else where
+    say(f"finding the partitions of {database}.{table}" + (f" where {expression}" if expression else "") + " ...",
+        quiet)
     loaded = load_table(spark, config, database, table, filter=expression, segments=segments)
+    say(f"  {len(loaded.partitions):,} partitions (catalog {loaded.seconds.get('catalog', 0.0):.2f} s), "
+        f"{len(loaded.files):,} files", quiet)
     wanted = {c.lower() for c in columns}
     candidates = [(c["Name"], c.get("Type") or "string")
                   for c in (table_doc.get("StorageDescriptor") or {}).get("Columns") or []]
@@ -217,6 +210,7 @@ def compute_statistics(spark: SparkSession, config: CatalogConfig, database: str
     aggregates = _aggregates(chosen, approx, rsd)
     analyzed = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     compute_start = time.perf_counter()
+    say(f"aggregating {len(chosen)} columns" + (" per partition" if partition_scope else "") + " ...", quiet)
     results: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     if partition_scope:
         key_names = [k["Name"] for k in keys]
@@ -238,8 +232,10 @@ def compute_statistics(spark: SparkSession, config: CatalogConfig, database: str
     compute_seconds = time.perf_counter() - compute_start
     summary.statistics = results
 
+    say(f"  {summary.rows:,} rows in {compute_seconds:.1f} s", quiet)
     write_start = time.perf_counter()
     if write and chosen:
+        say(f"writing {sum(len(e) for e in results.values()):,} column statistics ...", quiet)
         glue = catalog.client(config)
 
         def send(item: tuple[tuple[str, ...], Sequence[dict[str, Any]]]) -> tuple[int, list[dict[str, Any]]]:

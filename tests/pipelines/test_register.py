@@ -55,8 +55,11 @@ def test_rerun_is_idempotent_and_adds_only_new_partitions(spark, config, glue, d
     root = copy_tree(sales.roots["parquet"], tmp_path / "sales")
     register(spark, config, options(root, database))
     again = register(spark, config, options(root, database))
-    assert (again.added, again.skipped, again.failed, again.calls) == (0, 12, 0, 0)
+    assert (again.added, again.skipped, again.failed, again.writes) == (0, 12, 0, 0)
     assert again.table_action == "unchanged"
+    # Its reads count as calls (database, table, registered partitions); no rate for nothing added.
+    assert again.calls == again.reads >= 3 and again.calls_by_operation.get("GetPartitions", 0) >= 1
+    assert again.partitions_per_second == 0 and "added/s" not in again.text()
 
     # Two new months appear: only they are sent.
     for month in ("04", "05"):
@@ -64,6 +67,7 @@ def test_rerun_is_idempotent_and_adds_only_new_partitions(spark, config, glue, d
         shutil.copytree(src, Path(root, "country=US", "year=2024", f"month={month}"))
     third = register(spark, config, options(root, database))
     assert (third.listed, third.added, third.skipped) == (14, 2, 12)
+    assert third.calls_by_operation.get("BatchCreatePartition", 0) >= 1 and third.writes >= 1
     assert len(partitions_of(glue, database, "sales")) == 14
     versions = glue.get_table_versions(DatabaseName=database, TableName="sales")["TableVersions"]
     assert len(versions) == 1  # nothing changed in the schema: no version archived

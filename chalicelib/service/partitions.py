@@ -73,14 +73,6 @@ def read_partition_table(ref: TableRef) -> PartitionTableView:
     return view_of(database, require_table(database, ref.table))
 
 
-def reread_partition_table(view: PartitionTableView) -> PartitionTableView:
-    """The same table read again; EntityNotFoundException if it was deleted or re-created."""
-    item = catalog.get_table(view.database.uid, view.item.name)
-    if item is None or item.uid != view.item.uid:
-        raise table_not_found(view.item.name)
-    return view_of(view.database, item)
-
-
 def check_values(view: PartitionTableView, values: Sequence[str], member: str = "Values") -> None:
     """InvalidInputException unless ``values`` has one value per partition key."""
     if not view.keys:
@@ -194,12 +186,11 @@ def _apply(ref: TableRef, build: Build, failure: Callable[[int, str], ServiceErr
             view, cached = _remember(key, read_partition_table(ref)), False
             continue
         try:
-            failed = store.apply_writes(view.item, writes)
+            failed = store.apply_writes(view.database, view.item, writes)
         except store.TableChanged:
             _views.pop(key, None)
-            # A cached view may predate a re-creation of the table: read it afresh by name.
-            view = read_partition_table(ref) if cached else reread_partition_table(view)
-            view, cached = _remember(key, view), False
+            # The database or table may have been deleted or re-created: read both afresh by name.
+            view, cached = _remember(key, read_partition_table(ref)), False
             continue
         for write_index, reason in failed.items():
             errors[positions[write_index]] = failure(positions[write_index], reason)

@@ -18,11 +18,12 @@ from chalicelib import faults, metrics
 from chalicelib.store import dynamo_json as dj
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.conditions import CONDITION_FAILED, classify
-from chalicelib.store.models import IndexEntryItem, PartitionItem, TableItem
+from chalicelib.store.models import DatabaseItem, IndexEntryItem, PartitionItem, TableItem
 from chalicelib.store.ranges import query_key_range
 from chalicelib.store.retry import attempts, conditional, given_up
 
 MAX_ACTIONS = 100  # TransactWriteItems limit
+_CHECKS = 2  # every transaction's database and table condition checks
 MAX_TRANSACTION_BYTES = 3_500_000  # of DynamoDB's 4 MB, leaving room for keys and overhead
 
 EXISTS, MISSING, CHANGED = "exists", "missing", "changed"
@@ -70,6 +71,7 @@ class PartitionWrite:
 _PARTITIONS = PartitionItem.Meta.table_name
 _ENTRIES = IndexEntryItem.Meta.table_name
 _TABLES = TableItem.Meta.table_name
+_DATABASES = DatabaseItem.Meta.table_name
 _REVISION_IS = "#r = :r"
 
 
@@ -106,6 +108,14 @@ def _entry_item(index_uid: str, entry_key: str, partition_key: str, values: Sequ
                 segment: int) -> dict[str, Any]:
     return {"index_uid": dj.s(index_uid), "key": dj.s(entry_key), "partition_key": dj.s(partition_key),
             "values": dj.string_list(values), "doc": dj.b(doc), "segment": dj.n(segment)}
+
+
+def _database_check(database: DatabaseItem) -> dict[str, Any]:
+    """The database is still the incarnation read. A deleted database's table items stay until
+    its background clean-up (service/cleanup.py), so the table check alone would let a write
+    built from a table read before the delete land in the old, unreachable table."""
+    return dj.check(_DATABASES, {"catalog": dj.s(database.catalog), "name": dj.s(database.name)}, "#u = :u",
+                    {"#u": "uid"}, {":u": dj.s(database.uid)})
 
 
 def _table_check(table: TableItem) -> dict[str, Any]:
@@ -156,11 +166,11 @@ def _actions(write: PartitionWrite) -> int:
 
 def _pack(writes: Sequence[PartitionWrite]) -> list[list[int]]:
     """Group writes (by position) into transactions within DynamoDB's limits, as evenly as
-    the fewest transactions allow: 100 partitions plus the table check are 101 actions, and
-    two transactions of 51 and 50 (run in parallel) finish sooner than one of 100 and one of 1."""
+    the fewest transactions allow: 100 partitions plus the two checks are 102 actions, and
+    two transactions of 51 and 49 (run in parallel) finish sooner than one of 98 and one of 2."""
     groups = _pack_within(writes, MAX_ACTIONS)
     if len(groups) > 1:
-        total = sum(_actions(w) for w in writes) + len(groups)  # one table check per transaction
+        total = sum(_actions(w) for w in writes) + _CHECKS * len(groups)
         even = _pack_within(writes, -(-total // len(groups)))
         if len(even) == len(groups):
             return even
@@ -171,12 +181,12 @@ def _pack_within(writes: Sequence[PartitionWrite], max_actions: int) -> list[lis
     groups: list[list[int]] = []
     current: list[int] = []
     touched: set[tuple[str, str]] = set()
-    actions, size = 1, 0  # 1: the table condition check
+    actions, size = _CHECKS, 0
     for i, write in enumerate(writes):
         n, b, t = _actions(write), write.size(), write.touched()
         if current and (actions + n > max_actions or size + b > MAX_TRANSACTION_BYTES or touched & t):
             groups.append(current)
-            current, actions, size, touched = [], 1, 0, set()
+            current, actions, size, touched = [], _CHECKS, 0, set()
         current.append(i)
         actions, size, touched = actions + n, size + b, touched | t
     if current:
@@ -184,27 +194,28 @@ def _pack_within(writes: Sequence[PartitionWrite], max_actions: int) -> list[lis
     return groups
 
 
-def apply_writes(table: TableItem, writes: Sequence[PartitionWrite]) -> dict[int, str]:
+def apply_writes(database: DatabaseItem, table: TableItem, writes: Sequence[PartitionWrite]) -> dict[int, str]:
     """Apply writes, each atomically with its entries; returns {position: EXISTS|MISSING|CHANGED}
     for the writes whose conditions failed (the others are applied).
 
     The DynamoDB transactions of one call run in parallel (100 partitions plus the table check
-    are 101 actions: two transactions). Raises TableChanged (nothing of the failing transaction
-    applied) when the table or its index definitions changed since ``table`` was read.
+    are 102 actions with the two checks: two transactions). Raises TableChanged (nothing of the
+    failing transaction applied) when the database or table was deleted or re-created, or the
+    table's version or index definitions changed, since they were read.
     """
     groups = _pack(writes)
     failures: dict[int, str] = {}
     if len(groups) == 1:
-        return _apply_group(table, writes, groups[0])
+        return _apply_group(database, table, writes, groups[0])
     if faults.armed(BETWEEN_TRANSACTIONS):
         # The crash test wants a definite point: the first transaction applied, none of the
         # others sent. (In parallel, any subset may be applied; each is still all-or-nothing.)
         for number, group in enumerate(groups):
             if number:
                 faults.crash_point(BETWEEN_TRANSACTIONS)
-            failures.update(_apply_group(table, writes, group))
+            failures.update(_apply_group(database, table, writes, group))
         return failures
-    for found in _executor().map(lambda group: _apply_group(table, writes, group), groups):
+    for found in _executor().map(lambda group: _apply_group(database, table, writes, group), groups):
         failures.update(found)
     return failures
 
@@ -219,13 +230,15 @@ def _executor() -> ThreadPoolExecutor:
     return _pool
 
 
-def _apply_group(table: TableItem, writes: Sequence[PartitionWrite], group: list[int]) -> dict[int, str]:
+def _apply_group(database: DatabaseItem, table: TableItem, writes: Sequence[PartitionWrite],
+                 group: list[int]) -> dict[int, str]:
     failures: dict[int, str] = {}
     pending = list(group)
     retried: Exception | None = None
     for _ in attempts():
-        actions = [_table_check(table)]
-        owners: list[tuple[int, str]] = [(-1, "table")]  # per action: (write position, meaning)
+        actions = [_database_check(database), _table_check(table)]
+        # per action: (write position, meaning); -1: the checks
+        owners: list[tuple[int, str]] = [(-1, "database"), (-1, "table")]
         for i in pending:
             owners.extend((i, meaning) for meaning in _add_write(actions, table.uid, writes[i]))
         try:

@@ -208,18 +208,18 @@ def test_throttled_create_table_transaction_is_throttling_not_already_exists(mon
 
 
 def test_throttled_partition_transaction_is_throttling_not_a_failed_partition(monkeypatch, no_sleep):
-    from chalicelib.store.models import PartitionItem, TableItem
+    from chalicelib.store.models import DatabaseItem, PartitionItem, TableItem
     sent = []
 
     def send(actions):
         sent.append(actions)
-        raise client_error("TransactionCanceledException", [None, "ThrottlingError"] + [None] * (len(actions) - 2))
+        raise client_error("TransactionCanceledException", [None, None, "ThrottlingError"] + [None] * (len(actions) - 3))
     monkeypatch.setattr(dynamo_json, "_send", send)
     table = TableItem("db-uid", "t", uid="table-uid", index_epoch=0)
     write = partition_store.PartitionWrite("create", key="k1", values=["1"], doc=b"J{}", segment=0, entries=[],
                                            uid="p-uid")
     with pytest.raises(ThrottlingException):
-        partition_store.apply_writes(table, [write])
+        partition_store.apply_writes(DatabaseItem("cat", "db", uid="db-uid", doc=b"J{}"), table, [write])
     assert len(sent) > 1
     entries = [(PartitionItem("table-uid", "k1", values=["1"], doc=b"J{}", segment=0, revision=0), "ix", "e1")]
     with pytest.raises(ThrottlingException):

@@ -13,7 +13,9 @@ import pytest
 from botocore.exceptions import ClientError
 from chalicelib.store import dynamo_json
 from chalicelib.store import partitions as store
-from chalicelib.store.models import PartitionItem, TableItem
+from chalicelib.store.models import DatabaseItem, PartitionItem, TableItem
+
+DATABASE = DatabaseItem("cat", "db", uid="db-uid", doc=b"J{}")
 
 
 class FakeDynamoDB:
@@ -68,7 +70,7 @@ def test_a_failed_write_in_a_batch_is_reported_as_itself(dynamodb):
                              old_key=k_old, old_revision=0, old_entries=[("i", "e" + k_old)])
         for k_old, k_new in (("a", "b"), ("c", "d"))
     ]
-    assert store.apply_writes(table, writes) == {0: store.EXISTS}
+    assert store.apply_writes(DATABASE, table, writes) == {0: store.EXISTS}
     [applied] = fake.applied
     assert ("Put", "d") in applied and ("Delete", "c") in applied
     assert not any(key in ("a", "b", "ea", "eb") for _, key in applied)
@@ -82,4 +84,4 @@ def test_a_changed_partition_is_reported_as_changed(dynamodb):
         store.PartitionWrite("delete", old_key="c", old_revision=3, old_entries=[("i", "ec")]),
         store.PartitionWrite("create", key="y", values=["y"], doc=b"J{}"),
     ]
-    assert store.apply_writes(table, writes) == {1: store.CHANGED}
+    assert store.apply_writes(DATABASE, table, writes) == {1: store.CHANGED}

@@ -49,16 +49,23 @@ def _request_parts() -> tuple[dict[str, str], bytes, dict]:
     return headers, cast(bytes, request.raw_body), request.context
 
 
+def _query_pairs() -> list[tuple[str, str]]:
+    """Every (name, value) of the query string, repeats included: a SigV4 signature covers them."""
+    request = app.current_request
+    params = request.query_params if request is not None else None
+    return [(name, value) for name in params for value in params.getlist(name)] if params else []
+
+
 @app.route("/", methods=["POST"], content_types=_CONTENT_TYPES)
 def glue() -> Response:
     headers, body, context = _request_parts()
-    return _respond(wire.handle_glue(headers, body, context))
+    return _respond(wire.handle_glue(headers, body, context, _query_pairs()))
 
 
 @app.route("/{operation}", methods=["POST"], content_types=_CONTENT_TYPES)
 def lakeformation(operation: str) -> Response:
     headers, body, context = _request_parts()
-    return _respond(wire.handle_lakeformation(operation, headers, body, context))
+    return _respond(wire.handle_lakeformation(operation, headers, body, context, _query_pairs()))
 
 
 def _paimon_view(template: str) -> Callable[..., Response]:

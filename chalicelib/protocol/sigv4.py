@@ -21,7 +21,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from chalicelib import clock
 from chalicelib.context import RequestContext, valid_region
@@ -107,6 +107,23 @@ def _stamp(seconds: float) -> str:
     return time.strftime(_AMZ_DATE, time.gmtime(seconds))
 
 
+# Headers a front end adds after the client signed: CloudFront's request id in front of an
+# edge-optimized API Gateway endpoint. Every other x-amz-* header must be signed, as AWS requires.
+_ADDED_IN_TRANSIT = frozenset({"x-amz-cf-id"})
+
+
+def _check_signed_headers(auth: Authorization, headers: dict[str, str]) -> None:
+    """Every ``x-amz-*`` header the request carries must be signed: X-Amz-Target names the Glue
+    operation, so a signature over ``host;x-amz-date`` alone could be replayed as another one."""
+    signed = set(auth.signed_headers)
+    unsigned = sorted(name for name in headers
+                      if name.startswith("x-amz-") and name not in signed and name not in _ADDED_IN_TRANSIT)
+    if unsigned:
+        raise SignatureDoesNotMatchException(
+            f"Header '{unsigned[0][:60]}' is present in the request but is not a 'SignedHeader' in the AWS "
+            "Authorization: every x-amz-* header must be signed.")
+
+
 def _check_scope(auth: Authorization, amz_date: str, signed_at: float, service: str) -> None:
     if auth.terminator != "aws4_request":
         raise SignatureDoesNotMatchException(
@@ -133,18 +150,21 @@ def _check_scope(auth: Authorization, amz_date: str, signed_at: float, service: 
 
 
 def expected_signature(auth: Authorization, secret: str, method: str, path: str, headers: dict[str, str],
-                       body: bytes, amz_date: str) -> str:
+                       body: bytes, amz_date: str, query: Sequence[tuple[str, str]] = ()) -> str:
     """The signature botocore's signer makes for this request with ``secret``.
 
     The request is rebuilt from exactly the headers the client signed (botocore's own signer would
-    otherwise add or skip some), with the body's SHA-256 as the payload hash.
+    otherwise add or skip some), with the body's SHA-256 as the payload hash. ``query`` holds the
+    decoded query parameters (API Gateway passes no raw query string); the signer encodes them
+    into the canonical query string as the client's signer did.
     """
     from botocore.awsrequest import AWSRequest  # the first signed request pays these imports, app import does not
     from botocore.credentials import Credentials
 
     signed = auth.signed_headers
     request = AWSRequest(method=method.upper(), url=f"https://{headers.get('host', '')}{path}",
-                         headers={name: headers.get(name, "") for name in signed}, data=body)
+                         headers={name: headers.get(name, "") for name in signed}, data=body,
+                         params=list(query))
     request.context["timestamp"] = amz_date
     signer = _verifier_class()(Credentials(auth.key_id, secret), auth.service, auth.region)
     signer.signed = signed
@@ -182,8 +202,10 @@ def signed_path(gateway_context: dict | None, default: str) -> str:
     return path if isinstance(path, str) and path.startswith("/") else default
 
 
-def authenticate(service: str, method: str, path: str, headers: dict[str, str], body: bytes | None) -> RequestContext:
-    """The verified caller of a SigV4-signed request (headers lowercase), or an AuthenticationError."""
+def authenticate(service: str, method: str, path: str, headers: dict[str, str], body: bytes | None,
+                 query: Sequence[tuple[str, str]] = ()) -> RequestContext:
+    """The verified caller of a SigV4-signed request (headers lowercase, query decoded), or an
+    AuthenticationError."""
     from chalicelib.store.identities import lookup_key  # the store loads with the first request
 
     header = headers.get("authorization")
@@ -194,6 +216,7 @@ def authenticate(service: str, method: str, path: str, headers: dict[str, str], 
     _check_scope(auth, amz_date, signed_at, service)
     if headers.get("x-amz-security-token"):
         raise UnrecognizedClientException(_INVALID_TOKEN)  # this service issues no session credentials
+    _check_signed_headers(auth, headers)
     payload = body or b""
     content_hash = headers.get("x-amz-content-sha256")
     if content_hash is not None and content_hash != hashlib.sha256(payload).hexdigest():
@@ -201,7 +224,7 @@ def authenticate(service: str, method: str, path: str, headers: dict[str, str], 
     key = lookup_key(auth.key_id)
     if key is None:
         raise UnrecognizedClientException(_INVALID_TOKEN)
-    expected = expected_signature(auth, key.secret, method, path, headers, payload, amz_date)
+    expected = expected_signature(auth, key.secret, method, path, headers, payload, amz_date, query)
     if not hmac.compare_digest(expected.encode(), auth.signature.encode()):
         raise SignatureDoesNotMatchException(_MISMATCH)
     return RequestContext(account_id=key.account_id, region=auth.region, service=service, caller_arn=key.principal)

@@ -12,7 +12,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Sequence
 
 from chalicelib import actions, json_text, metrics, page_tokens
 from chalicelib.context import RequestContext, context_from_request
@@ -131,19 +131,21 @@ def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestCo
 
 
 def _caller(service: str, path: str, headers: dict[str, str], raw_body: bytes | None,
-            gateway_context: dict | None) -> RequestContext:
+            gateway_context: dict | None, query: Sequence[tuple[str, str]] = ()) -> RequestContext:
     """The verified caller when authentication is on (sigv4), else the open mode's caller."""
     if sigv4.required():
         method = str((gateway_context or {}).get("httpMethod") or "POST")
-        return sigv4.authenticate(service, method, sigv4.signed_path(gateway_context, path), headers, raw_body)
+        return sigv4.authenticate(service, method, sigv4.signed_path(gateway_context, path), headers, raw_body,
+                                  query)
     return context_from_request(headers, gateway_context)
 
 
 def _serve(service: str, operation: str, headers: dict[str, str], raw_body: bytes | None,
-           gateway_context: dict | None, path: str) -> tuple[int, Any, ServiceError | None]:
+           gateway_context: dict | None, path: str,
+           query: Sequence[tuple[str, str]] = ()) -> tuple[int, Any, ServiceError | None]:
     metrics.reset()
     try:
-        ctx = _caller(service, path, headers, raw_body, gateway_context)
+        ctx = _caller(service, path, headers, raw_body, gateway_context, query)
         ctx = replace(ctx, service=service, operation=operation)
         return 200, _invoke(service, operation, raw_body, ctx) or {}, None
     except ServiceError as error:
@@ -161,15 +163,15 @@ def _metric_headers() -> dict[str, str]:
 
 
 def handle_glue(headers: dict[str, str], raw_body: bytes | None,
-                gateway_context: dict | None = None) -> WireResponse:
-    """Serve one AWS JSON 1.1 request for Glue."""
+                gateway_context: dict | None = None, query: Sequence[tuple[str, str]] = ()) -> WireResponse:
+    """Serve one AWS JSON 1.1 request for Glue (``query``: the decoded query parameters, signed too)."""
     target = headers.get("x-amz-target", "")
     if not target.startswith(GLUE_TARGET_PREFIX):
         unknown = UnknownOperationException(f"Missing or unknown X-Amz-Target header: {target!r}")
         return WireResponse(400, _dump({"__type": unknown.code, "Message": unknown.message}),
                             {"Content-Type": JSON_11})
     status, result, error = _serve(GLUE, target[len(GLUE_TARGET_PREFIX):], headers, raw_body,
-                                   gateway_context, "/")
+                                   gateway_context, "/", query)
     if isinstance(error, AuthenticationError):
         status = 400  # Glue's JSON 1.1 front end answers authentication failures 400 (LF's REST one 403)
     if error is not None:
@@ -179,9 +181,10 @@ def handle_glue(headers: dict[str, str], raw_body: bytes | None,
 
 
 def handle_lakeformation(operation: str, headers: dict[str, str], raw_body: bytes | None,
-                         gateway_context: dict | None = None) -> WireResponse:
+                         gateway_context: dict | None = None, query: Sequence[tuple[str, str]] = ()) -> WireResponse:
     """Serve one REST-JSON request for Lake Formation (``POST /<operation>``)."""
-    status, result, error = _serve(LAKEFORMATION, operation, headers, raw_body, gateway_context, f"/{operation}")
+    status, result, error = _serve(LAKEFORMATION, operation, headers, raw_body, gateway_context, f"/{operation}",
+                                   query)
     if error is not None:
         return WireResponse(status, _dump({"__type": error.code, "Message": error.message}),
                             {"Content-Type": REST_JSON, "x-amzn-ErrorType": error.code})

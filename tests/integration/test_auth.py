@@ -262,6 +262,37 @@ def test_a_credential_for_another_service_is_refused(auth: AuthServer) -> None:
     assert "scoped to correct service: 'glue'" in answer["Message"]
 
 
+def _signed_raw(auth: AuthServer, target: str, url: str, signed: tuple[str, ...] | None = None) -> dict[str, str]:
+    """Headers botocore's signer makes for ``url`` (optionally signing only ``signed``)."""
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    from chalicelib.protocol import sigv4
+
+    request = AWSRequest(method="POST", url=url, data=b"{}",
+                         headers={"Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": target})
+    signer = sigv4._verifier_class()(Credentials(*auth.admin_key), "glue", REGION)
+    signer.signed = signed or ("content-type", "host", "x-amz-date", "x-amz-target")
+    request.headers["Host"] = url.split("/")[2]
+    signer.add_auth(request)
+    return dict(request.headers.items())
+
+
+def test_an_unsigned_x_amz_target_cannot_be_swapped(auth: AuthServer) -> None:
+    headers = _signed_raw(auth, "AWSGlue.GetDatabases", auth.endpoint + "/", ("host", "x-amz-date"))
+    status, answer = _raw(auth.endpoint, b"{}", {**headers, "X-Amz-Target": "AWSGlue.GetDatabases"})
+    assert (status, answer["__type"]) == (400, "InvalidSignatureException")
+    assert "'x-amz-target'" in answer["Message"]
+
+
+def test_a_signed_query_string_verifies(auth: AuthServer) -> None:
+    url = auth.endpoint + "/?a=x%2Fy&b=1"
+    status, answer = _raw(auth.endpoint, b"{}", _signed_raw(auth, "AWSGlue.GetDatabases", url), "/?a=x%2Fy&b=1")
+    assert status == 200 and "DatabaseList" in answer, answer
+    status, answer = _raw(auth.endpoint, b"{}", _signed_raw(auth, "AWSGlue.GetDatabases", url), "/?a=x%2Fy&b=2")
+    assert (status, answer["__type"]) == (400, "InvalidSignatureException")
+
+
 @pytest.mark.skipif(shutil.which("aws") is None, reason="the AWS CLI is not on PATH")
 def test_the_aws_cli_with_an_issued_key(auth: AuthServer, glue: Any, tmp_path: Path) -> None:
     name = _name()

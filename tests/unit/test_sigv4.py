@@ -11,6 +11,7 @@ import pytest
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
+from botocore.utils import percent_encode_sequence
 
 from chalicelib import errors
 from chalicelib.protocol import sigv4
@@ -91,6 +92,31 @@ def test_the_path_body_service_and_secret_are_all_signed(known_key: None) -> Non
         sigv4.authenticate("glue", "POST", "/prod/", _signed(service="lakeformation"), b'{"a":1}')
     with pytest.raises(errors.SignatureDoesNotMatchException, match="valid region"):
         sigv4.authenticate("glue", "POST", "/prod/", _signed(region="EU_WEST"), b'{"a":1}')
+
+
+def test_every_x_amz_header_must_be_signed(known_key: None) -> None:
+    # Signed over host;x-amz-date only, a GetTable request could be replayed as DeleteTable.
+    request = AWSRequest(method="POST", url="https://api.example.com/", data=b"{}",
+                         headers={"X-Amz-Target": "AWSGlue.GetTable", "Host": "api.example.com"})
+    verifier = sigv4._verifier_class()(Credentials(KEY_ID, SECRET), "glue", "eu-west-1")
+    verifier.signed = ("host", "x-amz-date")
+    verifier.add_auth(request)
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    assert "SignedHeaders=host;x-amz-date," in headers["authorization"]
+    with pytest.raises(errors.SignatureDoesNotMatchException, match="'x-amz-target' is present .* not a 'SignedHeader'"):
+        sigv4.authenticate("glue", "POST", "/", {**headers, "x-amz-target": "AWSGlue.DeleteTable"}, b"{}")
+    # CloudFront adds its request id in front of an edge-optimized endpoint, after signing.
+    sigv4.authenticate("glue", "POST", "/prod/", {**_signed(), "x-amz-cf-id": "abc"}, b'{"a":1}')
+
+
+def test_the_query_string_is_signed(known_key: None) -> None:
+    query = [("b", "2 3"), ("a", "x/y"), ("a", "1")]
+    url = "https://api.example.com/prod/?" + percent_encode_sequence(query)  # as botocore sends it
+    headers = _signed(url=url)
+    sigv4.authenticate("glue", "POST", "/prod/", headers, b'{"a":1}', query)
+    for other in ([], [("b", "2 3"), ("a", "x/y")], [("b", "2 3"), ("a", "x/y"), ("a", "2")]):
+        with pytest.raises(errors.SignatureDoesNotMatchException, match="does not match"):
+            sigv4.authenticate("glue", "POST", "/prod/", headers, b'{"a":1}', other)
 
 
 def test_skew_is_refused_both_ways(known_key: None, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -224,7 +224,11 @@ def authenticate(service: str, method: str, path: str, headers: dict[str, str], 
     key = lookup_key(auth.key_id)
     if key is None:
         raise UnrecognizedClientException(_INVALID_TOKEN)
-    expected = expected_signature(auth, key.secret, method, path, headers, payload, amz_date, query)
+    try:
+        expected = expected_signature(auth, key.secret, method, path, headers, payload, amz_date, query)
+    except ValueError:  # urlsplit's answer to a Host such as '[x' (an unclosed IPv6 literal)
+        raise SignatureDoesNotMatchException(
+            f"{_MISMATCH} The Host header {headers.get('host', '')[:100]!r} is not a valid host.") from None
     if not hmac.compare_digest(expected.encode(), auth.signature.encode()):
         raise SignatureDoesNotMatchException(_MISMATCH)
     return RequestContext(account_id=key.account_id, region=auth.region, service=service, caller_arn=key.principal)
@@ -235,6 +239,7 @@ def authenticate(service: str, method: str, path: str, headers: dict[str, str], 
 # from the key's secret, so a token needs no storage of its own, and disabling or deleting the key
 # revokes every token made with it (within identities.CACHE_SECONDS).
 TOKEN_PREFIX = "gc1"
+_EXPIRES = re.compile(r"[0-9]{1,12}")
 
 
 def _token_mac(secret: str, key_id: str, region: str, expires: int) -> str:
@@ -259,13 +264,16 @@ def authenticate_bearer(headers: dict[str, str]) -> RequestContext:
     if not header or scheme.lower() != "bearer" or not token.strip():
         raise MissingAuthenticationTokenException("Request is missing a bearer token (Authorization: Bearer <token>)")
     parts = token.strip().split(".")
-    if len(parts) != 5 or parts[0] != TOKEN_PREFIX or not parts[3].isdigit():
+    # ASCII digits only, at most 12 (epoch seconds to the year 33000): isdigit() also passes '²',
+    # which int() refuses, and int() refuses over 4300 digits; either would be a 500.
+    if len(parts) != 5 or parts[0] != TOKEN_PREFIX or not _EXPIRES.fullmatch(parts[3]):
         raise UnrecognizedClientException("The bearer token is not a token this catalog issued.")
     _, key_id, region, expires_text, mac = parts
-    if int(expires_text) < clock.now():
+    expires = int(expires_text)
+    if expires < clock.now():
         raise UnrecognizedClientException("The bearer token has expired.")
     key = lookup_key(key_id)
     if key is None or not valid_region(region) or not hmac.compare_digest(
-            _token_mac(key.secret, key_id, region, int(expires_text)).encode(), mac.encode()):
+            _token_mac(key.secret, key_id, region, expires).encode(), mac.encode()):
         raise UnrecognizedClientException("The bearer token is invalid.")
     return RequestContext(account_id=key.account_id, region=region, service="paimon", caller_arn=key.principal)

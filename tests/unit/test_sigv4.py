@@ -161,6 +161,19 @@ def test_bearer_tokens(known_key: None) -> None:
             sigv4.authenticate_bearer({} if header is None else {"authorization": header})
 
 
+@pytest.mark.parametrize("expires", ["\u00b2", "1" * 5000, "\u0661\u0662", "", "+5", "1" * 13])
+def test_odd_bearer_expiries_are_unrecognized_tokens(known_key: None, expires: str) -> None:
+    token = f"gc1.{KEY_ID}.eu-west-1.{expires}.{'0' * 64}"
+    with pytest.raises(errors.UnrecognizedClientException, match="not a token this catalog issued"):
+        sigv4.authenticate_bearer({"authorization": f"Bearer {token}"})
+
+
+@pytest.mark.parametrize("host", ["[x", "a]b[", "[::1"])
+def test_a_host_urlsplit_refuses_is_an_invalid_signature(known_key: None, host: str) -> None:
+    with pytest.raises(errors.SignatureDoesNotMatchException, match="not a valid host"):
+        sigv4.authenticate("glue", "POST", "/prod/", {**_signed(), "host": host}, b'{"a":1}')
+
+
 def test_sealed_secrets_open_only_with_their_key_file_and_key_id(tmp_path: Any,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)

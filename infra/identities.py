@@ -22,7 +22,7 @@ import sys
 import time
 
 from chalicelib.protocol.sigv4 import make_token
-from chalicelib.store import identities
+from chalicelib.store import config, identities, secret_box
 from chalicelib.store.config import REGION
 
 DEFAULT_ADMIN = "arn:aws:iam::123456789012:user/admin"
@@ -48,9 +48,24 @@ def _bootstrap(arn: str) -> int:
     return 0
 
 
+# The commands that seal a new secret.
+_SEALING = {("keys", "create"), ("admin", "bootstrap")}
+
+
+def _check_sealing_key() -> None:
+    """Against real DynamoDB a new secret must be sealed with KMS: the Lambda opens secrets only
+    with KMS, so one sealed with a local key file would be stored yet never work."""
+    if config.ENDPOINT is None and secret_box.kms_key_id() is None:
+        raise identities.IdentityError(
+            "GLUE_AUTH_KMS_KEY_ID is not set: against real DynamoDB (no GLUE_DDB_ENDPOINT) secrets are sealed "
+            "with the deployment's KMS key; set GLUE_AUTH_KMS_KEY_ID=alias/glue-catalog-identities")
+
+
 def run(args: argparse.Namespace) -> int:
     """Carry out one parsed command; the exit status."""
     command = (args.group, args.action)
+    if command in _SEALING:
+        _check_sealing_key()
     if command == ("principals", "create"):
         principal = identities.create_principal(args.arn, admin=args.admin)
         print(json.dumps({"Arn": principal.arn, "Admin": principal.admin}))

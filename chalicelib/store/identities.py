@@ -9,6 +9,7 @@ or deleted key stops working within that many seconds on every server.
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 import string
@@ -17,9 +18,12 @@ import time
 from dataclasses import dataclass
 
 from chalicelib import clock
+from chalicelib.errors import InternalServiceException
 from chalicelib.store.models import IdentityItem
 from chalicelib.store.retry import conditional
-from chalicelib.store.secret_box import open_sealed, seal
+from chalicelib.store.secret_box import SecretBoxError, open_sealed, seal
+
+log = logging.getLogger(__name__)
 
 PRINCIPAL, KEY = "principal", "key"
 ACTIVE, INACTIVE = "Active", "Inactive"
@@ -174,6 +178,19 @@ def _forget(key_id: str) -> None:
         _cache.pop(key_id, None)
 
 
+def _open_secret(key_id: str, sealed: bytes) -> str:
+    """The key's secret; a secret this deployment cannot open (a key file's on Lambda, KMS
+    refusing) is the operator's problem: logged with its cause, answered as a 500 naming
+    authentication, and nothing is cached, so fixing the setup takes effect at once."""
+    try:
+        return open_sealed(sealed, key_id)
+    except SecretBoxError as error:
+        log.error("authentication is misconfigured: the secret of %s does not open: %s", key_id, error)
+        raise InternalServiceException(
+            "Authentication is misconfigured on this service: the access key's secret cannot be opened. "
+            "The service log names the cause.") from None
+
+
 def lookup_key(key_id: str) -> VerifiedKey | None:
     """The active key ``key_id`` with its opened secret, or None (unknown, disabled, or its
     principal deleted). One consistent GetItem per key and CACHE_SECONDS per process."""
@@ -189,7 +206,7 @@ def lookup_key(key_id: str) -> VerifiedKey | None:
         except IdentityItem.DoesNotExist:
             item = None
         if item is not None and item.status == ACTIVE and item.secret is not None and item.principal:
-            found = VerifiedKey(key_id, item.principal, open_sealed(item.secret, key_id))
+            found = VerifiedKey(key_id, item.principal, _open_secret(key_id, item.secret))
     with _cache_lock:
         if len(_cache) >= _CACHE_LIMIT:
             _cache.clear()

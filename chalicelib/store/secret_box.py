@@ -24,7 +24,7 @@ import os
 import secrets
 import stat
 from base64 import b64decode, b64encode
-from typing import Any
+from typing import Any, Callable
 
 _VERSION = 1
 _KEY_BYTES = 32
@@ -80,6 +80,18 @@ def _kms() -> Any:
     return botocore.session.get_session().create_client("kms")
 
 
+def _kms_call(operation: str, call: Callable[[Any], Any]) -> Any:
+    """``call(kms client)``; a refusal or an unreachable KMS is a SecretBoxError naming ``operation``."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        return call(_kms())
+    except ClientError as error:
+        raise SecretBoxError(f"KMS {operation} was refused: {error}") from None
+    except BotoCoreError as error:
+        raise SecretBoxError(f"KMS {operation} failed: {error}") from None
+
+
 def _derive(key: bytes, label: bytes) -> bytes:
     return hmac.new(key, label, hashlib.sha256).digest()
 
@@ -115,8 +127,8 @@ def seal(plaintext: str, context: str) -> bytes:
     bound = context.encode()
     kms_key = kms_key_id()
     if kms_key:
-        answer = _kms().generate_data_key(KeyId=kms_key, KeySpec="AES_256",
-                                          EncryptionContext={"access_key_id": context})
+        answer = _kms_call("GenerateDataKey", lambda kms: kms.generate_data_key(
+            KeyId=kms_key, KeySpec="AES_256", EncryptionContext={"access_key_id": context}))
         data_key, wrapped, kek = answer["Plaintext"], {"kms": b64encode(answer["CiphertextBlob"]).decode()}, "kms"
     else:
         data_key = secrets.token_bytes(_KEY_BYTES)
@@ -131,8 +143,9 @@ def open_sealed(sealed: bytes, context: str) -> str:
     try:
         box = json.loads(sealed)
         if box["kek"] == "kms":
-            answer = _kms().decrypt(CiphertextBlob=b64decode(box["dk"]["kms"]),
-                                    EncryptionContext={"access_key_id": context})
+            wrapped_key = b64decode(box["dk"]["kms"])
+            answer = _kms_call("Decrypt", lambda kms: kms.decrypt(
+                CiphertextBlob=wrapped_key, EncryptionContext={"access_key_id": context}))
             data_key = answer["Plaintext"]
         else:
             data_key = _decrypt(_local_kek(), box["dk"], bound)

@@ -195,6 +195,51 @@ def test_sealed_secrets_open_only_with_their_key_file_and_key_id(tmp_path: Any,
         secret_box.open_sealed(sealed, KEY_ID)
 
 
+def test_the_admin_command_seals_with_kms_against_real_dynamodb(monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from chalicelib.store import config
+    from infra import identities as admin
+
+    monkeypatch.setattr(config, "ENDPOINT", None)
+    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
+    monkeypatch.setattr(identities, "create_key", lambda *_: pytest.fail("sealed with the key file"))
+    for argv in (["keys", "create", PRINCIPAL], ["admin", "bootstrap"]):
+        assert admin.main(argv) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "GLUE_AUTH_KMS_KEY_ID is not set" in err
+
+
+def test_a_secret_lambda_cannot_open_is_a_clean_500_and_not_cached(tmp_path: Any,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
+    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
+    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
+    item = SimpleNamespace(status=identities.ACTIVE, secret=secret_box.seal(SECRET, KEY_ID), principal=PRINCIPAL)
+    monkeypatch.setattr(identities.IdentityItem, "get", lambda *_, **__: item)
+    identities._forget(KEY_ID)
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "glue-catalog-prod")  # a key file's secret on Lambda
+    with pytest.raises(errors.InternalServiceException, match="Authentication is misconfigured"):
+        sigv4.authenticate("glue", "POST", "/prod/", _signed(), b'{"a":1}')
+    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME")
+    assert identities.lookup_key(KEY_ID) == identities.VerifiedKey(KEY_ID, PRINCIPAL, SECRET)
+    identities._forget(KEY_ID)
+
+
+def test_a_kms_refusal_is_a_secret_box_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from botocore.exceptions import ClientError
+
+    class Refusing:
+        def decrypt(self, **_: Any) -> Any:
+            raise ClientError({"Error": {"Code": "AccessDeniedException", "Message": "no"}}, "Decrypt")
+
+    monkeypatch.setattr(secret_box, "_kms", lambda: Refusing())
+    sealed = b'{"v":1,"kek":"kms","dk":{"kms":"AAAA"},"secret":{"n":"","c":"","t":""}}'
+    with pytest.raises(secret_box.SecretBoxError, match="KMS Decrypt was refused.*AccessDenied"):
+        secret_box.open_sealed(sealed, KEY_ID)
+
+
 def test_principal_arns_have_iams_shape() -> None:
     assert identities.check_arn(PRINCIPAL) == PRINCIPAL
     assert identities.check_arn("arn:aws:iam::111122223333:role/etl-job") == "arn:aws:iam::111122223333:role/etl-job"

@@ -3,8 +3,8 @@
 A principal is an IAM-shaped ARN (``arn:aws:iam::<account>:user/<name>`` or ``:role/<name>``);
 an access key is an AWS-shaped key id (``AKIA`` + 16 characters) with a 40-character secret,
 stored only sealed (store/secret_box.py). ``lookup_key`` is what every verified request calls:
-one GetItem, then a per-process cache of the opened secret for ``CACHE_SECONDS``, so a disabled
-or deleted key stops working within that many seconds on every server.
+one GetItem, re-done every ``CACHE_SECONDS`` per process, so a disabled or deleted key stops
+working within that many seconds on every server; the opened secret is kept (it never changes).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import secrets
 import string
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from chalicelib import clock
@@ -168,14 +169,26 @@ def has_admin() -> bool:
 
 
 # -- verification -------------------------------------------------------------------------------
-_cache: dict[str, tuple[float, VerifiedKey | None]] = {}
+# Three caches, so the per-request cost is a dict lookup and an unknown key id costs nothing lasting:
+# - _known: active keys, re-read (one GetItem) every CACHE_SECONDS, so disabling, deleting or a
+#   deleted principal takes effect within that time; bounded by the keys that exist;
+# - _unknown: key ids that are not usable, also for CACHE_SECONDS; bounded on its own, evicting its
+#   oldest, so a flood of random key ids cannot push real keys out of _known;
+# - _opened: opened secrets by (key id, sealed bytes), without expiry: a key's sealed secret never
+#   changes, so KMS Decrypt runs once per key and process, not once per CACHE_SECONDS.
+_known: dict[str, tuple[float, VerifiedKey]] = {}
+_unknown: OrderedDict[str, float] = OrderedDict()
+_opened: dict[tuple[str, bytes], str] = {}
 _cache_lock = threading.Lock()
-_CACHE_LIMIT = 10_000  # bounded: unknown key ids are cached (as None) too
+_UNKNOWN_LIMIT = 10_000
 
 
 def _forget(key_id: str) -> None:
     with _cache_lock:
-        _cache.pop(key_id, None)
+        _known.pop(key_id, None)
+        _unknown.pop(key_id, None)
+        for entry in [entry for entry in _opened if entry[0] == key_id]:
+            del _opened[entry]
 
 
 def _open_secret(key_id: str, sealed: bytes) -> str:
@@ -196,19 +209,37 @@ def lookup_key(key_id: str) -> VerifiedKey | None:
     principal deleted). One consistent GetItem per key and CACHE_SECONDS per process."""
     now = time.monotonic()
     with _cache_lock:
-        cached = _cache.get(key_id)
-    if cached is not None and now - cached[0] < CACHE_SECONDS:
-        return cached[1]
+        known = _known.get(key_id)
+        if known is not None and now - known[0] < CACHE_SECONDS:
+            return known[1]
+        refused_at = _unknown.get(key_id)
+        if refused_at is not None and now - refused_at < CACHE_SECONDS:
+            return None
     found: VerifiedKey | None = None
+    sealed = b""
     if is_key_id(key_id):
         try:
             item = IdentityItem.get(KEY, key_id, consistent_read=True)
         except IdentityItem.DoesNotExist:
             item = None
         if item is not None and item.status == ACTIVE and item.secret is not None and item.principal:
-            found = VerifiedKey(key_id, item.principal, _open_secret(key_id, item.secret))
-    with _cache_lock:
-        if len(_cache) >= _CACHE_LIMIT:
-            _cache.clear()
-        _cache[key_id] = (now, found)
+            sealed = bytes(item.secret)
+            with _cache_lock:
+                secret = _opened.get((key_id, sealed))
+            if secret is None:
+                secret = _open_secret(key_id, sealed)  # raises (caching nothing) when it cannot open
+            found = VerifiedKey(key_id, item.principal, secret)
+    if found is None:
+        with _cache_lock:
+            if _known.pop(key_id, None) is not None:  # disabled or deleted since: drop its opened secret too
+                for entry in [entry for entry in _opened if entry[0] == key_id]:
+                    del _opened[entry]
+            _unknown[key_id] = now
+            while len(_unknown) > _UNKNOWN_LIMIT:
+                _unknown.popitem(last=False)
+    else:
+        with _cache_lock:
+            _unknown.pop(key_id, None)
+            _opened[(key_id, sealed)] = found.secret
+            _known[key_id] = (now, found)
     return found

@@ -23,6 +23,7 @@ import json
 import os
 import secrets
 import stat
+import threading
 from base64 import b64decode, b64encode
 from typing import Any, Callable
 
@@ -74,10 +75,19 @@ def _local_kek() -> bytes:
     return key
 
 
-def _kms() -> Any:
-    import botocore.session  # only when deployed with KMS: keeps local runs and imports light
+_kms_client: Any = None
+_kms_lock = threading.Lock()
 
-    return botocore.session.get_session().create_client("kms")
+
+def _kms() -> Any:
+    """The process's one KMS client, made on first use (botocore clients are thread-safe)."""
+    global _kms_client
+    with _kms_lock:
+        if _kms_client is None:
+            import botocore.session  # only when deployed with KMS: keeps local runs and imports light
+
+            _kms_client = botocore.session.get_session().create_client("kms")
+        return _kms_client
 
 
 def _kms_call(operation: str, call: Callable[[Any], Any]) -> Any:

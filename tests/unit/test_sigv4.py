@@ -240,6 +240,52 @@ def test_a_kms_refusal_is_a_secret_box_error(monkeypatch: pytest.MonkeyPatch) ->
         secret_box.open_sealed(sealed, KEY_ID)
 
 
+def test_a_secret_is_opened_once_and_unknown_ids_cannot_evict_known_keys(tmp_path: Any,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
+    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
+    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
+    item = SimpleNamespace(status=identities.ACTIVE, secret=secret_box.seal(SECRET, KEY_ID), principal=PRINCIPAL)
+    reads: list[str] = []
+
+    def get(_kind: str, key_id: str, **_: Any) -> Any:
+        reads.append(key_id)
+        if key_id != KEY_ID:
+            raise identities.IdentityItem.DoesNotExist()
+        return item
+
+    opened: list[bytes] = []
+    real_open = identities.open_sealed
+    monkeypatch.setattr(identities.IdentityItem, "get", get)
+    monkeypatch.setattr(identities, "open_sealed", lambda sealed, key_id: opened.append(sealed) or real_open(sealed, key_id))
+    monkeypatch.setattr(identities, "_UNKNOWN_LIMIT", 50)
+    clock_now = [1000.0]
+    monkeypatch.setattr(identities.time, "monotonic", lambda: clock_now[0])
+    identities._forget(KEY_ID)
+    assert identities.lookup_key(KEY_ID) == identities.VerifiedKey(KEY_ID, PRINCIPAL, SECRET)
+    for n in range(200):  # a flood of random, unknown key ids
+        assert identities.lookup_key(f"AKIA{n:016d}") is None
+    assert len(identities._unknown) == 50 and KEY_ID in identities._known
+    reads.clear()
+    assert identities.lookup_key(KEY_ID) is not None and reads == []  # still cached
+    clock_now[0] += identities.CACHE_SECONDS + 1
+    assert identities.lookup_key(KEY_ID) is not None and reads == [KEY_ID]  # re-checked...
+    assert len(opened) == 1  # ...but opened once only
+    item.status = identities.INACTIVE
+    clock_now[0] += identities.CACHE_SECONDS + 1
+    assert identities.lookup_key(KEY_ID) is None
+    assert not [entry for entry in identities._opened if entry[0] == KEY_ID]
+    identities._forget(KEY_ID)
+
+
+def test_one_kms_client_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(secret_box, "_kms_client", None)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
+    assert secret_box._kms() is secret_box._kms()
+
+
 def test_principal_arns_have_iams_shape() -> None:
     assert identities.check_arn(PRINCIPAL) == PRINCIPAL
     assert identities.check_arn("arn:aws:iam::111122223333:role/etl-job") == "arn:aws:iam::111122223333:role/etl-job"

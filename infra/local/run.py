@@ -20,6 +20,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from types import FrameType
 from typing import Mapping, Optional
@@ -182,10 +183,13 @@ def main() -> None:
         print(warning, file=sys.stderr, flush=True)
     ddb: Optional[DynamoDBLocal] = None
     server = None
+    # The cleaner of deleted databases and tables (Lambda's scheduled function): without it their
+    # tables, partitions and statistics would stay in DynamoDB Local for good.
+    stop_cleaner = threading.Event()
     try:
         ddb = start_dynamodb()
         # Imported only now: the store reads GLUE_DDB_ENDPOINT once, at import.
-        from infra.local.server import make_server
+        from infra.local.server import make_server, start_cleaner
         from infra.local.tables import create_tables
 
         create_tables()
@@ -195,6 +199,7 @@ def main() -> None:
             server = make_server(host, port)
         except OSError as exc:
             sys.exit(f"cannot serve on {host}:{port}: {exc}; set HOST / PORT to use another address")
+        start_cleaner(stop_cleaner)
         url = client_url(host, port)
         print(f"Glue + Lake Formation API: {url}" + ("" if is_loopback(host) else f" (listening on {host})"))
         print(f"  aws glue get-databases --endpoint-url {url} --region us-east-1")
@@ -214,6 +219,7 @@ def main() -> None:
     except KeyboardInterrupt:
         print("\nstopping")
     finally:
+        stop_cleaner.set()
         if server is not None:
             server.server_close()
         if ddb is not None:

@@ -123,3 +123,29 @@ def test_sigv4_mode_on_loopback_bootstraps_an_administrator(make_run: Callable[.
         assert "no infra.identities admin command here; no administrator key created" in output
     else:
         assert "AccessKeyId" in output and "SecretAccessKey" in output
+
+
+def test_the_cleaner_runs_and_empties_a_deleted_database(make_run: Callable[..., MakeRun]) -> None:
+    run = make_run(GLUE_CLEANUP_POLL_SECONDS="0.5")
+    run.wait_ready()
+    glue = client(f"http://127.0.0.1:{run.port}", "glue")
+    glue.create_database(DatabaseInput={"Name": "doomed"})
+    glue.create_table(DatabaseName="doomed", TableInput={
+        "Name": "t", "PartitionKeys": [{"Name": "day", "Type": "string"}],
+        "StorageDescriptor": {"Columns": [{"Name": "x", "Type": "int"}], "Location": "s3://b/t/"}})
+    glue.batch_create_partition(DatabaseName="doomed", TableName="t", PartitionInputList=[
+        {"Values": [f"2026-01-{day:02d}"], "StorageDescriptor": {"Location": f"s3://b/t/{day}/"}}
+        for day in range(1, 6)])
+    key_file = run.data_dir / "dynamodb" / KEY_FILE_NAME
+    owner = boto3.client("dynamodb", endpoint_url=f"http://127.0.0.1:{run.ddb_port}", region_name=REGION,
+                         aws_access_key_id=key_file.read_text().strip(), aws_secret_access_key="x")
+
+    def partitions() -> int:
+        return owner.scan(TableName="glue_catalog_partitions", Select="COUNT")["Count"]
+
+    assert partitions() == 5
+    glue.delete_database(Name="doomed")  # answers at once; the contents are the cleaner's
+    deadline = time.monotonic() + 60
+    while partitions() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert partitions() == 0, "make run's background cleaner did not delete the partitions"

@@ -9,6 +9,7 @@ the table's partition-key types, and the database and table looked up with boto3
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import os
 from typing import Any, Optional, Sequence
@@ -37,17 +38,20 @@ class CatalogUnavailable(Exception):
 
 
 def int_range(low: int, high: Optional[int] = None):
-    """An argparse ``type`` for an integer in [low, high] (high None: no upper bound)."""
+    """An argparse ``type`` for an integer in [low, high] (high None: no upper bound).
+
+    Its errors are ArgumentTypeError, whose message argparse prints after the argument's name
+    (a ValueError would print only "invalid integer value", hiding the range)."""
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise ValueError(f"{text!r} is not an integer") from None
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
         if value < low or (high is not None and value > high):
-            raise ValueError(f"{value} is out of range: {low}..{high}" if high is not None else
-                             f"{value} is out of range: at least {low}")
+            raise argparse.ArgumentTypeError(f"{value} is out of range: {low}..{high}" if high is not None else
+                                             f"{value} is out of range: at least {low}")
         return value
-    parse.__name__ = "integer"  # argparse names the type in "invalid integer value"
+    parse.__name__ = "integer"
     return parse
 
 

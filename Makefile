@@ -59,6 +59,7 @@ run: install
 # The store of a running `make run`: DynamoDB Local's catalog database is named by the key id
 # kept in .data/dynamodb (see infra/local/dynamodb_local.py).
 identities: install
+	@test -s .data/dynamodb/catalog-access-key-id || { echo "error: .data/dynamodb/catalog-access-key-id is missing: start make run first" >&2; exit 1; }
 	GLUE_DDB_ENDPOINT=http://127.0.0.1:$${DDB_PORT:-8001} \
 	GLUE_DDB_ACCESS_KEY_ID=$$(cat .data/dynamodb/catalog-access-key-id) \
 	GLUE_AUTH_KEY_FILE=$(CURDIR)/.data/auth.key \

@@ -21,6 +21,7 @@ import json
 import sys
 import time
 
+from chalicelib.errors import ServiceError
 from chalicelib.protocol.sigv4 import make_token
 from chalicelib.store import config, identities, secret_box
 from chalicelib.store.config import REGION
@@ -123,13 +124,24 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: parse, run, and turn a refused operation into a message and exit status 1."""
+    """Entry point: parse, run, and turn a refused operation, a secret that does not open and a
+    store or KMS that cannot be reached into one line and exit status 1."""
+    from botocore.exceptions import BotoCoreError, ClientError
+    from pynamodb.exceptions import PynamoDBException
+
     args = parser().parse_args(argv)
     try:
         return run(args)
-    except (identities.IdentityError, ValueError) as error:
+    except (identities.IdentityError, secret_box.SecretBoxError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
-        return 1
+    except ServiceError as error:
+        print(f"error: {error.code}: {error.message}", file=sys.stderr)
+    except (PynamoDBException, BotoCoreError, ClientError) as error:
+        cause = getattr(error, "cause", None) or error
+        message = " ".join(str(cause).split())  # one line, whatever the library wrapped
+        print(f"error: the identities store ({config.ENDPOINT or 'DynamoDB'}) refused or cannot be reached: "
+              f"{message}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -63,8 +63,11 @@ def load_or_create_key(db_path: Path, region: str) -> str:
     os.chmod(db_path, 0o700)
     key_file = db_path / KEY_FILE_NAME
     if key_file.exists():
-        key = key_file.read_text().strip()
-        if not key or "/" in key:
+        try:
+            key = key_file.read_text().strip()
+        except (OSError, UnicodeDecodeError) as error:
+            raise RuntimeError(f"{key_file} cannot be read ({error})") from None
+        if not key or "/" in key or not key.isprintable():
             raise RuntimeError(f"{key_file} holds no usable access key id; delete it only if the "
                                "database files beside it are disposable")
         return key

@@ -139,8 +139,12 @@ def start_dynamodb() -> Optional[DynamoDBLocal]:
     ensure_installed()
     port = int(os.environ.get("DDB_PORT", "8001"))
     db_path = DATA_DIR / "dynamodb"
-    DATA_DIR.mkdir(exist_ok=True)
-    ddb = DynamoDBLocal(port=port, db_path=db_path, log=open(DATA_DIR / "dynamodb.log", "ab"))
+    try:
+        DATA_DIR.mkdir(parents=True, exist_ok=True)  # GLUE_LOCAL_DATA_DIR may name a path not made yet
+        # Reads (or creates) the catalog database's key file: a damaged one is a RuntimeError.
+        ddb = DynamoDBLocal(port=port, db_path=db_path, log=open(DATA_DIR / "dynamodb.log", "ab"))
+    except (RuntimeError, OSError) as exc:
+        sys.exit(f"cannot use the data directory {shown(DATA_DIR)}: {exc}")
     # DynamoDB Local keeps one database per key id *and region*: another AWS_REGION than the
     # one the catalog was written under would show an empty catalog.
     current = db_path / f"{ddb.access_key_id}_{ddb.region}.db"

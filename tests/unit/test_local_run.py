@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +77,40 @@ def test_bootstrap_runs_the_admin_command_and_survives_its_failure(monkeypatch: 
 
 def test_the_bootstrap_command_is_the_identities_admin_bootstrap() -> None:
     assert run.BOOTSTRAP[1:] == ["-m", "infra.identities", "admin", "bootstrap"]
+
+
+def test_a_damaged_key_file_is_one_line_and_data_dir_parents_are_made(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from infra.local import dynamodb_local
+
+    data_dir = tmp_path / "not" / "made" / "yet"
+    monkeypatch.setattr(run, "DATA_DIR", data_dir)
+    monkeypatch.setattr(run, "ensure_installed", lambda: None)
+    monkeypatch.setattr(run, "localstack_dynamodb_endpoint", lambda: None)
+
+    def busy(self: object) -> None:
+        raise RuntimeError("port 8001 is in use")
+
+    monkeypatch.setattr(dynamodb_local.DynamoDBLocal, "start", busy)
+    with pytest.raises(SystemExit, match="port 8001 is in use; set DDB_PORT"):
+        run.start_dynamodb()  # got as far as starting: the nested data directory was made
+    key_file = data_dir / "dynamodb" / dynamodb_local.KEY_FILE_NAME
+    for damaged in (b"", b"\xff\xfe", b"a/b"):
+        key_file.write_bytes(damaged)
+        with pytest.raises(SystemExit) as caught:
+            run.start_dynamodb()
+        message = str(caught.value.code)
+        assert message.startswith("cannot use the data directory") and "\n" not in message
+        assert dynamodb_local.KEY_FILE_NAME in message
+
+
+def test_make_identities_needs_make_run_first(tmp_path: Path) -> None:
+    import subprocess
+
+    from infra.local.stack import REPO
+
+    # -o install: the check comes first, and nothing is (re)installed into the shared venv.
+    result = subprocess.run(["make", "-s", "-f", str(REPO / "Makefile"), "-C", str(tmp_path), "-o", "install",
+                             "identities", "ARGS=keys list"], capture_output=True, text=True, check=False)
+    assert result.returncode != 0
+    assert "catalog-access-key-id is missing: start make run first" in result.stderr

@@ -209,6 +209,32 @@ def test_the_admin_command_seals_with_kms_against_real_dynamodb(monkeypatch: pyt
         assert err.count("\n") == 1 and "GLUE_AUTH_KMS_KEY_ID is not set" in err
 
 
+def test_the_admin_commands_store_and_secret_errors_are_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from botocore.exceptions import EndpointConnectionError
+    from pynamodb.exceptions import ScanError
+
+    from infra import identities as admin
+
+    def unreachable(*_: Any) -> Any:
+        raise ScanError("Failed to scan", cause=EndpointConnectionError(endpoint_url="http://127.0.0.1:8001"))
+
+    def sealed_elsewhere(*_: Any) -> Any:
+        raise secret_box.SecretBoxError("the sealed secret does not open with this key (wrong key or altered bytes)")
+
+    def misconfigured(*_: Any) -> Any:
+        raise errors.InternalServiceException("Authentication is misconfigured on this service")
+
+    for name, failing, argv, needle in [
+            ("list_principals", unreachable, ["principals", "list"], "cannot be reached: Could not connect"),
+            ("list_keys", sealed_elsewhere, ["keys", "list"], "does not open with this key"),
+            ("lookup_key", misconfigured, ["tokens", "create", "--key", KEY_ID], "InternalServiceException")]:
+        monkeypatch.setattr(identities, name, failing)
+        assert admin.main(argv) == 1, name
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1 and needle in err, err
+
+
 def test_a_secret_lambda_cannot_open_is_a_clean_500_and_not_cached(tmp_path: Any,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace

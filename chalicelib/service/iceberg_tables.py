@@ -4,9 +4,12 @@ itself and keeps the Glue table pointing at it (``table_type=ICEBERG``, ``metada
 
 Order of writes, so that nothing is half-done: the new metadata file first (under a fresh uuid,
 so no reader finds it before the table points at it), then the table item in one atomic store
-write (CreateTable's, or UpdateTable's under the table's VersionId). If the table write fails
-the file is deleted again; a crash between the two leaves an unreferenced file, which no reader
-ever opens (Iceberg's own "orphan file").
+write (CreateTable's, or UpdateTable's under the table's VersionId). If the table write is
+refused (one of ``_NOT_WRITTEN``, raised before anything is stored) the file is deleted again;
+any other failure may come after the write landed (UpdateTable's search postings, column
+epochs, statistics follow it), so the file is left: a crash, or an error that leaves it
+unreferenced, makes an unreferenced file, which no reader ever opens (Iceberg's own "orphan
+file"), while deleting a file the table points at would break the table.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from chalicelib.context import RequestContext
 from chalicelib.domain.iceberg import metadata as iceberg_metadata
 from chalicelib.domain.iceberg.metadata import ICEBERG, METADATA_LOCATION, PREVIOUS_METADATA_LOCATION, TABLE_TYPE
 from chalicelib.domain.iceberg.types import glue_columns, read_schema, schema_from_columns
-from chalicelib.errors import ConcurrentModificationException, InvalidInputException, table_already_exists
+from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
+                               InvalidInputException, ResourceNumberLimitExceededException, table_already_exists)
 from chalicelib.service import tables
 from chalicelib.service.lookups import fold, require_database
 from chalicelib.service.table_versions import parse_version
@@ -34,6 +38,10 @@ _SUPPORTED_VERSION = "2"
 # Table members the catalog sets itself; the rest of a stored Table is kept across an update.
 _READ_ONLY = ("DatabaseName", "CreateTime", "UpdateTime", "IsRegisteredWithLakeFormation", "VersionId",
               "CatalogId", "CreatedBy", "IsMultiDialectView", "FederatedTable")
+# The refusals tables.create_table / update_table raise only before their store write (a check
+# or a failed write condition): after one of these no table points at the new file.
+_NOT_WRITTEN = (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
+                InvalidInputException, ResourceNumberLimitExceededException)
 
 
 def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,
@@ -85,7 +93,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     _write(location_uri, metadata, location_member)
     try:
         tables.create_table(ctx, catalog_key, database_name, doc_input, partition_indexes, transaction_id)
-    except BaseException:
+    except _NOT_WRITTEN:
         _forget(location_uri)
         raise
 
@@ -124,7 +132,7 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     _write(location_uri, updated, f"{_UPDATE}.Updates.Location")
     try:
         tables.update_table(ctx, catalog_key, database_name, doc_input, str(version), archive, transaction_id)
-    except BaseException:
+    except _NOT_WRITTEN:
         _forget(location_uri)
         raise
 
@@ -161,8 +169,8 @@ def _write(uri: str, metadata: dict[str, Any], member: str) -> None:
 
 
 def _forget(uri: str) -> None:
-    """Delete a metadata file no table points at (the table write failed); a failure to is only
-    logged: the file is unreferenced either way."""
+    """Delete a metadata file no table points at (the table write was refused); a failure to is
+    only logged: the file is unreferenced either way."""
     try:
         warehouse.delete(uri)
     except Exception:

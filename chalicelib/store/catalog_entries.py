@@ -92,7 +92,11 @@ def replace(scope_key: str, old: Entry, key: str, doc: dict[str, Any], what: str
             database: Optional[DatabaseItem] = None) -> bool:
     """Replace ``old`` (still exactly as read) with ``doc`` under ``key``: in place when the key
     is the same, else a rename (old deleted, new created where no live entry is) in one
-    transaction. False when ``old`` changed or went meanwhile, or the new key is taken."""
+    transaction. With ``database`` (a function) a rename also checks, as ``create`` does, that
+    the database is still that incarnation: a stale rename must not take the new key from a live
+    function of a re-created database (``_not_live`` sees that one as another incarnation's).
+    False when ``old`` changed or went meanwhile, the database was replaced, or the new key is
+    taken."""
     db_uid = database.uid if database is not None else None
     item = CatalogEntryItem(scope_key, key, db_uid=db_uid, doc=encode_document(doc, what))
     unchanged = CatalogEntryItem.doc == old.raw
@@ -100,6 +104,9 @@ def replace(scope_key: str, old: Entry, key: str, doc: dict[str, Any], what: str
         return conditional(lambda: item.save(condition=unchanged))
 
     def build(tx: TransactWrite) -> None:
+        if database is not None:
+            tx.condition_check(DatabaseItem, database.catalog, database.name,
+                               condition=DatabaseItem.uid == database.uid)
         tx.delete(CatalogEntryItem(scope_key, old.key), condition=unchanged)
         tx.save(item, condition=_not_live(db_uid))
     return _transaction(build)

@@ -118,12 +118,14 @@ def _transaction(build: Callable[[TransactWrite], None]) -> bool:
     return conditional(lambda: transact(None, build))
 
 
-def delete(scope_key: str, key: str, db_uid: Optional[str] = None) -> bool:
-    """Remove an entry (with ``db_uid``: only if it belongs to that database incarnation);
-    False if there is none."""
+def delete(scope_key: str, key: str, db_uid: Optional[str] = None, raw: Optional[bytes] = None) -> bool:
+    """Remove an entry (with ``db_uid``: only if it belongs to that database incarnation; with
+    ``raw``: only if it is still exactly the entry read); False if there is none (or another)."""
     condition = CatalogEntryItem.key.exists()
     if db_uid is not None:
         condition &= CatalogEntryItem.db_uid == db_uid
+    if raw is not None:
+        condition &= CatalogEntryItem.doc == raw
     item = CatalogEntryItem(scope_key, key)
     return conditional(lambda: item.delete(condition=condition))
 

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator, Optional
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
+from chalicelib.store import catalog
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.fence import transact
 from chalicelib.store.models import SEP, CatalogEntryItem, DatabaseItem
@@ -144,9 +145,12 @@ def query(scope_key: str, prefix: str = "", after: Optional[str] = None, page_si
 def purge_database_functions(catalog_key: str, database_name: str, db_uid: str) -> None:
     """Delete the functions of a deleted database incarnation (one Query of the database's
     function keys, one conditional delete each: a function of a re-created database of the same
-    name, written meanwhile, is left alone)."""
+    name, written meanwhile, is left alone). Each delete counts against the cleanup chunk's
+    budget (``catalog.purging``): BudgetSpent once it is used up, the rest left for the next
+    chunk, which queries again."""
     scope_key = scope(catalog_key, UDF)
     for item in CatalogEntryItem.query(scope_key, CatalogEntryItem.key.startswith(function_key(database_name, "")),
                                        attributes_to_get=["scope", "key", "db_uid"]):
         if item.db_uid == db_uid:
             delete(scope_key, item.key, db_uid)
+            catalog.spend()

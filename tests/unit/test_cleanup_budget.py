@@ -80,3 +80,17 @@ def test_a_job_is_free_to_cleaners_at_once_and_to_requests_after_the_grace() -> 
     assert not cleanup.claimable(job, job.created, only_expired=False)
     table = cleanup.table_of(job)
     assert isinstance(table, TableItem) and (table.uid, table.db_uid, table.name) == ("u1", "d", "t")
+
+
+def test_the_purge_of_a_databases_functions_stops_at_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chalicelib.store import catalog_entries
+    from chalicelib.store.models import CatalogEntryItem
+
+    stored = [CatalogEntryItem("s", f"d\x01f{i}", db_uid="old" if i % 2 == 0 else "new") for i in range(20)]
+    deleted: list[str] = []
+    monkeypatch.setattr(CatalogEntryItem, "query", lambda *args, **kwargs: iter(stored))
+    monkeypatch.setattr(catalog_entries, "delete", lambda scope, key, db_uid=None, raw=None: deleted.append(key))
+    with catalog.purging(catalog.Budget(3, clock.monotonic() + 60)):
+        with pytest.raises(catalog.BudgetSpent):
+            catalog_entries.purge_database_functions("c", "d", "old")
+    assert deleted == ["d\x01f0", "d\x01f2", "d\x01f4"]  # only the old incarnation's, three of them

@@ -35,9 +35,6 @@ log = logging.getLogger(__name__)
 _CREATE = "OpenTableFormatInput.IcebergInput"
 _UPDATE = "UpdateOpenTableFormatInput.UpdateIcebergInput.UpdateIcebergTableInput"
 _SUPPORTED_VERSION = "2"
-# Table members the catalog sets itself; the rest of a stored Table is kept across an update.
-_READ_ONLY = ("DatabaseName", "CreateTime", "UpdateTime", "IsRegisteredWithLakeFormation", "VersionId",
-              "CatalogId", "CreatedBy", "IsMultiDialectView", "FederatedTable")
 # The refusals tables.create_table / update_table raise only before their store write (a check
 # or a failed write condition): after one of these no table points at the new file.
 _NOT_WRITTEN = (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
@@ -127,7 +124,9 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     _check_location(updated["location"], f"{_UPDATE}.Updates.Location")
     number = iceberg_metadata.metadata_number(current_location) + 1
     location_uri = iceberg_metadata.metadata_file(updated["location"], number, str(uuid.uuid4()))
-    base = table_input if table_input is not None else {k: v for k, v in doc.items() if k not in _READ_ONLY}
+    # Without a TableInput the stored Table is kept: tables.table_document takes only its
+    # TableInput members, dropping those the catalog sets itself (CreateTime, VersionId, ...).
+    base = table_input if table_input is not None else doc
     doc_input = _table_input(base, name, updated, location_uri, current_location)
     _write(location_uri, updated, f"{_UPDATE}.Updates.Location")
     try:

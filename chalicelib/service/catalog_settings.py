@@ -12,13 +12,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import time
 from typing import Any, Optional
 
 from chalicelib.context import RequestContext
 from chalicelib.errors import (ConcurrentModificationException, ConditionCheckFailureException,
                                EntityNotFoundException, InvalidInputException)
 from chalicelib.service import tags
+from chalicelib.service.databases import now
 from chalicelib.store import catalog_documents as documents
 from chalicelib.store.retry import Policy, attempts
 
@@ -29,10 +29,6 @@ DEFAULT_ENCRYPTION = {
 }
 # What AWS reports for a catalog that never needed the Athena-to-Glue migration.
 IMPORTED_BY_DEFAULT = "StatusSetByDefault"
-
-
-def _now() -> float:
-    return round(time.time(), 3)
 
 
 # ---------------------------------------------------------------------------- encryption settings
@@ -67,7 +63,7 @@ def get_import_status(catalog_key: str) -> dict[str, Any]:
         stored = documents.get(catalog_key, key)
         if stored:
             return dict(stored.data)
-        status = {"ImportCompleted": True, "ImportTime": _now(), "ImportedBy": IMPORTED_BY_DEFAULT}
+        status = {"ImportCompleted": True, "ImportTime": now(), "ImportedBy": IMPORTED_BY_DEFAULT}
         if documents.put(catalog_key, key, status, None, "import status"):
             return status
     raise ConcurrentModificationException("The import status is being written by another request; retry.")
@@ -128,9 +124,9 @@ def put_resource_policy(ctx: RequestContext, policy: str, arn: Optional[str] = N
             raise ConditionCheckFailureException(
                 f"PolicyHashCondition '{hash_condition}' does not match the hash of the current resource "
                 "policy" + ("" if stored else " (no resource policy is set)"))
-        now = _now()
+        stamp = now()
         doc = {"PolicyInJson": policy, "PolicyHash": _policy_hash(policy),
-               "CreateTime": stored.data["CreateTime"] if stored else now, "UpdateTime": now}
+               "CreateTime": stored.data["CreateTime"] if stored else stamp, "UpdateTime": stamp}
         if documents.put(catalog_key, key, doc, stored, "resource policy"):
             return str(doc["PolicyHash"])
     raise ConcurrentModificationException("The resource policy is being changed by other requests; retry.")

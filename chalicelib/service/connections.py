@@ -26,6 +26,8 @@ _COMPUTE_PROPERTIES = ("SparkProperties", "AthenaProperties", "PythonProperties"
 _AUTHENTICATION_MEMBERS = ("AuthenticationType", "SecretArn", "KmsKeyArn")
 _OAUTH2_MEMBERS = ("OAuth2GrantType", "OAuth2ClientApplication", "TokenUrl", "TokenUrlParametersMap")
 _RESOURCE = "Connection"
+# A delete re-reads a connection changed between its read and its delete this many times at most.
+_DELETE_ATTEMPTS = 3
 
 
 def is_secret_property(key: str) -> bool:
@@ -153,13 +155,23 @@ def update_connection(catalog_key: str, name: str, connection_input: dict[str, A
 
 
 def delete_connection(catalog_key: str, name: str) -> None:
-    """Delete a connection (one conditional delete) and its tags; EntityNotFoundException if
-    there is none."""
+    """Delete a connection (one delete conditional on the definition read) and its tags;
+    EntityNotFoundException if there is none.
+
+    The condition keeps the delete and the tags it forgets on one incarnation: an unconditional
+    delete after a read could remove a connection deleted and created again meanwhile while
+    forgetting the old one's tags. If the definition changed, it is read again: gone is
+    EntityNotFoundException, else the delete applies to the current one (a few times at most,
+    then ConcurrentModificationException)."""
     scope = store.scope(catalog_key, store.CONNECTION)
-    entry = store.get(scope, name)
-    if entry is None or not store.delete(scope, name):
-        raise _not_found(name)
-    tags.forget_resource(catalog_key, "connection", tags.connection_identity(entry.doc))
+    for _ in range(_DELETE_ATTEMPTS):
+        entry = store.get(scope, name)
+        if entry is None:
+            raise _not_found(name)
+        if store.delete(scope, name, raw=entry.raw):
+            tags.forget_resource(catalog_key, "connection", tags.connection_identity(entry.doc))
+            return
+    raise ConcurrentModificationException(f"Connection {name} was changed concurrently; retry.", _RESOURCE, name)
 
 
 def delete_connections(catalog_key: str, names: list[str]) -> tuple[list[str], dict[str, EntityNotFoundException]]:

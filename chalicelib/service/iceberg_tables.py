@@ -4,9 +4,12 @@ itself and keeps the Glue table pointing at it (``table_type=ICEBERG``, ``metada
 
 Order of writes, so that nothing is half-done: the new metadata file first (under a fresh uuid,
 so no reader finds it before the table points at it), then the table item in one atomic store
-write (CreateTable's, or UpdateTable's under the table's VersionId). If the table write fails
-the file is deleted again; a crash between the two leaves an unreferenced file, which no reader
-ever opens (Iceberg's own "orphan file").
+write (CreateTable's, or UpdateTable's under the table's VersionId). If the table write is
+refused (one of ``_NOT_WRITTEN``, raised before anything is stored) the file is deleted again;
+any other failure may come after the write landed (UpdateTable's search postings, column
+epochs, statistics follow it), so the file is left: a crash, or an error that leaves it
+unreferenced, makes an unreferenced file, which no reader ever opens (Iceberg's own "orphan
+file"), while deleting a file the table points at would break the table.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from chalicelib.context import RequestContext
 from chalicelib.domain.iceberg import metadata as iceberg_metadata
 from chalicelib.domain.iceberg.metadata import ICEBERG, METADATA_LOCATION, PREVIOUS_METADATA_LOCATION, TABLE_TYPE
 from chalicelib.domain.iceberg.types import glue_columns, read_schema, schema_from_columns
-from chalicelib.errors import ConcurrentModificationException, InvalidInputException, table_already_exists
+from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
+                               InvalidInputException, ResourceNumberLimitExceededException, table_already_exists)
 from chalicelib.service import tables
 from chalicelib.service.lookups import fold, require_database
 from chalicelib.service.table_versions import parse_version
@@ -31,9 +35,10 @@ log = logging.getLogger(__name__)
 _CREATE = "OpenTableFormatInput.IcebergInput"
 _UPDATE = "UpdateOpenTableFormatInput.UpdateIcebergInput.UpdateIcebergTableInput"
 _SUPPORTED_VERSION = "2"
-# Table members the catalog sets itself; the rest of a stored Table is kept across an update.
-_READ_ONLY = ("DatabaseName", "CreateTime", "UpdateTime", "IsRegisteredWithLakeFormation", "VersionId",
-              "CatalogId", "CreatedBy", "IsMultiDialectView", "FederatedTable")
+# The refusals tables.create_table / update_table raise only before their store write (a check
+# or a failed write condition): after one of these no table points at the new file.
+_NOT_WRITTEN = (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
+                InvalidInputException, ResourceNumberLimitExceededException)
 
 
 def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,
@@ -85,7 +90,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     _write(location_uri, metadata, location_member)
     try:
         tables.create_table(ctx, catalog_key, database_name, doc_input, partition_indexes, transaction_id)
-    except BaseException:
+    except _NOT_WRITTEN:
         _forget(location_uri)
         raise
 
@@ -119,12 +124,14 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     _check_location(updated["location"], f"{_UPDATE}.Updates.Location")
     number = iceberg_metadata.metadata_number(current_location) + 1
     location_uri = iceberg_metadata.metadata_file(updated["location"], number, str(uuid.uuid4()))
-    base = table_input if table_input is not None else {k: v for k, v in doc.items() if k not in _READ_ONLY}
+    # Without a TableInput the stored Table is kept: tables.table_document takes only its
+    # TableInput members, dropping those the catalog sets itself (CreateTime, VersionId, ...).
+    base = table_input if table_input is not None else doc
     doc_input = _table_input(base, name, updated, location_uri, current_location)
     _write(location_uri, updated, f"{_UPDATE}.Updates.Location")
     try:
         tables.update_table(ctx, catalog_key, database_name, doc_input, str(version), archive, transaction_id)
-    except BaseException:
+    except _NOT_WRITTEN:
         _forget(location_uri)
         raise
 
@@ -161,8 +168,8 @@ def _write(uri: str, metadata: dict[str, Any], member: str) -> None:
 
 
 def _forget(uri: str) -> None:
-    """Delete a metadata file no table points at (the table write failed); a failure to is only
-    logged: the file is unreferenced either way."""
+    """Delete a metadata file no table points at (the table write was refused); a failure to is
+    only logged: the file is unreferenced either way."""
     try:
         warehouse.delete(uri)
     except Exception:

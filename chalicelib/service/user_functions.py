@@ -94,6 +94,8 @@ def update_function(catalog_key: str, database_name: str, function_name: str,
     doc = _document(database.name, new_name, function_input, old.doc["CreateTime"])
     if store.replace(scope, old, store.function_key(database.name, new_name), doc, "function", database):
         return
+    if require_database(catalog_key, database_name).uid != database.uid:
+        raise _not_found(database.name, name)  # the database was re-created: its functions went with it
     if new_name != name and _live(database, store.get(scope, store.function_key(database.name, new_name))):
         raise AlreadyExistsException(f"Function {new_name} already exists in database {database.name}.",
                                      _RESOURCE, new_name)

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator, Optional
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
+from chalicelib.store import catalog
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.fence import transact
 from chalicelib.store.models import SEP, CatalogEntryItem, DatabaseItem
@@ -92,7 +93,11 @@ def replace(scope_key: str, old: Entry, key: str, doc: dict[str, Any], what: str
             database: Optional[DatabaseItem] = None) -> bool:
     """Replace ``old`` (still exactly as read) with ``doc`` under ``key``: in place when the key
     is the same, else a rename (old deleted, new created where no live entry is) in one
-    transaction. False when ``old`` changed or went meanwhile, or the new key is taken."""
+    transaction. With ``database`` (a function) a rename also checks, as ``create`` does, that
+    the database is still that incarnation: a stale rename must not take the new key from a live
+    function of a re-created database (``_not_live`` sees that one as another incarnation's).
+    False when ``old`` changed or went meanwhile, the database was replaced, or the new key is
+    taken."""
     db_uid = database.uid if database is not None else None
     item = CatalogEntryItem(scope_key, key, db_uid=db_uid, doc=encode_document(doc, what))
     unchanged = CatalogEntryItem.doc == old.raw
@@ -100,6 +105,9 @@ def replace(scope_key: str, old: Entry, key: str, doc: dict[str, Any], what: str
         return conditional(lambda: item.save(condition=unchanged))
 
     def build(tx: TransactWrite) -> None:
+        if database is not None:
+            tx.condition_check(DatabaseItem, database.catalog, database.name,
+                               condition=DatabaseItem.uid == database.uid)
         tx.delete(CatalogEntryItem(scope_key, old.key), condition=unchanged)
         tx.save(item, condition=_not_live(db_uid))
     return _transaction(build)
@@ -111,12 +119,14 @@ def _transaction(build: Callable[[TransactWrite], None]) -> bool:
     return conditional(lambda: transact(None, build))
 
 
-def delete(scope_key: str, key: str, db_uid: Optional[str] = None) -> bool:
-    """Remove an entry (with ``db_uid``: only if it belongs to that database incarnation);
-    False if there is none."""
+def delete(scope_key: str, key: str, db_uid: Optional[str] = None, raw: Optional[bytes] = None) -> bool:
+    """Remove an entry (with ``db_uid``: only if it belongs to that database incarnation; with
+    ``raw``: only if it is still exactly the entry read); False if there is none (or another)."""
     condition = CatalogEntryItem.key.exists()
     if db_uid is not None:
         condition &= CatalogEntryItem.db_uid == db_uid
+    if raw is not None:
+        condition &= CatalogEntryItem.doc == raw
     item = CatalogEntryItem(scope_key, key)
     return conditional(lambda: item.delete(condition=condition))
 
@@ -135,9 +145,12 @@ def query(scope_key: str, prefix: str = "", after: Optional[str] = None, page_si
 def purge_database_functions(catalog_key: str, database_name: str, db_uid: str) -> None:
     """Delete the functions of a deleted database incarnation (one Query of the database's
     function keys, one conditional delete each: a function of a re-created database of the same
-    name, written meanwhile, is left alone)."""
+    name, written meanwhile, is left alone). Each delete counts against the cleanup chunk's
+    budget (``catalog.purging``): BudgetSpent once it is used up, the rest left for the next
+    chunk, which queries again."""
     scope_key = scope(catalog_key, UDF)
     for item in CatalogEntryItem.query(scope_key, CatalogEntryItem.key.startswith(function_key(database_name, "")),
                                        attributes_to_get=["scope", "key", "db_uid"]):
         if item.db_uid == db_uid:
             delete(scope_key, item.key, db_uid)
+            catalog.spend()

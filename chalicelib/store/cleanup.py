@@ -11,6 +11,7 @@ still deleting beside the new one does no harm; only the owner may delete the jo
 from __future__ import annotations
 
 import os
+from itertools import islice
 from typing import Iterator, Optional
 
 from pynamodb.expressions.update import Action
@@ -23,9 +24,18 @@ from chalicelib.store.retry import conditional
 LEASE_SECONDS = float(os.environ.get("GLUE_CLEANUP_LEASE_SECONDS", "60"))
 
 
-def jobs(page_size: int = 25) -> Iterator[CleanupJobItem]:
-    """Every job, oldest first (strongly consistent)."""
-    return CleanupJobItem.query(CLEANUP_QUEUE, consistent_read=True, page_size=page_size)
+# How many jobs a request helping with expired ones looks at, at most (two Query pages): the
+# oldest come first and a job's lease runs out oldest first too, so expired jobs are at the
+# front; those further back are the background cleaner's, or the next request's once the front
+# is done. A request never walks a long queue.
+HELP_SCAN_JOBS = 50
+_PAGE = 25
+
+
+def jobs(page_size: int = _PAGE, limit: Optional[int] = None) -> Iterator[CleanupJobItem]:
+    """Every job (with ``limit``: the first that many), oldest first (strongly consistent)."""
+    items = CleanupJobItem.query(CLEANUP_QUEUE, consistent_read=True, page_size=page_size, limit=limit)
+    return islice(items, limit) if limit is not None else iter(items)
 
 
 def claimable(job: CleanupJobItem, now: float, only_expired: bool) -> bool:
@@ -46,9 +56,10 @@ def claim(job: CleanupJobItem, owner: str) -> bool:
 
 
 def next_job(owner: str, only_expired: bool) -> Optional[CleanupJobItem]:
-    """Claim the oldest job that may be taken now (see ``claimable``); None if there is none."""
+    """Claim the oldest job that may be taken now (see ``claimable``); None if there is none
+    (``only_expired``, a request helping: among the first ``HELP_SCAN_JOBS`` jobs only)."""
     now = clock.now()
-    for job in jobs():
+    for job in jobs(limit=HELP_SCAN_JOBS if only_expired else None):
         if claimable(job, now, only_expired) and claim(job, owner):
             return job
     return None

@@ -173,8 +173,12 @@ def delete_tree(uri: str) -> None:
 
 # ------------------------------------------------------------------------------ backends
 def _split(uri: str) -> tuple[str, Any]:
-    """("file", local path) or ("s3", (bucket, key))."""
+    """("file", local path) or ("s3", (bucket, key)); WarehouseError for any other URI."""
     parts = urlsplit(uri)
+    if not uri[len(parts.scheme):].startswith("://"):
+        # `file:/x` or `s3:bucket` parse with a scheme but have no authority part: refused as
+        # unsupported rather than read differently by each backend.
+        raise WarehouseError(f"unsupported warehouse URI {uri!r}: use file:// or s3://bucket/prefix")
     if parts.scheme == "file":
         return "file", unquote(parts.path)
     if parts.scheme in ("s3", "s3a"):

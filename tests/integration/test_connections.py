@@ -4,9 +4,15 @@ jobs call)."""
 from __future__ import annotations
 
 import datetime
+import subprocess
+import sys
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+
+from infra.local.stack import REGION, REPO
+from tests.integration.store_helpers import DEFAULT_ACCOUNT, Store
 
 SECRETS = {"PASSWORD": "hunter2", "ENCRYPTED_PASSWORD": "c2VjcmV0", "KAFKA_SASL_SCRAM_PASSWORD": "scram",
            "KAFKA_CLIENT_KEYSTORE_PASSWORD": "ks", "ENCRYPTED_KAFKA_CLIENT_KEY_PASSWORD": "a2V5"}
@@ -205,3 +211,43 @@ def test_racing_creates_have_one_winner(fresh_glue):
         outcomes = list(pool.map(create, range(6)))
     assert outcomes.count("won") == 1, outcomes
     assert fresh_glue.get_connection(Name="c")["Connection"]["Description"] == f"d{outcomes.index('won')}"
+
+
+STALE_DELETE = """
+import sys
+from chalicelib.service import connections
+from chalicelib.store import catalog_entries as store
+from chalicelib.store.documents import decode_document
+catalog_key, name, raw_hex = sys.argv[1:4]
+scope = store.scope(catalog_key, store.CONNECTION)
+raw = bytes.fromhex(raw_hex)
+print(store.delete(scope, name, raw=raw))  # a delete of the incarnation read before the re-create
+reads = []
+real_get = store.get
+def get(scope_key, key):
+    reads.append(key)  # the first read is the stale one, the next the connection as it is now
+    return store.Entry(key, None, decode_document(raw), raw) if len(reads) == 1 else real_get(scope_key, key)
+store.get = get
+connections.delete_connection(catalog_key, name)
+print(len(reads))
+"""
+
+
+def test_a_delete_applies_only_to_the_connection_it_read(glue, stack):
+    """A delete whose read predates a delete and re-create of the name leaves the new
+    connection alone (its condition is the definition read); the service then reads again and
+    deletes the connection as it is now, with that one's tags."""
+    name = f"c_{uuid.uuid4().hex[:12]}"
+    glue.create_connection(ConnectionInput=jdbc(name, Description="first"))
+    store = Store(stack)
+    catalog_key = f"{REGION}\x01{DEFAULT_ACCOUNT}"
+    first = store.get("catalog_entries", {"scope": f"{catalog_key}\x01connection", "key": name})
+    glue.delete_connection(ConnectionName=name)
+    glue.create_connection(ConnectionInput=jdbc(name, Description="second"))
+
+    run = subprocess.run([sys.executable, "-c", STALE_DELETE, catalog_key, name, first["doc"]["B"].hex()],
+                         cwd=REPO, env=stack.env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["False", "2"]
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        glue.get_connection(Name=name)

@@ -238,6 +238,25 @@ def test_refusals_without_a_location_or_with_another_version(glue, db, location)
     assert "CreateIcebergTableInput.Location" in raised.value.response["Error"]["Message"]
 
 
+@pytest.mark.parametrize("bad", ["file:/tmp/x", "s3:bucket", "s3://", "file://"])
+def test_a_location_without_a_usable_authority_is_refused_naming_the_member(glue, db, location, bad):
+    with pytest.raises(glue.exceptions.InvalidInputException) as raised:
+        glue.create_table(DatabaseName=db, Name="t", OpenTableFormatInput=iceberg_input(bad))
+    assert "CreateIcebergTableInput.Location" in raised.value.response["Error"]["Message"]
+    with pytest.raises(glue.exceptions.InvalidInputException) as raised:
+        glue.create_table(DatabaseName=db, TableInput={"Name": "t", "StorageDescriptor": {
+            "Location": bad, "Columns": [{"Name": "id", "Type": "bigint"}]}},
+            OpenTableFormatInput={"IcebergInput": {"MetadataOperation": "CREATE"}})
+    assert "TableInput.StorageDescriptor.Location" in raised.value.response["Error"]["Message"]
+
+    glue.create_table(DatabaseName=db, Name="ice", OpenTableFormatInput=iceberg_input(location))
+    with pytest.raises(glue.exceptions.InvalidInputException) as raised:
+        glue.update_table(DatabaseName=db, Name="ice", UpdateOpenTableFormatInput={"UpdateIcebergInput": {
+            "UpdateIcebergTableInput": {"Updates": [{"Schema": {"Fields": ICEBERG_FIELDS}, "Location": bad}]}}})
+    assert "Updates.Location" in raised.value.response["Error"]["Message"]
+    assert glue.get_table(DatabaseName=db, Name="ice")["Table"]["VersionId"] == "0"
+
+
 def test_create_on_a_taken_name_writes_no_file(glue, db, location, tmp_path):
     glue.create_table(DatabaseName=db, Name="t", OpenTableFormatInput=iceberg_input(location))
     other = (tmp_path / "other").as_uri()

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import datetime
+import subprocess
+import sys
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from infra.local.stack import REGION
+from infra.local.stack import REGION, REPO
 from tests.integration.store_helpers import DEFAULT_ACCOUNT, Store
 
 
@@ -218,3 +221,44 @@ def test_racing_creates_have_one_winner(fresh_glue):
     winner = outcomes.index("won")
     assert fresh_glue.get_user_defined_function(DatabaseName="d",
                                                 FunctionName="f")["UserDefinedFunction"]["ClassName"] == f"c{winner}"
+
+
+STALE_RENAME = """
+import sys
+from chalicelib.store import catalog_entries as store
+from chalicelib.store.models import DatabaseItem
+catalog_key, database, old_uid = sys.argv[1:4]
+scope = store.scope(catalog_key, store.UDF)
+old = store.get(scope, store.function_key(database, "f"))
+stale = DatabaseItem(catalog_key, database, uid=old_uid)  # the incarnation the rename read
+print(store.replace(scope, old, store.function_key(database, "g"), {"FunctionName": "g"}, "function", stale))
+"""
+
+
+def test_a_stale_rename_never_replaces_a_function_of_a_recreated_database(glue, stack):
+    """A rename that read the database before it was deleted and re-created (its old function
+    not purged yet) must not take the new name from the new incarnation's live function: the
+    new key's own condition sees that one as another incarnation's."""
+    database = f"db_{uuid.uuid4().hex[:12]}"
+    glue.create_database(DatabaseInput={"Name": database})
+    glue.create_user_defined_function(DatabaseName=database, FunctionInput=udf("f"))
+    store = Store(stack)
+    catalog_key = f"{REGION}\x01{DEFAULT_ACCOUNT}"
+    old_uid = store.get("databases", {"catalog": catalog_key, "name": database})["uid"]["S"]
+    leftover = store.get("catalog_entries", {"scope": f"{catalog_key}\x01udf", "key": f"{database}\x01f"})
+    glue.delete_database(Name=database)
+    deadline = time.monotonic() + 60  # the background purge first, so that it cannot take the replant
+    while any(job["uid"]["S"] == old_uid for job in store.query("cleanup_jobs", "queue", "purge")) \
+            and time.monotonic() < deadline:
+        time.sleep(0.2)
+    store.client.put_item(TableName=store.prefix + "catalog_entries", Item=leftover)  # as if not purged yet
+    glue.create_database(DatabaseInput={"Name": database})
+    glue.create_user_defined_function(DatabaseName=database, FunctionInput=udf("g", ClassName="live.Class"))
+
+    run = subprocess.run([sys.executable, "-c", STALE_RENAME, catalog_key, database, old_uid], cwd=REPO,
+                         env=stack.env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "False"
+    assert glue.get_user_defined_function(DatabaseName=database,
+                                          FunctionName="g")["UserDefinedFunction"]["ClassName"] == "live.Class"
+    glue.delete_database(Name=database)

@@ -80,3 +80,40 @@ def test_a_job_is_free_to_cleaners_at_once_and_to_requests_after_the_grace() -> 
     assert not cleanup.claimable(job, job.created, only_expired=False)
     table = cleanup.table_of(job)
     assert isinstance(table, TableItem) and (table.uid, table.db_uid, table.name) == ("u1", "d", "t")
+
+
+def test_the_purge_of_a_databases_functions_stops_at_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from chalicelib.store import catalog_entries
+    from chalicelib.store.models import CatalogEntryItem
+
+    stored = [CatalogEntryItem("s", f"d\x01f{i}", db_uid="old" if i % 2 == 0 else "new") for i in range(20)]
+    deleted: list[str] = []
+    monkeypatch.setattr(CatalogEntryItem, "query", lambda *args, **kwargs: iter(stored))
+    monkeypatch.setattr(catalog_entries, "delete", lambda scope, key, db_uid=None, raw=None: deleted.append(key))
+    with catalog.purging(catalog.Budget(3, clock.monotonic() + 60)):
+        with pytest.raises(catalog.BudgetSpent):
+            catalog_entries.purge_database_functions("c", "d", "old")
+    assert deleted == ["d\x01f0", "d\x01f2", "d\x01f4"]  # only the old incarnation's, three of them
+
+
+def test_a_request_helping_looks_at_the_front_of_the_queue_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Helping from a request (only expired jobs) reads at most HELP_SCAN_JOBS jobs, however long
+    the queue of jobs it may not take; a cleaner walks it all."""
+    from chalicelib.store import cleanup
+
+    now = clock.now()
+    pulled: list[int] = []
+    limits: list[object] = []
+
+    def query(*args: Any, limit: Any = None, **kwargs: Any) -> Iterator[CleanupJobItem]:
+        limits.append(limit)
+        for i in range(1000):  # all leased to a live cleaner: none is anyone else's to take
+            pulled.append(i)
+            yield CleanupJobItem("purge", f"j{i}", owner="busy", lease_until=now + 60)
+
+    monkeypatch.setattr(CleanupJobItem, "query", query)
+    assert cleanup.next_job("me", only_expired=True) is None
+    assert len(pulled) <= cleanup.HELP_SCAN_JOBS and limits == [cleanup.HELP_SCAN_JOBS]
+    pulled.clear()
+    assert cleanup.next_job("me", only_expired=False) is None
+    assert len(pulled) == 1000

@@ -155,3 +155,49 @@ def test_a_new_spec_recycles_field_ids_of_the_same_source_and_transform() -> Non
     assert [f["field-id"] for f in updated["partition-specs"][1]["fields"]] == [1001, 1000]
     assert updated["last-partition-id"] == 1001 and updated["default-spec-id"] == 1
     TableMetadataUtil.parse_raw(md.encode(updated))
+
+
+def test_decode_reads_back_what_encode_wrote() -> None:
+    metadata = first(spec={"Fields": [{"SourceId": 2, "Transform": "day", "Name": "d"}]})
+    assert md.decode(md.encode(metadata).encode(), "m") == metadata
+
+
+def test_decode_defaults_the_optional_properties_and_metadata_log() -> None:
+    metadata = first()
+    del metadata["properties"], metadata["metadata-log"]
+    decoded = md.decode(md.encode(metadata).encode(), "m")
+    assert decoded["properties"] == {} and decoded["metadata-log"] == []
+    updated = md.apply_updates(decoded, "m", [{"Schema": {"Fields": FIELDS, "IdentifierFieldIds": [1]},
+                                               "Location": "file:///wh/t", "Properties": {"k": "v"}}], 1, "Up")
+    assert updated["properties"] == {"k": "v"}
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda m: m.pop("schemas"), "schemas is required"),
+    (lambda m: m.pop("current-schema-id"), "current-schema-id is required"),
+    (lambda m: m.pop("partition-specs"), "partition-specs is required"),
+    (lambda m: m.pop("sort-orders"), "sort-orders is required"),
+    (lambda m: m.pop("last-column-id"), "last-column-id is required"),
+    (lambda m: m.pop("location"), "location is required"),
+    (lambda m: m.update({"last-partition-id": True}), "last-partition-id is required and must be an integer"),
+    (lambda m: m.update({"current-schema-id": 7}), "current-schema-id 7 names no entry"),
+    (lambda m: m.update({"default-spec-id": 7}), "default-spec-id 7 names no entry"),
+    (lambda m: m.update({"properties": {"a": 1}}), "properties must be an object of strings"),
+    (lambda m: m.update({"schemas": [5]}), r"schemas\[0\]\.schema-id is required"),
+    (lambda m: m["schemas"][0].pop("fields"), r"schemas\[0\]\.fields is required"),
+    (lambda m: m["schemas"][0]["fields"][0].pop("type"), r"schemas\[0\]\.Fields\[0\]\.Type"),
+    (lambda m: m["partition-specs"][0].update({"fields": [{"source-id": 1}]}),
+     r"partition-specs\[0\]\.fields\[0\]\.field-id is required"),
+    (lambda m: m["sort-orders"][0].update({"fields": [{}]}), r"sort-orders\[0\]\.fields\[0\]\.source-id"),
+])
+def test_decode_refuses_a_file_lacking_what_format_version_2_requires(change, named) -> None:
+    metadata = first()
+    change(metadata)
+    with pytest.raises(InvalidInputException, match=f"metadata file m is not valid Iceberg .*{named}"):
+        md.decode(md.encode(metadata).encode(), "m")
+
+
+def test_decode_refuses_types_nested_too_deeply() -> None:
+    text = '{"format-version": 2, "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(InvalidInputException, match="not Iceberg format version 2"):
+        md.decode(text.encode(), "m")

@@ -15,7 +15,7 @@ import re
 from typing import Any, Optional
 
 from chalicelib.domain.iceberg.types import (PARTITION_FIELD_ID_START, check_evolution, highest_field_id,
-                                             read_partition_spec, read_schema, read_sort_order)
+                                             read_partition_spec, read_schema, read_sort_order, read_type)
 from chalicelib.errors import InvalidInputException
 
 FORMAT_VERSION = 2
@@ -86,15 +86,84 @@ def encode(metadata: dict[str, Any]) -> str:
 
 
 def decode(text: bytes, where: str) -> dict[str, Any]:
-    """A metadata file read back; InvalidInputException if it is not one this catalog can update."""
+    """A metadata file read back; InvalidInputException if it is not one this catalog can update:
+    not JSON, another format version, or a member format version 2 requires missing or of the
+    wrong shape (the file was written by someone else: an update must refuse it, not fail
+    half-way). Optional members the update writes (``properties``, ``metadata-log``) default to
+    empty."""
     try:
         metadata = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         metadata = None
     if not isinstance(metadata, dict) or metadata.get("format-version") != FORMAT_VERSION:
         raise InvalidInputException(f"The table's current metadata file {where} is not Iceberg format version "
                                     f"{FORMAT_VERSION} metadata")
+    try:
+        _check_metadata(metadata)
+    except (_Malformed, InvalidInputException) as error:  # the latter from read_type, naming the member
+        raise InvalidInputException(f"The table's current metadata file {where} is not valid Iceberg format "
+                                    f"version {FORMAT_VERSION} metadata: {error}") from None
+    except RecursionError:
+        raise InvalidInputException(f"The table's current metadata file {where} nests its types too deeply") from None
+    metadata.setdefault("properties", {})
+    metadata.setdefault("metadata-log", [])
     return metadata
+
+
+class _Malformed(Exception):
+    """A metadata member missing or of the wrong shape (its text names which)."""
+
+
+def _member(container: Any, key: str, kind: type, path: str) -> Any:
+    value = container.get(key) if isinstance(container, dict) else None
+    # bool is an int to isinstance; no integer member of a metadata file is a boolean
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _Malformed(f"{path}{key} is required and must be {_KIND_NAMES.get(kind, 'an object')}")
+    return value
+
+
+_KIND_NAMES: dict[type, str] = {int: "an integer", str: "a string", list: "a list", dict: "an object"}
+
+
+def _check_metadata(metadata: dict[str, Any]) -> None:
+    """Every member the spec requires of format version 2, with the shape the update reads."""
+    for key in ("table-uuid", "location"):
+        _member(metadata, key, str, "")
+    for key in ("last-sequence-number", "last-updated-ms", "last-column-id", "current-schema-id",
+                "default-spec-id", "last-partition-id", "default-sort-order-id"):
+        _member(metadata, key, int, "")
+    properties = metadata.get("properties", {})
+    if not isinstance(properties, dict) or not all(isinstance(v, str) for v in properties.values()):
+        raise _Malformed("properties must be an object of strings")
+    if "metadata-log" in metadata and not isinstance(metadata["metadata-log"], list):
+        raise _Malformed("metadata-log must be a list")
+    schemas = _member(metadata, "schemas", list, "")
+    for i, schema in enumerate(schemas):
+        where = f"schemas[{i}]."
+        _member(schema, "schema-id", int, where)
+        read_type({"type": "struct", "fields": _member(schema, "fields", list, where)}, where.rstrip("."), set())
+    specs = _member(metadata, "partition-specs", list, "")
+    for i, spec in enumerate(specs):
+        where = f"partition-specs[{i}]."
+        _member(spec, "spec-id", int, where)
+        for j, field in enumerate(_member(spec, "fields", list, where)):
+            for key in ("source-id", "field-id"):
+                _member(field, key, int, f"{where}fields[{j}].")
+            for key in ("name", "transform"):
+                _member(field, key, str, f"{where}fields[{j}].")
+    orders = _member(metadata, "sort-orders", list, "")
+    for i, order in enumerate(orders):
+        where = f"sort-orders[{i}]."
+        _member(order, "order-id", int, where)
+        for j, field in enumerate(_member(order, "fields", list, where)):
+            _member(field, "source-id", int, f"{where}fields[{j}].")
+            for key in ("transform", "direction", "null-order"):
+                _member(field, key, str, f"{where}fields[{j}].")
+    for current, listed, id_key in (("current-schema-id", schemas, "schema-id"),
+                                    ("default-spec-id", specs, "spec-id"),
+                                    ("default-sort-order-id", orders, "order-id")):
+        if not any(entry[id_key] == metadata[current] for entry in listed):
+            raise _Malformed(f"{current} {metadata[current]} names no entry of its list")
 
 
 def apply_updates(current: dict[str, Any], current_location: str, updates: list[dict[str, Any]], now_ms: int,

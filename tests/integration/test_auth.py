@@ -367,6 +367,34 @@ def test_pyiceberg_with_an_issued_key(auth: AuthServer, glue: Any) -> None:
     assert not _exists(glue, other)
 
 
+def test_awswrangler_with_an_issued_key(auth: AuthServer, glue: Any) -> None:
+    """awswrangler's catalog functions, with a boto3 session of an issued key pair and the
+    service as its Glue endpoint (``wr.config.glue_endpoint_url``)."""
+    import awswrangler as wr
+
+    session = boto3.Session(aws_access_key_id=auth.admin_key[0], aws_secret_access_key=auth.admin_key[1],
+                            region_name=REGION)
+    forged = boto3.Session(aws_access_key_id=auth.admin_key[0], aws_secret_access_key="z" * 40,
+                           region_name=REGION)
+    previous = wr.config.glue_endpoint_url
+    wr.config.glue_endpoint_url = auth.endpoint
+    try:
+        name = _name()
+        wr.catalog.create_database(name, description="made by awswrangler", boto3_session=session)
+        assert name in set(wr.catalog.databases(limit=1000, boto3_session=session)["Database"])
+        wr.catalog.create_parquet_table(database=name, table="t", path="s3://bucket/t/",
+                                        columns_types={"id": "bigint", "v": "string"},
+                                        partitions_types={"dt": "string"}, boto3_session=session)
+        assert wr.catalog.get_table_types(database=name, table="t", boto3_session=session) == {
+            "id": "bigint", "v": "string", "dt": "string"}
+        other = _name()
+        with pytest.raises(Exception, match="InvalidSignatureException"):
+            wr.catalog.create_database(other, boto3_session=forged)
+        assert not _exists(glue, other)
+    finally:
+        wr.config.glue_endpoint_url = previous
+
+
 def test_pypaimon_with_an_issued_token(auth: AuthServer) -> None:
     """pypaimon's RESTCatalog with token.provider=bear and a token from ``tokens create``."""
     from pypaimon.api.rest_api import RESTApi

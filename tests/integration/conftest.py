@@ -19,9 +19,15 @@ def random_account() -> str:
 
 
 @pytest.fixture
-def fresh_glue(make_client):
-    """A Glue client in an account nobody else uses: an empty catalog."""
-    return make_client("glue", account=random_account())
+def account() -> str:
+    """The test's own 12-digit account id (``fresh_glue``'s), for the ARNs a test builds."""
+    return random_account()
+
+
+@pytest.fixture
+def fresh_glue(make_client, account):
+    """A Glue client in an account nobody else uses (``account``): an empty catalog."""
+    return make_client("glue", account=account)
 
 
 @pytest.fixture

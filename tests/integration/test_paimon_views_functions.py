@@ -25,27 +25,16 @@ from pypaimon.function import FunctionChange, FunctionDefinition, FunctionImpl
 from pypaimon.schema.data_types import AtomicType, DataField
 
 from infra.local.stack import REGION
-from tests.integration.conftest import random_account
 from tests.integration.store_helpers import Store
 
 WAREHOUSE = "paimon_wh"
 
 
 @pytest.fixture
-def account() -> str:
-    return random_account()
-
-
-@pytest.fixture
-def glue_client(make_client: Any, account: str) -> Any:
-    return make_client("glue", account=account)
-
-
-@pytest.fixture
-def database(glue_client: Any) -> str:
+def database(fresh_glue: Any) -> str:
     """A database (a Glue database is a Paimon database) in the test's own account."""
     name = f"db_{uuid.uuid4().hex[:10]}"
-    glue_client.create_database(DatabaseInput={"Name": name})
+    fresh_glue.create_database(DatabaseInput={"Name": name})
     return name
 
 
@@ -151,7 +140,7 @@ def test_alter_function_every_change_kind(endpoint: str, account: str, database:
     assert catalog.get_function(identifier).comment() is None
 
 
-def test_list_functions_paged_with_patterns(api: RESTApi, database: str, glue_client: Any) -> None:
+def test_list_functions_paged_with_patterns(api: RESTApi, database: str, fresh_glue: Any) -> None:
     names = ["f_a", "f_b", "f_c", "g_a", "g_b"]
     for name in names:
         api.create_function(Identifier.create(database, name), _function(database, name))
@@ -179,7 +168,7 @@ def test_list_functions_paged_with_patterns(api: RESTApi, database: str, glue_cl
 
     # A second database: the global listing, with a database pattern.
     other = f"{database}_z"
-    glue_client.create_database(DatabaseInput={"Name": other})
+    fresh_glue.create_database(DatabaseInput={"Name": other})
     api.create_function(Identifier.create(other, "h"), _function(other, "h"))
     found = []
     token = None
@@ -256,14 +245,14 @@ def test_function_errors(api: RESTApi, http: Http, database: str) -> None:
         api.create_function(Identifier.create(database, "f1"), _function(database, "f1"))
 
 
-def test_dropping_the_database_removes_its_functions(api: RESTApi, glue_client: Any, database: str, stack: Any,
+def test_dropping_the_database_removes_its_functions(api: RESTApi, fresh_glue: Any, database: str, stack: Any,
                                                      account: str) -> None:
     api.create_function(Identifier.create(database, "f"), _function(database, "f"))
     store = Store(stack)
     uid = store.database_uid(database, account)
     assert store.query("paimon", "table_uid", uid)
-    glue_client.delete_database(Name=database)
-    glue_client.create_database(DatabaseInput={"Name": database})
+    fresh_glue.delete_database(Name=database)
+    fresh_glue.create_database(DatabaseInput={"Name": database})
     assert api.list_functions_paged(database).elements == []
     assert store.wait_empty("paimon", "table_uid", uid) == []
 
@@ -284,7 +273,7 @@ def _create_view(http: Http, database: str, name: str, schema: dict[str, Any] | 
               {"identifier": {"database": database, "object": name}, "schema": schema or _view_schema()})
 
 
-def test_view_created_through_paimon_is_a_glue_view(http: Http, glue_client: Any, database: str,
+def test_view_created_through_paimon_is_a_glue_view(http: Http, fresh_glue: Any, database: str,
                                                     account: str) -> None:
     _create_view(http, database, "v1")
     view = http.call("GET", f"/databases/{database}/views/v1")
@@ -292,7 +281,7 @@ def test_view_created_through_paimon_is_a_glue_view(http: Http, glue_client: Any
     assert view["schema"] == _view_schema()
     assert view["owner"] == account and view["createdAt"] > 0 and view["updatedAt"] >= view["createdAt"]
 
-    table = glue_client.get_table(DatabaseName=database, Name="v1")["Table"]
+    table = fresh_glue.get_table(DatabaseName=database, Name="v1")["Table"]
     assert table["TableType"] == "VIRTUAL_VIEW"
     assert table["ViewOriginalText"] == table["ViewExpandedText"] == "SELECT id, tags, amount FROM t"
     assert table["Description"] == "a view"
@@ -309,7 +298,7 @@ def test_view_created_through_paimon_is_a_glue_view(http: Http, glue_client: Any
     assert (error["resourceType"], error["resourceName"]) == ("VIEW", "v1")
 
 
-def test_alter_view_every_change_kind(http: Http, glue_client: Any, database: str) -> None:
+def test_alter_view_every_change_kind(http: Http, fresh_glue: Any, database: str) -> None:
     _create_view(http, database, "v")
     path = f"/databases/{database}/views/v"
     http.call("POST", path, {"changes": [
@@ -325,7 +314,7 @@ def test_alter_view_every_change_kind(http: Http, glue_client: Any, database: st
     assert schema["comment"] == "changed"
     assert schema["dialects"] == {"athena": "SELECT 1 AS id", "spark": "SELECT 2 AS id"}
     assert schema["fields"] == _view_schema()["fields"]
-    table = glue_client.get_table(DatabaseName=database, Name="v")["Table"]
+    table = fresh_glue.get_table(DatabaseName=database, Name="v")["Table"]
     assert sorted((r["Dialect"], r["ViewOriginalText"]) for r in table["ViewDefinition"]["Representations"]) == [
         ("ATHENA", "SELECT 1 AS id"), ("SPARK", "SELECT 2 AS id")]
     assert table["Description"] == "changed" and table["Parameters"]["k2"] == "v2"
@@ -349,10 +338,10 @@ def test_alter_view_every_change_kind(http: Http, glue_client: Any, database: st
     assert (error["resourceType"], error["resourceName"]) == ("VIEW", "nope")
 
 
-def test_list_views_paged_with_pattern_and_details(http: Http, glue_client: Any, database: str) -> None:
+def test_list_views_paged_with_pattern_and_details(http: Http, fresh_glue: Any, database: str) -> None:
     for name in ["va", "vb", "vc", "wa"]:
         _create_view(http, database, name)
-    glue_client.create_table(DatabaseName=database, TableInput={"Name": "vt", "TableType": "EXTERNAL_TABLE"})
+    fresh_glue.create_table(DatabaseName=database, TableInput={"Name": "vt", "TableType": "EXTERNAL_TABLE"})
     seen: list[str] = []
     params: dict[str, Any] = {"maxResults": 2}
     while True:
@@ -384,10 +373,10 @@ def test_list_views_paged_with_pattern_and_details(http: Http, glue_client: Any,
     assert error["resourceType"] == "DATABASE"
 
 
-def test_rename_and_drop_view(http: Http, glue_client: Any, database: str) -> None:
+def test_rename_and_drop_view(http: Http, fresh_glue: Any, database: str) -> None:
     _create_view(http, database, "old")
     before = http.call("GET", f"/databases/{database}/views/old")
-    glue_client.create_table(DatabaseName=database, TableInput={"Name": "tbl", "TableType": "EXTERNAL_TABLE"})
+    fresh_glue.create_table(DatabaseName=database, TableInput={"Name": "tbl", "TableType": "EXTERNAL_TABLE"})
     rename = {"source": {"database": database, "object": "old"}, "destination": {"database": database,
                                                                                  "object": "new"}}
     http.call("POST", "/views/rename", rename)
@@ -396,7 +385,7 @@ def test_rename_and_drop_view(http: Http, glue_client: Any, database: str) -> No
     # A rename moves the one Glue table (one transaction): same id, creation time and definition,
     # and its version history goes with it.
     assert (after["id"], after["createdAt"], after["schema"]) == (before["id"], before["createdAt"], _view_schema())
-    versions = glue_client.get_table_versions(DatabaseName=database, TableName="new")["TableVersions"]
+    versions = fresh_glue.get_table_versions(DatabaseName=database, TableName="new")["TableVersions"]
     assert sorted(int(v["VersionId"]) for v in versions) == [0, 1]
     error = http.call("POST", "/views/rename", rename, expect=404)
     assert (error["resourceType"], error["resourceName"]) == ("VIEW", "old")
@@ -408,7 +397,7 @@ def test_rename_and_drop_view(http: Http, glue_client: Any, database: str) -> No
     # A Glue table is no view: not readable, droppable or renamable as one.
     http.call("GET", f"/databases/{database}/views/tbl", expect=404)
     http.call("DELETE", f"/databases/{database}/views/tbl", expect=404)
-    glue_client.get_table(DatabaseName=database, Name="tbl")
+    fresh_glue.get_table(DatabaseName=database, Name="tbl")
 
     error = http.call("POST", "/views/rename", {"source": {"database": database, "object": "tbl"},
                                                 "destination": {"database": database, "object": "t2"}}, expect=404)
@@ -416,7 +405,7 @@ def test_rename_and_drop_view(http: Http, glue_client: Any, database: str) -> No
 
     # Into another database: still the same view.
     elsewhere = f"{database}_2"
-    glue_client.create_database(DatabaseInput={"Name": elsewhere})
+    fresh_glue.create_database(DatabaseInput={"Name": elsewhere})
     http.call("POST", "/views/rename", {"source": {"database": database, "object": "new"},
                                         "destination": {"database": elsewhere, "object": "moved"}})
     assert http.call("GET", f"/databases/{elsewhere}/views/moved")["id"] == before["id"]
@@ -426,11 +415,11 @@ def test_rename_and_drop_view(http: Http, glue_client: Any, database: str) -> No
 
     http.call("DELETE", f"/databases/{database}/views/new")
     http.call("DELETE", f"/databases/{database}/views/new", expect=404)
-    with pytest.raises(glue_client.exceptions.EntityNotFoundException):
-        glue_client.get_table(DatabaseName=database, Name="new")
+    with pytest.raises(fresh_glue.exceptions.EntityNotFoundException):
+        fresh_glue.get_table(DatabaseName=database, Name="new")
 
 
-def test_bad_view_requests_are_400_and_store_nothing(http: Http, glue_client: Any, database: str) -> None:
+def test_bad_view_requests_are_400_and_store_nothing(http: Http, fresh_glue: Any, database: str) -> None:
     bad = [
         ({"identifier": {"database": database}, "schema": _view_schema()}, "identifier.object"),
         ({"identifier": {"database": "elsewhere", "object": "v"}, "schema": _view_schema()}, "identifier.database"),
@@ -447,14 +436,14 @@ def test_bad_view_requests_are_400_and_store_nothing(http: Http, glue_client: An
     for body, member in bad:
         error = http.call("POST", f"/databases/{database}/views", body, expect=400)
         assert member in error["message"], error
-    assert glue_client.get_tables(DatabaseName=database)["TableList"] == []
+    assert fresh_glue.get_tables(DatabaseName=database)["TableList"] == []
     error = http.call("POST", "/databases/no_such_db/views",
                       {"identifier": {"database": "no_such_db", "object": "v"}, "schema": _view_schema()}, expect=404)
     assert (error["resourceType"], error["resourceName"]) == ("DATABASE", "no_such_db")
 
 
-def test_glue_view_reads_through_paimon(http: Http, glue_client: Any, database: str) -> None:
-    glue_client.create_table(DatabaseName=database, TableInput={
+def test_glue_view_reads_through_paimon(http: Http, fresh_glue: Any, database: str) -> None:
+    fresh_glue.create_table(DatabaseName=database, TableInput={
         "Name": "gv", "TableType": "VIRTUAL_VIEW", "Description": "made by Glue",
         "ViewOriginalText": "SELECT a FROM t", "ViewExpandedText": "SELECT a FROM t",
         "StorageDescriptor": {"Columns": [{"Name": "a", "Type": "int"}, {"Name": "m", "Type": "map<string,bigint>"},
@@ -481,21 +470,21 @@ def test_glue_view_reads_through_paimon(http: Http, glue_client: Any, database: 
     # Altered through Paimon: the Glue client's own representation details are kept where they map.
     http.call("POST", f"/databases/{database}/views/gv",
               {"changes": [{"action": "addDialect", "dialect": "spark", "query": "SELECT a FROM spark_t"}]})
-    table = glue_client.get_table(DatabaseName=database, Name="gv")["Table"]
+    table = fresh_glue.get_table(DatabaseName=database, Name="gv")["Table"]
     assert sorted((r["Dialect"], r.get("DialectVersion")) for r in table["ViewDefinition"]["Representations"]) == [
         ("ATHENA", "3"), ("REDSHIFT", "1.0"), ("SPARK", None)]
     assert table["StorageDescriptor"]["Columns"][0] == {"Name": "a", "Type": "int"}
 
 
-def test_glue_update_of_a_paimon_view_wins_where_it_differs(http: Http, glue_client: Any, database: str) -> None:
+def test_glue_update_of_a_paimon_view_wins_where_it_differs(http: Http, fresh_glue: Any, database: str) -> None:
     _create_view(http, database, "v")
-    table = glue_client.get_table(DatabaseName=database, Name="v")["Table"]
+    table = fresh_glue.get_table(DatabaseName=database, Name="v")["Table"]
     table_input = {k: table[k] for k in ("Name", "TableType", "StorageDescriptor", "Parameters",
                                          "ViewOriginalText", "ViewExpandedText", "Description")}
     table_input["ViewDefinition"] = {"Representations": [
         {"Dialect": "SPARK", "ViewOriginalText": "SELECT 9", "ViewExpandedText": "SELECT 9"}]}
     table_input["StorageDescriptor"]["Columns"].append({"Name": "extra", "Type": "string"})
-    glue_client.update_table(DatabaseName=database, TableInput=table_input)
+    fresh_glue.update_table(DatabaseName=database, TableInput=table_input)
     schema = http.call("GET", f"/databases/{database}/views/v")["schema"]
     # Glue changed the Spark text: Glue's wins, and the dialect Glue has no name for stays.
     assert schema["dialects"] == {"spark": "SELECT 9", "flink": "SELECT `id`, `tags`, `amount` FROM t"}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Optional
+from typing import Callable, Optional
 
 from chalicelib import clock, faults
 from chalicelib.service import search_index, tags
@@ -43,6 +43,10 @@ POLL_SECONDS = float(os.environ.get("GLUE_CLEANUP_POLL_SECONDS", "5"))
 SETTLE_SECONDS = 0.2
 
 _wake = threading.Event()
+# Other background work that outlived its request and goes through the same queue, leases and
+# cleaners: job kind -> work(job, deadline (clock.monotonic)) -> True when done. E.g. the
+# backfill of a large partition index (service.partition_indexes registers ``backfill``).
+_other_kinds: dict[str, Callable[[CleanupJobItem, float], bool]] = {}
 _help_lock = threading.Lock()
 _next_help = 0.0
 
@@ -50,6 +54,17 @@ _next_help = 0.0
 def enqueued() -> None:
     """A delete of this process recorded a job: wake this process's cleaner (if it has one)."""
     _wake.set()
+
+
+def register_kind(kind: str, work: Callable[[CleanupJobItem, float], bool]) -> None:
+    """Let the cleaners run jobs of ``kind`` with ``work`` (see ``_other_kinds``)."""
+    _other_kinds[kind] = work
+
+
+def enqueue(job: CleanupJobItem) -> None:
+    """Store ``job`` (built by ``catalog.cleanup_job``) and wake this process's cleaner."""
+    store.enqueue(job)
+    enqueued()
 
 
 def _purge_database(job: CleanupJobItem) -> None:
@@ -71,6 +86,9 @@ def _purge_database(job: CleanupJobItem) -> None:
 
 def work(job: CleanupJobItem, budget: catalog.Budget) -> bool:
     """Delete what is left of a job's contents, within ``budget``; True when nothing is left."""
+    other = _other_kinds.get(job.kind)
+    if other is not None:
+        return other(job, budget.deadline)
     with catalog.purging(budget):
         try:
             if job.kind == "database":

@@ -14,17 +14,18 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
-from chalicelib import clock, faults
+from chalicelib import clock, faults, work_budget
 from chalicelib.domain import keycodec
 from chalicelib.domain.partition_keys import IndexSpec, IndexValueError, index_entry_key
 from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
                                ResourceNumberLimitExceededException, partition_index_already_exists,
                                partition_index_not_found)
+from chalicelib.service import cleanup
 from chalicelib.service.lookups import require_database, require_table
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
-from chalicelib.store.models import TableItem
+from chalicelib.store.models import CleanupJobItem, TableItem
 from chalicelib.store.retry import Policy, attempts
 
 MAX_INDEXES = 3
@@ -33,6 +34,8 @@ INDEXABLE_TYPES = {"string", "char", "varchar", "int", "integer", "bigint", "lon
                    "smallint", "date"}
 LIVE = ("CREATING", "ACTIVE")
 _BACKFILL_CHUNK = 500
+# The cleanup queue's job kind (service.cleanup) of a backfill that outlived its request.
+BACKFILL_JOB = "backfill"
 _ERROR_PARTITIONS_SHOWN = 100
 
 
@@ -225,15 +228,17 @@ def _batches(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
         yield batch
 
 
-def _backfill(table: TableItem, uid: str, owner: str, max_chunks: int | None = None) -> None:
+def _backfill(table: TableItem, uid: str, owner: str, max_chunks: int | None = None,
+              deadline: float | None = None) -> bool:
     """Enter partitions into a CREATING index from its cursor on, renewing the lease after each
     chunk, then make it ACTIVE, or FAILED with the partitions that cannot be indexed (by
-    BackfillErrorCode). With ``max_chunks``, stop after that many and let the lease go."""
+    BackfillErrorCode). With ``max_chunks`` or a ``deadline`` (``clock.monotonic``), stop after
+    that many chunks or once it passed, and let the lease go. True: paused with work left."""
     spec = next((s for s in index_specs(table, partition_keys_of(catalog.load(table)), ("CREATING",))
                  if s.uid == uid), None)
     record = _progress(table).get(uid)
     if spec is None or record is None:
-        return
+        return False
     after, errors = record["after"], record["errors"]
     current = table
     try:
@@ -249,19 +254,21 @@ def _backfill(table: TableItem, uid: str, owner: str, max_chunks: int | None = N
             if not errors:  # a failing index gets no more entries: they would only be deleted
                 store.write_entries_checked(table.uid, entries)
             after = chunk[-1].key
-            pause = max_chunks is not None and number >= max_chunks
+            pause = (max_chunks is not None and number >= max_chunks) or \
+                (deadline is not None and clock.monotonic() >= deadline)
             renewed = _renew(current, uid, owner, after, errors, release=pause)
             if renewed is None:
                 _clear_if_deleted(table, uid)
-                return
+                return False
             current = renewed
             faults.crash_point(CRASH_MID_BACKFILL)
             if pause:
-                return
+                return True
     except store.TableChanged:
         errors = {"INTERNAL_ERROR": []}
     faults.crash_point(CRASH_SCANNED)
     _finish(current, uid, owner, errors)
+    return False
 
 
 def _finish(table: TableItem, uid: str, owner: str, errors: dict[str, list[list[str]]]) -> None:
@@ -338,7 +345,36 @@ def create_partition_index(ref: TableRef, index_input: dict[str, Any]) -> None:
     else:
         raise ConcurrentModificationException("The table's partition indexes changed concurrently; retry")
     faults.crash_point(CRASH_CREATING)
-    _backfill(table, definition["uid"], owner)
+    # Within the request's work budget (API Gateway cuts a request at 29 s); what is left is the
+    # background cleaner's (a ``backfill`` job), as Glue too answers while the index is CREATING.
+    if _backfill(table, definition["uid"], owner, deadline=clock.monotonic() + work_budget.seconds()):
+        cleanup.enqueue(catalog.cleanup_job(BACKFILL_JOB, table.uid, db_uid=table.db_uid, name=table.name))
+
+
+def continue_backfills(db_uid: str, name: str, table_uid: str, deadline: float) -> bool:
+    """A ``backfill`` job's share of work (the background cleaner's): take over the table's
+    CREATING indexes whose lease is free and backfill them until ``deadline``. True when none is
+    left (finished, failed, deleted, or the table is gone); False: run again later."""
+    table = catalog.get_table(db_uid, name)
+    if table is None or table.uid != table_uid:
+        return True
+    for uid in _creating(table):
+        owner = catalog.new_uid()
+        claimed = _take_over(table, uid, owner)
+        if claimed is not None and _backfill(claimed, uid, owner, deadline=deadline):
+            return False
+    table = _fresh(table)
+    return table is None or not _creating(table)
+
+
+def _backfill_job(job: CleanupJobItem, deadline: float) -> bool:
+    done = continue_backfills(job.db_uid, job.name, job.uid, deadline)
+    if not done:
+        clock.sleep(0.2)  # another owner holds a lease: let it work rather than re-read at once
+    return done
+
+
+cleanup.register_kind(BACKFILL_JOB, _backfill_job)
 
 
 def delete_partition_index(ref: TableRef, index_name: str) -> None:

@@ -38,6 +38,12 @@ def jobs(page_size: int = _PAGE, limit: Optional[int] = None) -> Iterator[Cleanu
     return islice(items, limit) if limit is not None else iter(items)
 
 
+def enqueue(job: CleanupJobItem) -> None:
+    """Store a job written outside a delete's transaction (e.g. an index backfill that outlived
+    its request)."""
+    job.save()
+
+
 def claimable(job: CleanupJobItem, now: float, only_expired: bool) -> bool:
     """Whether a cleaner may take ``job`` now: its lease ran out, or (unless ``only_expired``)
     no one has taken it yet."""

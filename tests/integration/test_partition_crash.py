@@ -88,7 +88,10 @@ def check_everything(glue: Any, db: str, table: str, expected: set[Row]) -> None
 def crash(start_server: Callable[..., Any], step: str, call: Callable[[Any], Any], lease: str = LEASE) -> float:
     """Run ``call`` with a client of a server that dies at ``step`` (holding backfill leases of
     ``lease`` seconds); check that it died there. Returns when it died (time.time())."""
-    crashing = start_server(GLUE_FAULT_CRASH_AT=step, GLUE_BACKFILL_LEASE_SECONDS=lease)
+    # A work budget far above the test's: the backfill must reach its crash point in the request,
+    # not hand the rest to the background on a slow machine.
+    crashing = start_server(GLUE_FAULT_CRASH_AT=step, GLUE_BACKFILL_LEASE_SECONDS=lease,
+                            GLUE_WORK_BUDGET_SECONDS="600")
     with pytest.raises(KILLED):
         call(client(crashing.endpoint, "glue"))
     died = time.time()

@@ -1,4 +1,6 @@
 # Everything a fresh machine needs, installed on first use; stamp files make repeat runs instant.
+# Every target (the README's "Run it" lists them too; a test keeps both lists complete):
+#   make install the venv (requirements.txt + requirements-dev.txt) and DynamoDB Local; the others run it first
 #   make run     DynamoDB Local (.data/dynamodb) + the API on http://$${HOST:-127.0.0.1}:$${PORT:-8000};
 #                open mode (the access key id names the account, local testing only) unless
 #                GLUE_AUTH=sigv4 make run: signatures verified, first administrator key printed once
@@ -8,12 +10,14 @@
 #                (narrow it: make test TESTS=tests/unit PYTEST_ARGS="-k name -x")
 #   make bench   boto3 keep-alive latency: chalice local vs infra.local.server; then partition
 #                pruning and writes at 10k/100k vs moto and raw DynamoDB (~10 min;
-#                make bench BENCH_ARGS=--quick for a one-minute smoke run)
+#                make bench BENCH_ARGS=--quick for a one-minute smoke run); the others: docs/benchmarks.md
 #   make pipelines ARGS="sample /tmp/lake"   the Spark pipelines CLI (python -m pipelines $(ARGS)),
 #                its requirements (pipelines/requirements.txt) installed on first use
 #   make pipelines-install   only install them (then .venv/bin/python -m pipelines ... works too)
 #   make pipelines-test   only the Spark pipeline tests (make test runs them too; they are marked slow)
-#   make clean   remove the venv, node_modules and caches (not .data: `make clean-data`)
+#   make package the Lambda deployment package: out/deployment.zip + out/sam.json
+#   make clean   remove the venv, node_modules and caches (not the data: `make clean-data`)
+#   make clean-data   remove make run's data: .data (or $GLUE_LOCAL_DATA_DIR), the local catalog and its keys
 
 PYTHON ?= python3
 TESTS ?= tests
@@ -25,6 +29,8 @@ PIPELINES_STAMP := $(VENV)/.pipelines-installed
 NPM_DIR := infra/local
 NPM_STAMP := $(NPM_DIR)/node_modules/.installed
 NPM := npm --no-audit --no-fund --loglevel=error
+# make run's data (infra/local/run.py reads the same GLUE_LOCAL_DATA_DIR).
+DATA_DIR := $(or $(GLUE_LOCAL_DATA_DIR),.data)
 
 .PHONY: install run identities lint test bench package clean clean-data pipelines pipelines-install pipelines-test
 
@@ -57,12 +63,12 @@ run: install
 	$(PY) -m infra.local.run
 
 # The store of a running `make run`: DynamoDB Local's catalog database is named by the key id
-# kept in .data/dynamodb (see infra/local/dynamodb_local.py).
+# kept in $(DATA_DIR)/dynamodb (see infra/local/dynamodb_local.py).
 identities: install
-	@test -s .data/dynamodb/catalog-access-key-id || { echo "error: .data/dynamodb/catalog-access-key-id is missing: start make run first" >&2; exit 1; }
+	@test -s $(DATA_DIR)/dynamodb/catalog-access-key-id || { echo "error: $(DATA_DIR)/dynamodb/catalog-access-key-id is missing: start make run first" >&2; exit 1; }
 	GLUE_DDB_ENDPOINT=http://127.0.0.1:$${DDB_PORT:-8001} \
-	GLUE_DDB_ACCESS_KEY_ID=$$(cat .data/dynamodb/catalog-access-key-id) \
-	GLUE_AUTH_KEY_FILE=$(CURDIR)/.data/auth.key \
+	GLUE_DDB_ACCESS_KEY_ID=$$(cat $(DATA_DIR)/dynamodb/catalog-access-key-id) \
+	GLUE_AUTH_KEY_FILE=$(abspath $(DATA_DIR))/auth.key \
 	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local \
 	$(PY) -m infra.identities $(ARGS)
 
@@ -91,4 +97,4 @@ clean:
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 clean-data:
-	rm -rf .data
+	rm -rf $(DATA_DIR)

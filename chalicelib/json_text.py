@@ -8,6 +8,7 @@ are. Everything else in a response is encoded with ``json.dumps`` as usual.
 
 from __future__ import annotations
 
+import functools
 import json
 from decimal import Decimal
 from typing import Any
@@ -34,10 +35,19 @@ def dumps(payload: Any) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=_default)
 
 
+@functools.lru_cache(maxsize=256)
+def _members_text(members: tuple[tuple[str, str], ...]) -> str:
+    return ",".join(dumps(name) + ":" + dumps(value) for name, value in members)
+
+
 def with_members(object_text: str, members: dict[str, Any]) -> str:
     """The JSON object ``object_text`` with ``members`` appended (their names must be new)."""
-    extra = ",".join(dumps(name) + ":" + dumps(value) for name, value in members.items())
+    if all(type(value) is str for value in members.values()):
+        # A page appends the same names (database, table, catalog) to every partition: encode them once.
+        extra = _members_text(tuple(members.items()))
+    else:
+        extra = ",".join(dumps(name) + ":" + dumps(value) for name, value in members.items())
     if not extra:
         return object_text
-    body = object_text.rstrip()
-    return body[:-1] + ("," if body[:-1].strip() != "{" else "") + extra + "}"
+    head = object_text.rstrip()[:-1]
+    return head + ("," if head.strip() != "{" else "") + extra + "}"

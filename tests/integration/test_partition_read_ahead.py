@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 
+from infra.local.stack import client
 from tests.integration.partition_helpers import (all_partitions, create_partitions, partitioned_table,
                                                  value_tuples)
 
@@ -115,3 +116,42 @@ def test_other_expression_and_segment_on_a_warm_table(glue, db):
     segments = [answer(glue, db, "sales", "country = 'US' AND year = 2020",
                        Segment={"SegmentNumber": n, "TotalSegments": 3}) for n in range(3)]
     assert sorted(itertools.chain.from_iterable(segments)) == [("US", "2020", m) for m in ("1", "2", "3")]
+
+
+def test_changes_made_by_another_server(glue, db, start_server):
+    """Another server (another Lambda) changes the table: this server's guess is stale each
+    time, since only its own reads and writes refresh it."""
+    other = client(start_server().endpoint, "glue")
+    make_table(other, db, "sales", rows())
+    assert answer(glue, db, "sales") == [("US", "2021", m) for m in ("1", "2", "3")]
+    # Re-created with other partitions.
+    other.delete_table(DatabaseName=db, Name="sales")
+    make_table(other, db, "sales", [["US", "2021", "7"]])
+    assert answer(glue, db, "sales") == [("US", "2021", "7")]
+    # Its index deleted: writes no longer maintain the index's entries, which still exist.
+    other.delete_partition_index(DatabaseName=db, TableName="sales", IndexName="by_country_year")
+    other.delete_partition(DatabaseName=db, TableName="sales", PartitionValues=["US", "2021", "7"])
+    create_partitions(other, db, "sales", [["US", "2021", "8"]])
+    assert answer(glue, db, "sales") == [("US", "2021", "8")]
+    # An index of the same name on other keys (a new uid; its entries are backfilled).
+    other.create_partition_index(DatabaseName=db, TableName="sales",
+                                 PartitionIndex={"IndexName": "by_country_year", "Keys": ["country"]})
+    assert answer(glue, db, "sales") == [("US", "2021", "8")]
+    other.create_partition_index(DatabaseName=db, TableName="sales",
+                                 PartitionIndex={"IndexName": "by_year", "Keys": ["year"]})
+    assert answer(glue, db, "sales", "year = 2021") == [("US", "2021", "8")]
+    other.delete_partition_index(DatabaseName=db, TableName="sales", IndexName="by_year")
+    other.delete_partition(DatabaseName=db, TableName="sales", PartitionValues=["US", "2021", "8"])
+    assert answer(glue, db, "sales", "year = 2021") == []
+    # The database re-created, with a table of the same name.
+    other.delete_database(Name=db)
+    other.create_database(DatabaseInput={"Name": db})
+    make_table(other, db, "sales", [["US", "2021", "9"]])
+    assert answer(glue, db, "sales") == [("US", "2021", "9")]
+    other.delete_database(Name=db)
+    try:
+        glue.get_partitions(DatabaseName=db, TableName="sales", Expression=QUERY)
+    except glue.exceptions.EntityNotFoundException:
+        pass
+    else:
+        raise AssertionError("a deleted database's partitions were listed")

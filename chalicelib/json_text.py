@@ -35,16 +35,20 @@ def dumps(payload: Any) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=_default)
 
 
-@functools.lru_cache(maxsize=256)
-def _members_text(members: tuple[tuple[str, str], ...]) -> str:
-    return ",".join(dumps(name) + ":" + dumps(value) for name, value in members)
+class Members(dict):
+    """Members appended to many JSON objects (a page's partitions all get the same database,
+    table and catalog names): their JSON text is encoded once. Not to be changed once used."""
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The members as JSON object members, without braces."""
+        return ",".join(dumps(name) + ":" + dumps(value) for name, value in self.items())
 
 
 def with_members(object_text: str, members: dict[str, Any]) -> str:
     """The JSON object ``object_text`` with ``members`` appended (their names must be new)."""
-    if all(type(value) is str for value in members.values()):
-        # A page appends the same names (database, table, catalog) to every partition: encode them once.
-        extra = _members_text(tuple(members.items()))
+    if isinstance(members, Members):
+        extra = members.text
     else:
         extra = ",".join(dumps(name) + ":" + dumps(value) for name, value in members.items())
     if not extra:

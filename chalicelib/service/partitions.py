@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 from chalicelib import clock, json_text, timestamps
@@ -18,7 +18,7 @@ from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, InvalidInputException,
                                ServiceError, database_not_found, partition_already_exists, partition_not_found,
                                table_not_found)
-from chalicelib.json_text import with_members
+from chalicelib.json_text import Members, with_members
 from chalicelib.service import governed_partitions as governed
 from chalicelib.service import prefetch
 from chalicelib.service.lookups import fold, require_database, require_table
@@ -69,8 +69,9 @@ def view_of(database: DatabaseItem, item: TableItem) -> PartitionTableView:
 
 
 # The view each table was last read with, by this process: a hint for the next read of the
-# same names (see read_partition_table and list_partitions), never an answer by itself.
-_MAX_HINTS = 1024
+# same names (see read_partition_table and list_partitions), never an answer by itself. Kept
+# without the decoded table document (only its TableType), which can be large.
+_MAX_HINTS = 256
 _read_hints: dict[tuple, PartitionTableView] = {}
 
 
@@ -98,7 +99,7 @@ def read_partition_table(ref: TableRef) -> PartitionTableView:
         view = view_of(database, require_table(database, ref.table))
     if len(_read_hints) >= _MAX_HINTS:
         _read_hints.clear()
-    _read_hints[key] = view
+    _read_hints[key] = replace(view, doc={"TableType": view.doc.get("TableType")})
     return view
 
 
@@ -119,7 +120,7 @@ def partition_key(view: PartitionTableView, values: Sequence[str]) -> str:
 
 def table_names(catalog_id: str, database: DatabaseItem, table: TableItem) -> dict[str, str]:
     """The members a partition document gets in a response: where it belongs."""
-    return {"DatabaseName": database.name, "TableName": table.name, "CatalogId": catalog_id}
+    return Members(DatabaseName=database.name, TableName=table.name, CatalogId=catalog_id)
 
 
 # ------------------------------------------------------------------------------ writes

@@ -563,25 +563,31 @@ def list_partitions(ctx: RequestContext, ref: TableRef, transaction_id: Optional
     if not transaction_id and as_of is None and read_position is not None:
         ahead = _read_ahead(ref, expression, segment, exclude_columns, limit, read_position)
     try:
-        view = read_partition_table(ref)
-        wanted = listing(view.keys, expression, segment, exclude_columns, limit)
+        lister = _latest_listing(ctx, ref, transaction_id, as_of, expression, segment, exclude_columns, limit)
     except BaseException:
         if ahead is not None:
             ahead[1].abandon()
         raise
+    if ahead is None:
+        return lister
+    guess, early = ahead
+    if isinstance(lister, StoredListing) and _same_reads(guess, lister):
+        return prefetch.ConfirmedListing(lister, early)
+    early.abandon()
+    return lister
+
+
+def _latest_listing(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str], as_of: Optional[float],
+                    expression: Optional[str], segment: Optional[tuple[int, int]], exclude_columns: bool,
+                    limit: Optional[int]) -> StoredListing | governed.ManifestListing:
+    """The listing of the table as it is now (read afresh); a governed one's manifest as the
+    reader (``transaction_id``, ``as_of``) sees it."""
+    view = read_partition_table(ref)
+    wanted = listing(view.keys, expression, segment, exclude_columns, limit)
     names = table_names(ref.catalog_id, view.database, view.item)
     if view.governed:
-        if ahead is not None:
-            ahead[1].abandon()
         return _manifest_listing(ctx, ref, transaction_id, as_of, view.item, view.doc, names, wanted)
-    stored = StoredListing(view, names, wanted)
-    if ahead is None:
-        return stored
-    guess, early = ahead
-    if not _same_reads(guess, stored):
-        early.abandon()
-        return stored
-    return prefetch.ConfirmedListing(stored, early)
+    return StoredListing(view, names, wanted)
 
 
 def _read_ahead(ref: TableRef, expression: Optional[str], segment: Optional[tuple[int, int]],

@@ -8,6 +8,7 @@ are. Everything else in a response is encoded with ``json.dumps`` as usual.
 
 from __future__ import annotations
 
+import functools
 import json
 from decimal import Decimal
 from typing import Any
@@ -34,10 +35,23 @@ def dumps(payload: Any) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=_default)
 
 
+class Members(dict):
+    """Members appended to many JSON objects (a page's partitions all get the same database,
+    table and catalog names): their JSON text is encoded once. Not to be changed once used."""
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The members as JSON object members, without braces."""
+        return ",".join(dumps(name) + ":" + dumps(value) for name, value in self.items())
+
+
 def with_members(object_text: str, members: dict[str, Any]) -> str:
     """The JSON object ``object_text`` with ``members`` appended (their names must be new)."""
-    extra = ",".join(dumps(name) + ":" + dumps(value) for name, value in members.items())
+    if isinstance(members, Members):
+        extra = members.text
+    else:
+        extra = ",".join(dumps(name) + ":" + dumps(value) for name, value in members.items())
     if not extra:
         return object_text
-    body = object_text.rstrip()
-    return body[:-1] + ("," if body[:-1].strip() != "{" else "") + extra + "}"
+    head = object_text.rstrip()[:-1]
+    return head + ("," if head.strip() != "{" else "") + extra + "}"

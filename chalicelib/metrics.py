@@ -1,4 +1,5 @@
-"""Per-request counters (DynamoDB items read), reported in a response header for benchmarks.
+"""Per-request counters (DynamoDB items read, DynamoDB requests sent), reported in response
+headers for benchmarks.
 
 Each request is served on one thread, so a thread-local counter is exact without locking.
 """
@@ -13,6 +14,7 @@ _local = threading.local()
 def reset() -> None:
     """Start counting for a new request."""
     _local.items_read = 0
+    _local.requests = 0
 
 
 def count_read(items: int = 1) -> None:
@@ -23,3 +25,20 @@ def count_read(items: int = 1) -> None:
 def items_read() -> int:
     """DynamoDB items read so far by the current request."""
     return getattr(_local, "items_read", 0)
+
+
+def count_request(*_args: object, **_kwargs: object) -> None:
+    """Record one HTTP request to DynamoDB (a round trip; retries count again). Takes and ignores
+    any arguments, so it can be a botocore event handler."""
+    _local.requests = getattr(_local, "requests", 0) + 1
+
+
+def requests() -> int:
+    """DynamoDB requests sent so far by the current request."""
+    return getattr(_local, "requests", 0)
+
+
+def add(items: int, requests_sent: int) -> None:
+    """Add what another thread read and sent on behalf of the current request."""
+    count_read(items)
+    _local.requests = getattr(_local, "requests", 0) + requests_sent

@@ -34,12 +34,17 @@ def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any
     Segment, only the partitions of that segment (segments are disjoint and cover all).
     Governed tables: the partitions their manifest holds as the reader sees it."""
     segment = params.get("Segment")
+
+    def read_position(scope: tuple) -> Any:
+        return read_token(ctx, params, *scope)
+
     lister = partitions.list_partitions(ctx, table_ref(ctx, params), params.get("TransactionId"),
                                         params.get("QueryAsOfTime"), params.get("Expression"),
                                         (segment["TotalSegments"], segment["SegmentNumber"]) if segment else None,
-                                        bool(params.get("ExcludeColumnSchema")), params.get("MaxResults"))
+                                        bool(params.get("ExcludeColumnSchema")), params.get("MaxResults"),
+                                        read_position)
     if lister is None:
         return {"Partitions": []}  # created by its own transaction: no partitions yet
-    page, last = lister.page(read_token(ctx, params, *lister.scope))
+    page, last = lister.page(read_position(lister.scope))
     token = make_token(ctx, last, *lister.scope)
     return {"Partitions": JsonFragments(page), **({"NextToken": token} if token else {})}

@@ -158,8 +158,9 @@ def _serve(service: str, operation: str, headers: dict[str, str], raw_body: byte
 
 
 def _metric_headers() -> dict[str, str]:
-    # How many DynamoDB items the request read: benchmarks report items read per result.
-    return {"x-glue-items-read": str(metrics.items_read())}
+    # How many DynamoDB items the request read, and in how many DynamoDB requests: benchmarks
+    # report items read per result and round trips per call.
+    return {"x-glue-items-read": str(metrics.items_read()), "x-glue-ddb-requests": str(metrics.requests())}
 
 
 def handle_glue(headers: dict[str, str], raw_body: bytes | None,

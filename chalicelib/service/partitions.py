@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 from chalicelib import clock, json_text, timestamps
@@ -16,10 +16,11 @@ from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_entry_key, partition_sort_key,
                                               segment_buckets, segment_of)
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, InvalidInputException,
-                               ServiceError, partition_already_exists, partition_not_found,
+                               ServiceError, database_not_found, partition_already_exists, partition_not_found,
                                table_not_found)
-from chalicelib.json_text import with_members
+from chalicelib.json_text import Members, with_members
 from chalicelib.service import governed_partitions as governed
+from chalicelib.service import prefetch
 from chalicelib.service.lookups import fold, require_database, require_table
 from chalicelib.service.partition_indexes import LIVE, index_specs, key_types_of, partition_keys_of, resume_backfills
 from chalicelib.service.paging import MAX_PAGE_BYTES, take_page
@@ -67,10 +68,39 @@ def view_of(database: DatabaseItem, item: TableItem) -> PartitionTableView:
 
 
 
+# The view each table was last read with, by this process: a hint for the next read of the
+# same names (see read_partition_table and list_partitions), never an answer by itself. Kept
+# without the decoded table document (only its TableType), which can be large.
+_MAX_HINTS = 256
+_read_hints: dict[tuple, PartitionTableView] = {}
+
+
+def _hinted_view(ref: TableRef, hint: PartitionTableView) -> Optional[PartitionTableView]:
+    """The table read with ONE BatchGetItem of the database and table items, under the database
+    uid of ``hint``; None when the database is no longer that incarnation (read by name then)."""
+    database, item, _ = catalog.get_path(ref.catalog_key, fold(ref.database), hint.database.uid, fold(ref.table))
+    if database is None:
+        raise database_not_found(fold(ref.database))
+    if database.uid != hint.database.uid:
+        return None  # the table item read belongs to an older incarnation of the database
+    if item is None:
+        raise table_not_found(fold(ref.table))
+    return view_of(database, item)
+
+
 def read_partition_table(ref: TableRef) -> PartitionTableView:
-    """The table ``ref`` names, or EntityNotFoundException."""
-    database = require_database(ref.catalog_key, ref.database)
-    return view_of(database, require_table(database, ref.table))
+    """The table ``ref`` names, or EntityNotFoundException. Always a fresh (strongly
+    consistent) read; when this process read the table before, in one round trip instead of two."""
+    key = _view_key(ref)
+    hint = _read_hints.get(key)
+    view = _hinted_view(ref, hint) if hint is not None else None
+    if view is None:
+        database = require_database(ref.catalog_key, ref.database)
+        view = view_of(database, require_table(database, ref.table))
+    if len(_read_hints) >= _MAX_HINTS:
+        _read_hints.clear()
+    _read_hints[key] = replace(view, doc={"TableType": view.doc.get("TableType")})
+    return view
 
 
 def check_values(view: PartitionTableView, values: Sequence[str], member: str = "Values") -> None:
@@ -90,7 +120,7 @@ def partition_key(view: PartitionTableView, values: Sequence[str]) -> str:
 
 def table_names(catalog_id: str, database: DatabaseItem, table: TableItem) -> dict[str, str]:
     """The members a partition document gets in a response: where it belongs."""
-    return {"DatabaseName": database.name, "TableName": table.name, "CatalogId": catalog_id}
+    return Members(DatabaseName=database.name, TableName=table.name, CatalogId=catalog_id)
 
 
 # ------------------------------------------------------------------------------ writes
@@ -511,13 +541,15 @@ def _manifest_listing(ctx: RequestContext, ref: TableRef, transaction_id: Option
 
 def list_partitions(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str], as_of: Optional[float],
                     expression: Optional[str], segment: Optional[tuple[int, int]], exclude_columns: bool,
-                    limit: Optional[int]) -> StoredListing | governed.ManifestListing | None:
+                    limit: Optional[int], read_position: Optional[Callable[[tuple], Any]] = None
+                    ) -> StoredListing | governed.ManifestListing | prefetch.ConfirmedListing | None:
     """The partitions of ``ref`` matching ``expression`` (in ``segment`` (total, number) when
     given) as a reader in ``transaction_id`` or at ``as_of`` (or the latest state) sees them,
     ready to page in key order of the plan's source. Governed tables: the partitions their
     manifest holds at the reader's snapshot. None: a table the reader's own transaction created,
     which has no partitions yet. Raises, before any page is read, what a missing table, a bad
-    transaction or a bad expression or segment deserves."""
+    transaction or a bad expression or segment deserves. ``read_position(scope)``: the position
+    the request resumes from, for a listing of that scope (lets the first page be read ahead)."""
     if transaction_id or as_of is not None:
         read = _table_as_read(ctx, ref, transaction_id, as_of)
         if governed.is_governed(read.doc):
@@ -527,9 +559,62 @@ def list_partitions(ctx: RequestContext, ref: TableRef, transaction_id: Optional
                                      read.transaction)
         if not read.stored:
             return None
+    ahead = None
+    if not transaction_id and as_of is None and read_position is not None:
+        ahead = _read_ahead(ref, expression, segment, exclude_columns, limit, read_position)
+    try:
+        lister = _latest_listing(ctx, ref, transaction_id, as_of, expression, segment, exclude_columns, limit)
+    except BaseException:
+        if ahead is not None:
+            ahead[1].abandon()
+        raise
+    if ahead is None:
+        return lister
+    guess, early = ahead
+    if isinstance(lister, StoredListing) and _same_reads(guess, lister):
+        return prefetch.ConfirmedListing(lister, early)
+    early.abandon()
+    return lister
+
+
+def _latest_listing(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str], as_of: Optional[float],
+                    expression: Optional[str], segment: Optional[tuple[int, int]], exclude_columns: bool,
+                    limit: Optional[int]) -> StoredListing | governed.ManifestListing:
+    """The listing of the table as it is now (read afresh); a governed one's manifest as the
+    reader (``transaction_id``, ``as_of``) sees it."""
     view = read_partition_table(ref)
     wanted = listing(view.keys, expression, segment, exclude_columns, limit)
     names = table_names(ref.catalog_id, view.database, view.item)
     if view.governed:
         return _manifest_listing(ctx, ref, transaction_id, as_of, view.item, view.doc, names, wanted)
     return StoredListing(view, names, wanted)
+
+
+def _read_ahead(ref: TableRef, expression: Optional[str], segment: Optional[tuple[int, int]],
+                exclude_columns: bool, limit: Optional[int],
+                read_position: Callable[[tuple], Any]) -> Optional[tuple[StoredListing, prefetch.ReadAhead]]:
+    """Start reading the page on a worker thread, as the table was when this process last read
+    it, while the caller reads the table afresh (see chalicelib.service.prefetch); None when
+    there is no such guess or it would not read an index (a scan's latency is not in the round
+    trips, and a wrong guess must stay cheap)."""
+    hint = _read_hints.get(_view_key(ref))
+    if hint is None or hint.governed:
+        return None
+    try:
+        wanted = listing(hint.keys, expression, segment, exclude_columns, limit)
+        guess = StoredListing(hint, table_names(ref.catalog_id, hint.database, hint.item), wanted)
+        if guess.plan.index is None:
+            return None
+        position = read_position(guess.scope)
+    except ServiceError:
+        return None  # a bad expression or token: the fresh read's listing says so (or not)
+    return guess, prefetch.ReadAhead(guess.page, position)
+
+
+def _same_reads(guess: StoredListing, fresh: StoredListing) -> bool:
+    """Whether ``guess`` reads and renders exactly what ``fresh`` does: the same table incarnation
+    (its uid is in the scope), partition keys and types, the same index and key ranges (so the
+    same ACTIVE index definitions), the same names in the answer."""
+    return (guess.scope == fresh.scope and guess.plan.index == fresh.plan.index
+            and guess.plan.bounds == fresh.plan.bounds and guess.names == fresh.names
+            and guess.view.keys == fresh.view.keys and guess.view.key_types == fresh.view.key_types)

@@ -14,8 +14,7 @@ from pynamodb.attributes import (Attribute, BinaryAttribute, ListAttribute, Numb
 from pynamodb.constants import NUMBER
 from pynamodb.models import Model
 
-from chalicelib.store import fast_parse
-from chalicelib.store.config import BaseMeta, table_name
+from chalicelib.store.config import BaseMeta, instrument, table_name
 
 # Joins key components. Glue names match the "single-line string" pattern, which excludes
 # U+0000-U+001F (but tab), so this separator can never occur inside a name.
@@ -51,14 +50,15 @@ class StrListAttribute(ListAttribute[str]):
 
 
 class StoreModel(Model):
-    """Every model of the store: its DynamoDB client reads responses with ``fast_parse``."""
+    """Every model of the store: its DynamoDB client reads responses with ``fast_parse`` and
+    counts its requests (config.instrument)."""
 
     # PynamoDB offers no public hook on a model's botocore client; this override is the one
     # private PynamoDB name the store relies on (tests/unit/test_store_records.py checks it).
     @classmethod
     def _get_connection(cls):  # type: ignore[no-untyped-def]
         table_connection = super()._get_connection()
-        fast_parse.install(table_connection.connection.client)
+        instrument(table_connection.connection.client)
         return table_connection
 
 

@@ -54,13 +54,16 @@ def record_type(model: Any) -> type[Record]:
 
 
 def _plain(value: dict[str, Any]) -> Any:
+    data = value.get("S")
+    if data is not None:  # most values are strings: answered without unpacking the pair
+        return data
     kind, data = next(iter(value.items()))
-    if kind == "S" or kind == "B":
+    if kind == "B":
         return data
     if kind == "N":
         return int(data) if data.lstrip("-").isdigit() else float(data)
     if kind == "L":
-        return [_plain(v) for v in data]
+        return [v["S"] if "S" in v else _plain(v) for v in data]
     if kind == "M":
         return {k: _plain(v) for k, v in data.items()}
     if kind == "NULL":

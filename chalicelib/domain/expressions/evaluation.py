@@ -8,7 +8,7 @@ import operator
 import re
 from typing import Any, Callable, Optional, Sequence
 
-from chalicelib.domain.expressions.binding import convert
+from chalicelib.domain.expressions.binding import STRING, convert
 from chalicelib.domain.expressions.nodes import (And, Between, Compare, In, IsNull, KeyRef, Like,
                                                  Node, Not, Or, TrueExpr)
 
@@ -42,13 +42,23 @@ class _Row:
         text = self.text(ref)
         if text is None:
             value = _NULL
+        elif ref.kind == STRING:
+            value = text
         else:
             try:
-                value = convert(text, ref.kind, ref.glue_type)
+                value = _converted(text, ref.kind, ref.glue_type)
             except ValueError:
                 value = _INVALID
         self.typed[ref.position] = value
         return value
+
+
+@functools.lru_cache(maxsize=4096)
+def _converted(text: str, kind: str, glue_type: str) -> Any:
+    # The partitions of one query share most of their values (all 96 of a selective query have
+    # the same year): each distinct text is converted once. Typed values are immutable; a
+    # ValueError is not cached, so it is raised again each time.
+    return convert(text, kind, glue_type)
 
 
 def evaluate(node: Node, values: Sequence[Optional[str]]) -> bool:

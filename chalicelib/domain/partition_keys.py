@@ -87,7 +87,10 @@ def _identity_hash(values: Sequence[str]) -> str:
 # most recent ones are kept, so writing a partition with three indexes hashes its values once.
 @functools.lru_cache(maxsize=256)
 def _identity_hash_of(values: tuple[str, ...]) -> str:
-    return hashlib.sha256(json.dumps(list(values), ensure_ascii=False).encode()).hexdigest()[:16]
+    return hashlib.sha256(_JSON.encode(list(values)).encode()).hexdigest()[:16]
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False), built once
 
 
 def _cut(text: str) -> str:

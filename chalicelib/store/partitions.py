@@ -215,27 +215,28 @@ def _pack(writes: Sequence[PartitionWrite]) -> list[list[int]]:
     """Group writes (by position) into transactions within DynamoDB's limits, as evenly as
     the fewest transactions allow: 100 partitions plus the two checks are 102 actions, and
     two transactions of 51 and 49 (run in parallel) finish sooner than one of 98 and one of 2."""
-    groups = _pack_within(writes, MAX_ACTIONS)
+    measures = [(_actions(w), w.size(), w.touched()) for w in writes]  # once, for both passes
+    groups = _pack_within(measures, MAX_ACTIONS)
     if len(groups) > 1:
-        total = sum(_actions(w) for w in writes) + _CHECKS * len(groups)
-        even = _pack_within(writes, -(-total // len(groups)))
+        total = sum(n for n, _, _ in measures) + _CHECKS * len(groups)
+        even = _pack_within(measures, -(-total // len(groups)))
         if len(even) == len(groups):
             return even
     return groups
 
 
-def _pack_within(writes: Sequence[PartitionWrite], max_actions: int) -> list[list[int]]:
+def _pack_within(measures: Sequence[tuple[int, int, set[tuple[str, str]]]], max_actions: int) -> list[list[int]]:
     groups: list[list[int]] = []
     current: list[int] = []
     touched: set[tuple[str, str]] = set()
     actions, size = _CHECKS, 0
-    for i, write in enumerate(writes):
-        n, b, t = _actions(write), write.size(), write.touched()
-        if current and (actions + n > max_actions or size + b > MAX_TRANSACTION_BYTES or touched & t):
+    for i, (n, b, t) in enumerate(measures):
+        if current and (actions + n > max_actions or size + b > MAX_TRANSACTION_BYTES or not touched.isdisjoint(t)):
             groups.append(current)
             current, actions, size, touched = [], _CHECKS, 0, set()
         current.append(i)
-        actions, size, touched = actions + n, size + b, touched | t
+        actions, size = actions + n, size + b
+        touched |= t
     if current:
         groups.append(current)
     return groups

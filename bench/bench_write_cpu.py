@@ -51,16 +51,17 @@ def _pids(stack: CatalogStack) -> tuple[int, Optional[int]]:
 
 
 def write_cpu(stack: CatalogStack, partitions: int = 10_000, threads: int = 4,
-              index_counts: Sequence[int] = (0, 3), database: str = DATABASE) -> dict[int, dict[str, float]]:
+              index_counts: Sequence[int] = (0, 3)) -> dict[int, dict[str, float]]:
     """Write ``partitions`` partitions into a new table per index count and print the service's
     and DynamoDB Local's CPU-seconds per 10,000 partitions.
 
     Returns ``{indexes: {"server": cpu_s_per_10k, "server_system": its kernel part,
-    "dynamodb": cpu_s_per_10k (NaN if external), "seconds": wall_s}}``. ``database`` must exist or is created.
+    "dynamodb": cpu_s_per_10k (NaN if external), "seconds": wall_s}}``. The tables go into the
+    database ``bench`` (created unless it exists).
     """
     clients = [make_client("glue", stack.endpoint, threads) for _ in range(threads)]
     try:
-        clients[0].create_database(DatabaseInput={"Name": database})
+        clients[0].create_database(DatabaseInput={"Name": DATABASE})
     except clients[0].exceptions.AlreadyExistsException:
         pass
     inputs = [partition_input(v) for v in layout(partitions, seed=7)]
@@ -69,10 +70,10 @@ def write_cpu(stack: CatalogStack, partitions: int = 10_000, threads: int = 4,
     results: dict[int, dict[str, float]] = {}
     for indexes in index_counts:
         table = f"cpu_{indexes}idx_{time.time_ns() % 10**9}"
-        clients[0].create_table(DatabaseName=database, TableInput=table_input(table),
+        clients[0].create_table(DatabaseName=DATABASE, TableInput=table_input(table),
                                 PartitionIndexes=WRITE_INDEXES[:indexes])
         # A first call warms the code paths (imports, caches) a long-running Lambda has warm too.
-        clients[0].batch_create_partition(DatabaseName=database, TableName=table,
+        clients[0].batch_create_partition(DatabaseName=DATABASE, TableName=table,
                                           PartitionInputList=[partition_input(["xx", "warm", "1999", "1", "1"])])
         log(f"write CPU: BatchCreatePartition of {partitions:,} partitions, {indexes} indexes")
         server0 = cpu_times(server_pid)

@@ -20,6 +20,7 @@ index, it must hold *every* partition Glue accepts, so:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sys
@@ -55,6 +56,13 @@ def _escape(text: str) -> str:
     return "".join(_ESCAPES.get(ch, ch) for ch in text)
 
 
+# Partition values repeat heavily across a table's partitions (years, months, days, countries),
+# so the typed encoding of a (value, type) pair is computed once per process, not per partition
+# written: it is a pure function of the two strings. Bounded, so odd values cannot grow it.
+_COMPONENT_CACHE = 16_384
+
+
+@functools.lru_cache(maxsize=_COMPONENT_CACHE)
 def _component(raw: str, glue_type: str) -> str:
     kind = keycodec.kind_of(glue_type)
     if kind == keycodec.STRING:
@@ -72,7 +80,17 @@ def _component(raw: str, glue_type: str) -> str:
 
 
 def _identity_hash(values: Sequence[str]) -> str:
-    return hashlib.sha256(json.dumps(list(values), ensure_ascii=False).encode()).hexdigest()[:16]
+    return _identity_hash_of(tuple(values))
+
+
+# A partition's sort key and each of its index entries' keys end with the same hash: the few
+# most recent ones are kept, so writing a partition with three indexes hashes its values once.
+@functools.lru_cache(maxsize=256)
+def _identity_hash_of(values: tuple[str, ...]) -> str:
+    return hashlib.sha256(_JSON.encode(list(values)).encode()).hexdigest()[:16]
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False), built once
 
 
 def _cut(text: str) -> str:
@@ -83,7 +101,7 @@ def partition_sort_key(values: Sequence[str], key_types: Sequence[str]) -> str:
     """The partition item's sort key; ``key_types`` are the types the table was keyed with."""
     types = list(key_types) + ["string"] * (len(values) - len(key_types))
     body = "".join(_component(raw, t) + keycodec.SEP for raw, t in zip(values, types))
-    needs_hash = any(keycodec.kind_of(t) != keycodec.STRING for t in types[:len(values)])
+    needs_hash = any(_kind_of(t) != keycodec.STRING for t in types[:len(values)])
     if len(body.encode("utf-8", errors="surrogatepass")) > KEY_BYTES:
         return _cut(body) + _identity_hash(values)
     return body + _identity_hash(values) if needs_hash else body
@@ -140,6 +158,18 @@ class IndexValueError(Exception):
         self.message = message
 
 
+@functools.lru_cache(maxsize=64)
+def _kind_of(glue_type: str) -> str:
+    return keycodec.kind_of(glue_type)
+
+
+@functools.lru_cache(maxsize=_COMPONENT_CACHE)
+def _typed(raw: str, glue_type: str) -> Any:
+    # Cached like _component (the values parse_value returns are immutable); a value that does
+    # not convert raises each time (exceptions are not cached).
+    return parse_value(raw, glue_type)
+
+
 def index_entry_key(values: Sequence[str], index: IndexSpec) -> str:
     """The entry's sort key: the indexed values (typed, strictly) + the partition's identity
     (cut at ``KEY_BYTES`` before the identity when longer, like ``partition_sort_key``).
@@ -156,7 +186,7 @@ def index_entry_key(values: Sequence[str], index: IndexSpec) -> str:
             raise IndexValueError("UNSUPPORTED_PARTITION_CHARACTER_ERROR",
                                   f"Value of indexed key '{name}' contains U+0000, U+0001 or U+0002")
         try:
-            typed.append(parse_value(raw, glue_type))
+            typed.append(_typed(raw, glue_type))
         except InvalidInputException:
             raise IndexValueError("INVALID_PARTITION_TYPE_DATA_ERROR",
                                   f"Value '{raw}' of indexed key '{name}' is not a valid {glue_type}") from None

@@ -17,11 +17,14 @@ from chalicelib.errors import InvalidInputException
 _COMPRESS_ABOVE = 1024
 # DynamoDB items hold 400 KB; leave room for keys and the other attributes of the item.
 MAX_DOCUMENT_BYTES = 380_000
+# json.dumps(obj, separators=(",", ":"), ensure_ascii=False), without building this encoder
+# anew for every document (json.dumps reuses one only for its default arguments).
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def encode_document(obj: Any, what: str = "object") -> bytes:
     """Serialize ``obj``; InvalidInputException if it cannot be stored whole."""
-    raw = json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    raw = _COMPACT.encode(obj).encode("utf-8")
     data = b"J" + raw
     if len(raw) > _COMPRESS_ABOVE:
         packed = b"Z" + zlib.compress(raw, 6)

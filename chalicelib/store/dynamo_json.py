@@ -19,6 +19,7 @@ import uuid
 from typing import Any, Optional, Sequence
 
 from botocore.exceptions import ClientError
+from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 
 from chalicelib.store.config import connection
 
@@ -33,6 +34,23 @@ class TransactionCancelled(Exception):
     def __init__(self, codes: Sequence[Optional[str]], message: str = "") -> None:
         super().__init__(message or f"transaction cancelled: {list(codes)}")
         self.codes = list(codes)
+
+
+class Rendered(str):
+    """An action already rendered as the wire JSON text ``json.dumps(action, separators=(",", ":"))``
+    gives for it, byte for byte. The partition write path renders its puts this way: the values
+    and the document are turned into JSON once per partition, not once for the partition item
+    and again for each index entry, and no dictionary is built only to be serialized."""
+
+
+def text(value: str) -> str:
+    """A JSON string literal as ``json.dumps`` writes it (ASCII, escaped)."""
+    return encode_basestring_ascii(value)
+
+
+def render(action: dict[str, Any]) -> Rendered:
+    """Any action (dict form) as Rendered text."""
+    return Rendered(json.dumps(action, separators=(",", ":")))
 
 
 # ----------------------------------------------------------------------- AttributeValues
@@ -98,13 +116,19 @@ def _client() -> Any:
     return client
 
 
-def _send(actions: list[dict[str, Any]]) -> None:
-    client = _client()
+def _body(actions: Sequence[dict[str, Any] | Rendered]) -> bytes:
     # The idempotency token botocore adds to every TransactWriteItems (it would be lost with the
     # placeholder body): a retry after a lost response then succeeds instead of failing its
     # own conditions. Retries resend this same body, so they carry the same token.
-    request = {"TransactItems": actions, "ClientRequestToken": str(uuid.uuid4())}
-    _prepared.body = json.dumps(request, separators=(",", ":")).encode("utf-8")
+    # Byte for byte json.dumps({"TransactItems": actions, "ClientRequestToken": token}), with
+    # Rendered actions taken as they are.
+    items = ",".join(a if isinstance(a, Rendered) else json.dumps(a, separators=(",", ":")) for a in actions)
+    return ('{"TransactItems":[' + items + '],"ClientRequestToken":"' + str(uuid.uuid4()) + '"}').encode("utf-8")
+
+
+def _send(actions: Sequence[dict[str, Any] | Rendered]) -> None:
+    client = _client()
+    _prepared.body = _body(actions)
     try:
         client.transact_write_items(TransactItems=[])
     finally:
@@ -160,8 +184,9 @@ def batch_get(keys: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str,
     return found
 
 
-def transact_write(actions: list[dict[str, Any]]) -> None:
-    """Apply ``actions`` (at most 100) atomically; TransactionCancelled when DynamoDB refuses."""
+def transact_write(actions: Sequence[dict[str, Any] | Rendered]) -> None:
+    """Apply ``actions`` (at most 100; dicts in wire JSON form or Rendered text) atomically;
+    TransactionCancelled when DynamoDB refuses."""
     try:
         _send(actions)
     except ClientError as error:

@@ -9,6 +9,7 @@ layer (``chalicelib.domain.partition_keys``); this module only moves items.
 
 from __future__ import annotations
 
+import base64
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -72,6 +73,8 @@ _PARTITIONS = PartitionItem.Meta.table_name
 _ENTRIES = IndexEntryItem.Meta.table_name
 _TABLES = TableItem.Meta.table_name
 _DATABASES = DatabaseItem.Meta.table_name
+_PARTITIONS_JSON = dj.text(_PARTITIONS)
+_ENTRIES_JSON = dj.text(_ENTRIES)
 _REVISION_IS = "#r = :r"
 
 
@@ -126,7 +129,7 @@ def _table_check(table: TableItem) -> dict[str, Any]:
                     {":u": dj.s(table.uid), ":v": dj.n(table.version), ":e": dj.n(table.index_epoch or 0)})
 
 
-def _add_write(actions: list[dict[str, Any]], table_uid: str, write: PartitionWrite) -> list[str]:
+def _add_write(actions: list[Any], table_uid: str, write: PartitionWrite) -> list[str]:
     """Append a write's actions; returns, per action, what its condition failing means."""
     meanings: list[str] = []
     if write.kind in ("replace", "delete") and (write.kind == "delete" or write.old_key != write.key):
@@ -135,26 +138,70 @@ def _add_write(actions: list[dict[str, Any]], table_uid: str, write: PartitionWr
         actions.append(dj.delete(_PARTITIONS, {"table_uid": dj.s(table_uid), "key": dj.s(old_key)},
                                  **_revision_is(write.old_revision)))
         meanings.append(CHANGED)
-    if write.kind in ("create", "replace"):
+    shared = _Shared(write) if write.kind in ("create", "replace") else None
+    if shared is not None:
         revision = (write.old_revision or 0) + 1 if write.kind == "replace" else 0
-        item = _partition_item(table_uid, write, revision)
         if write.kind == "replace" and write.old_key == write.key:
-            actions.append(dj.put(_PARTITIONS, item, **_revision_is(write.old_revision)))
-            meanings.append(CHANGED)
+            condition = _REPLACED_IN_PLACE % (write.old_revision or 0)
+            meaning = CHANGED
         else:
-            actions.append(dj.put(_PARTITIONS, item, "attribute_not_exists(#k)", {"#k": "key"}))
-            meanings.append(EXISTS)
+            condition, meaning = _ABSENT, EXISTS
+        actions.append(_partition_put(table_uid, write, shared, revision, condition))
+        meanings.append(meaning)
     new_entries = set(write.entries)
     for index_uid, entry_key in write.old_entries:
         if (index_uid, entry_key) not in new_entries:
             actions.append(dj.delete(_ENTRIES, {"index_uid": dj.s(index_uid), "key": dj.s(entry_key)}))
             meanings.append("")
     if write.entries:  # only a create or a replace has entries
-        key, values, doc = _content(write)
+        assert shared is not None, write.kind
         for index_uid, entry_key in write.entries:
-            actions.append(dj.put(_ENTRIES, _entry_item(index_uid, entry_key, key, values, doc, write.segment)))
+            actions.append(_entry_put(index_uid, entry_key, shared))
             meanings.append("")
     return meanings
+
+
+# The hot actions of partition writes, rendered straight as wire JSON text (dynamo_json.Rendered):
+# byte for byte what json.dumps gives for the dicts _partition_item / _entry_item and dj.put
+# build (tests/unit/test_partition_store.py compares them), without building those dicts, and
+# with a partition's values and document turned into JSON once for its item and all its entries.
+_ABSENT = ',"ConditionExpression":"attribute_not_exists(#k)","ExpressionAttributeNames":{"#k":"key"}'
+_REPLACED_IN_PLACE = (',"ConditionExpression":"#r = :r","ExpressionAttributeNames":{"#r":"revision"},'
+                      '"ExpressionAttributeValues":{":r":{"N":"%d"}}')
+
+
+class _Shared:
+    """A create's or replace's members common to its partition item and its entries, as JSON."""
+
+    __slots__ = ("key", "values", "doc", "segment")
+
+    def __init__(self, write: PartitionWrite) -> None:
+        key, values, doc = _content(write)
+        self.key = dj.text(key)
+        self.values = '{"L":[' + ",".join(['{"S":' + dj.text(v) + "}" for v in values]) + "]}"
+        self.doc = '{"B":"' + base64.b64encode(doc).decode("ascii") + '"}'
+        self.segment = '{"N":"' + str(write.segment) + '"}'
+
+
+def _partition_put(table_uid: str, write: PartitionWrite, shared: _Shared, revision: int,
+                   condition: str) -> dj.Rendered:
+    extra = ""
+    if write.uid is not None:
+        extra += ',"uid":{"S":' + dj.text(write.uid) + "}"
+    for name, value in write.carry.items():
+        extra += "," + dj.text(name) + ':{"N":"' + str(value) + '"}'
+    return dj.Rendered(
+        '{"Put":{"TableName":' + _PARTITIONS_JSON + ',"Item":{"table_uid":{"S":' + dj.text(table_uid)
+        + '},"key":{"S":' + shared.key + '},"values":' + shared.values + ',"doc":' + shared.doc
+        + ',"segment":' + shared.segment + ',"revision":{"N":"' + str(revision) + '"}' + extra + "}"
+        + condition + "}}")
+
+
+def _entry_put(index_uid: str, entry_key: str, shared: _Shared) -> dj.Rendered:
+    return dj.Rendered(
+        '{"Put":{"TableName":' + _ENTRIES_JSON + ',"Item":{"index_uid":{"S":' + dj.text(index_uid)
+        + '},"key":{"S":' + dj.text(entry_key) + '},"partition_key":{"S":' + shared.key + '},"values":'
+        + shared.values + ',"doc":' + shared.doc + ',"segment":' + shared.segment + "}}}")
 
 
 def _actions(write: PartitionWrite) -> int:
@@ -168,27 +215,28 @@ def _pack(writes: Sequence[PartitionWrite]) -> list[list[int]]:
     """Group writes (by position) into transactions within DynamoDB's limits, as evenly as
     the fewest transactions allow: 100 partitions plus the two checks are 102 actions, and
     two transactions of 51 and 49 (run in parallel) finish sooner than one of 98 and one of 2."""
-    groups = _pack_within(writes, MAX_ACTIONS)
+    measures = [(_actions(w), w.size(), w.touched()) for w in writes]  # once, for both passes
+    groups = _pack_within(measures, MAX_ACTIONS)
     if len(groups) > 1:
-        total = sum(_actions(w) for w in writes) + _CHECKS * len(groups)
-        even = _pack_within(writes, -(-total // len(groups)))
+        total = sum(n for n, _, _ in measures) + _CHECKS * len(groups)
+        even = _pack_within(measures, -(-total // len(groups)))
         if len(even) == len(groups):
             return even
     return groups
 
 
-def _pack_within(writes: Sequence[PartitionWrite], max_actions: int) -> list[list[int]]:
+def _pack_within(measures: Sequence[tuple[int, int, set[tuple[str, str]]]], max_actions: int) -> list[list[int]]:
     groups: list[list[int]] = []
     current: list[int] = []
     touched: set[tuple[str, str]] = set()
     actions, size = _CHECKS, 0
-    for i, write in enumerate(writes):
-        n, b, t = _actions(write), write.size(), write.touched()
-        if current and (actions + n > max_actions or size + b > MAX_TRANSACTION_BYTES or touched & t):
+    for i, (n, b, t) in enumerate(measures):
+        if current and (actions + n > max_actions or size + b > MAX_TRANSACTION_BYTES or not touched.isdisjoint(t)):
             groups.append(current)
             current, actions, size, touched = [], _CHECKS, 0, set()
         current.append(i)
-        actions, size, touched = actions + n, size + b, touched | t
+        actions, size = actions + n, size + b
+        touched |= t
     if current:
         groups.append(current)
     return groups
@@ -236,7 +284,7 @@ def _apply_group(database: DatabaseItem, table: TableItem, writes: Sequence[Part
     pending = list(group)
     retried: Exception | None = None
     for _ in attempts():
-        actions = [_database_check(database), _table_check(table)]
+        actions: list[Any] = [_database_check(database), _table_check(table)]
         # per action: (write position, meaning); -1: the checks
         owners: list[tuple[int, str]] = [(-1, "database"), (-1, "table")]
         for i in pending:

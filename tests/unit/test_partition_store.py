@@ -7,6 +7,7 @@ only the network is replaced, by a fake that fails the conditions a test names.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 
 import pytest
@@ -28,6 +29,8 @@ class FakeDynamoDB:
     def send(self, transact_items: list[dict[str, Any]]) -> None:
         actions = []
         for item in transact_items:
+            if isinstance(item, str):  # dynamo_json.Rendered: the action as wire JSON text
+                item = json.loads(item)
             (kind, body), = item.items()
             key = body["Key"] if "Key" in body else body["Item"]
             actions.append((kind, key["key"]["S"] if "key" in key else key["name"]["S"]))
@@ -85,3 +88,56 @@ def test_a_changed_partition_is_reported_as_changed(dynamodb):
         store.PartitionWrite("create", key="y", values=["y"], doc=b"J{}"),
     ]
     assert store.apply_writes(DATABASE, table, writes) == {1: store.CHANGED}
+
+
+# ------------------------------------------------------------- rendered actions = the dicts
+_AWKWARD = "é\u2028\x00\x01\x02\"\\/\n\U0001F600"
+
+
+def _as_dicts(table_uid: str, write: store.PartitionWrite) -> list[dict[str, Any]]:
+    """The actions of a create or replace in dict form, as the store built them before it
+    rendered its puts as text (dj.put of _partition_item / _entry_item)."""
+    key, values, doc = write.key, write.values, write.doc
+    assert key is not None and values is not None and doc is not None
+    actions: list[dict[str, Any]] = []
+    if write.kind == "replace" and write.old_key != write.key:
+        actions.append(dynamo_json.delete(store._PARTITIONS, {"table_uid": dynamo_json.s(table_uid),
+                                                               "key": dynamo_json.s(write.old_key or "")},
+                                          **store._revision_is(write.old_revision)))
+    revision = (write.old_revision or 0) + 1 if write.kind == "replace" else 0
+    item = store._partition_item(table_uid, write, revision)
+    if write.kind == "replace" and write.old_key == write.key:
+        actions.append(dynamo_json.put(store._PARTITIONS, item, **store._revision_is(write.old_revision)))
+    else:
+        actions.append(dynamo_json.put(store._PARTITIONS, item, "attribute_not_exists(#k)", {"#k": "key"}))
+    new_entries = set(write.entries)
+    for index_uid, entry_key in write.old_entries:
+        if (index_uid, entry_key) not in new_entries:
+            actions.append(dynamo_json.delete(store._ENTRIES, {"index_uid": dynamo_json.s(index_uid),
+                                                               "key": dynamo_json.s(entry_key)}))
+    for index_uid, entry_key in write.entries:
+        actions.append(dynamo_json.put(store._ENTRIES, store._entry_item(index_uid, entry_key, key, values, doc,
+                                                                         write.segment)))
+    return actions
+
+
+@pytest.mark.parametrize("write", [
+    store.PartitionWrite("create", key="2024\x01", values=["2024"], doc=b"J{}", segment=7),
+    store.PartitionWrite("create", key=_AWKWARD, values=[_AWKWARD, "", "x"], doc=bytes(range(256)) * 5,
+                         segment=2519, entries=[("i1", "e\x01" + _AWKWARD), ("i2", "f")], uid="u-1"),
+    store.PartitionWrite("replace", key="k", values=["k"], doc=b"Z\x00", segment=0, entries=[("i", "ek")],
+                         old_key="k", old_revision=41, old_entries=[("i", "ek"), ("j", "old")], uid="u",
+                         carry={"p_records": 12, "p_bytes": -3}),
+    store.PartitionWrite("replace", key="new", values=["new"], doc=b"J[]", segment=1, entries=[("i", "en")],
+                         old_key="old", old_revision=None, old_entries=[("i", "eo")], uid="u"),
+], ids=["create", "create with entries and awkward text", "replace in place", "replace moved"])
+def test_rendered_actions_are_the_dicts_json_byte_for_byte(write: store.PartitionWrite) -> None:
+    actions: list[Any] = []
+    store._add_write(actions, "table-" + _AWKWARD, write)
+    expected = _as_dicts("table-" + _AWKWARD, write)
+    assert [a if isinstance(a, str) else dynamo_json.render(a) for a in actions] == \
+        [dynamo_json.render(a) for a in expected]
+    # ... and so is the whole request body (but for its fresh idempotency token).
+    sent = json.loads(dynamo_json._body(actions))
+    assert len(sent.pop("ClientRequestToken")) == 36
+    assert sent == {"TransactItems": expected}

@@ -252,7 +252,7 @@ def manifest_partitions(catalog_key: str, table: TableItem, table_doc: dict[str,
     """partition key -> latest Partition document, for those of ``partition_keys`` that hold
     objects (GetPartition, BatchGetPartition of partitions that are not registered): one
     snapshot, one overlay and one batch read of summaries for them all."""
-    snapshot = tx_store.last_commit_seq(catalog_key)
+    snapshot = tx_store.read_point(catalog_key)
     overlay = overlay_of(table, catalog_key, snapshot, None)
     touched = set(partition_keys) if _count_objects(table, overlay) else set()
     touched |= {write.partition_key for _, write, _ in overlay.values()}

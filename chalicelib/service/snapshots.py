@@ -144,9 +144,9 @@ def database_snapshot(ctx: RequestContext, transaction_id: Optional[str], databa
     if transaction is not None:
         snapshot: Optional[int] = transaction.snapshot_seq
     else:
-        # Several tables: as of the last commit point, so a commit being applied meanwhile
-        # shows whole (through the overlay) or not at all. One table is atomic by itself.
-        snapshot = None if name is not None else tx_store.last_commit_seq(database.catalog)
+        # Several tables: as of the read point, so a commit being applied meanwhile shows
+        # whole (through the overlay) or not at all. One table is atomic by itself.
+        snapshot = None if name is not None else tx_store.read_point(database.catalog)
     view = DatabaseSnapshot(database, snapshot, transaction=transaction)
     scope = meta_scope(database.uid)
     lock = tx_store.get_lock(scope)

@@ -188,7 +188,7 @@ def snapshot_of(ctx: RequestContext, catalog_key: str, transaction_id: Optional[
         return item.snapshot_seq, item
     # Never past the last commit point: a commit that lands while this request reads is being
     # applied, and must stay invisible rather than show half applied.
-    last = store.last_commit_seq(catalog_key)
+    last = store.read_point(catalog_key)
     if as_of is not None:
         return min(round(as_of * 1_000_000), last), None
     return last, None

@@ -9,9 +9,10 @@ Table definitions are snapshot-isolated like governed-table objects (docs/design
   the transaction's object writes, at the same commit point, under the same locks and
   roll-forward (``service.table_commit``). Cancel and idle expiry drop them with the other
   pending writes.
-- Without a TransactionId a table write is a commit of its own (``autocommit``): it advances the
-  catalog's commit counter and stamps the table with that sequence number, so transactions can
-  tell what happened after their snapshot.
+- Without a TransactionId a table write is a commit of its own (``autocommit``): it stamps the
+  table with the catalog's commit counter + 1, on condition that the counter has not moved
+  (it does not move it: writes of different tables never contend), so transactions can tell
+  what happened after their snapshot.
 
 Every Glue request carrying a TransactionId has it checked first, by the wire
 (``service.transactions.check_transaction_use``).
@@ -118,14 +119,16 @@ class TableWriter:
 
 def autocommit(database: DatabaseItem, write: Callable[[catalog.Stamp], T]) -> T:
     """Run a table write made without a TransactionId as a commit of its own: ``write`` gets
-    the Stamp to add to its DynamoDB transaction (next commit number, metadata lock free). A
-    transaction committing table changes to the database is waited for (or, crashed, cleared)."""
+    the Stamp to add to its DynamoDB transaction (counter + 1 while the counter stays below it,
+    metadata lock free). A snapshot or commit point moving the counter meanwhile means a retry
+    with a fresh stamp; a transaction committing table changes to the database is waited for
+    (or, crashed, cleared)."""
     scope = meta_scope(database.uid)
     for _ in attempts(replace(LOCK_WAIT, base_delay=0.002, max_delay=0.1)):
         previous = tx_store.last_commit_seq(database.catalog)
         if tx_store.get_lock(scope) is None or clear_lock(scope, database.catalog):
-            stamp = catalog.Stamp(tx_store.seq_name(database.catalog), previous,
-                                  max(tx_store.now_micros(), previous + 1), tx_store.lock_name(scope))
+            stamp = catalog.Stamp(tx_store.seq_name(database.catalog), previous, previous + 1,
+                                  tx_store.lock_name(scope))
             try:
                 return write(stamp)
             except catalog.StampConflict:

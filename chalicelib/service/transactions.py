@@ -136,7 +136,7 @@ def start(ctx: RequestContext, kind: str = "READ_AND_WRITE") -> TransactionItem:
     catalog = _catalog(ctx)
     item = TransactionItem(catalog, f"{store.now_micros():016x}{secrets.token_hex(8)}", kind=kind,
                            status="ACTIVE", start_time=now, last_activity=now,
-                           snapshot_seq=store.last_commit_seq(catalog), tables=[])
+                           snapshot_seq=store.take_snapshot(catalog), tables=[])
     store.create_transaction(item)
     return item
 
@@ -260,7 +260,7 @@ def commit(item: TransactionItem) -> str:
         faults.fault_point("before-commit-point")
         for _ in attempts(_COMMIT_POINT):
             previous = store.last_commit_seq(item.catalog)
-            seq = max(store.now_micros(), previous + 1)
+            seq = store.next_commit_seq(previous)
             if store.commit_point(item.catalog, item, previous, seq, seq / 1_000_000):
                 break
         else:  # aborted below: nothing of it is visible

@@ -40,10 +40,12 @@ class StampConflict(Exception):
 
 @dataclass(frozen=True)
 class Stamp:
-    """What makes a table write outside any transaction a commit of its own: it advances the
-    catalog's commit counter (item ``counter``) from ``previous`` to ``seq``, in the same DynamoDB
-    transaction, and requires the database's table-metadata commit lock (item ``lock``) to be
-    free, so it can never land between a transaction's commit point and its apply."""
+    """What makes a table write outside any transaction a commit of its own: its DynamoDB
+    transaction checks that the catalog's commit counter (item ``counter``, read as
+    ``previous``) is still below ``seq`` = ``previous + 1`` — no snapshot or commit point
+    landed since — and that the database's table-metadata commit lock (item ``lock``) is free,
+    so it can never land between a transaction's commit point and its apply. It only checks
+    the counter: writes of different tables write no common item."""
 
     counter: str
     previous: int
@@ -54,12 +56,11 @@ class Stamp:
 def _add_stamp(tx: TransactWrite, stamp: Optional[Stamp]) -> None:
     if stamp is None:
         return
-    # Any counter below our number will do, not just the one read: a commit numbered above
-    # the counter still lands after everything numbered below it (snapshots stay exact), and
-    # concurrent writers of one catalog then collide only when they land out of order.
+    # A check, not an update: every snapshot S is taken by moving the counter to S, so a write
+    # landing after it finds the counter >= S and needs a stamp > S; one landing before has a
+    # stamp <= counter + 1 <= S. Concurrent checks of one item do not conflict.
     counter_condition = CommitStateItem.seq.does_not_exist() | (CommitStateItem.seq < stamp.seq)
-    tx.update(CommitStateItem(stamp.counter), actions=[CommitStateItem.seq.set(stamp.seq)],
-              condition=counter_condition)
+    tx.condition_check(CommitStateItem, stamp.counter, condition=counter_condition)
     tx.condition_check(CommitStateItem, stamp.lock, condition=CommitStateItem.transaction_id.does_not_exist())
 
 

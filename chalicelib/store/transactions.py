@@ -40,12 +40,30 @@ def seq_name(catalog: str) -> str:
 
 
 def last_commit_seq(catalog: str) -> int:
-    """The catalog's latest commit sequence number (0 before the first commit)."""
+    """The catalog's commit counter: the last commit point or snapshot taken (0 before any)."""
     metrics.count_read()
     try:
         return CommitStateItem.get(seq_name(catalog), consistent_read=True).seq or 0
     except CommitStateItem.DoesNotExist:
         return 0
+
+
+def read_point(catalog: str) -> int:
+    """The snapshot of a read made outside any transaction: counter + 1. Table writes outside
+    transactions are stamped counter + 1 without moving the counter, and commit points take at
+    least counter + 2, so this sees every such write that has landed (read-your-writes) and no
+    commit whose commit point is still to come (a commit being applied shows whole or not at
+    all). Read-only: readers never contend with writers."""
+    return last_commit_seq(catalog) + 1
+
+
+def take_snapshot(catalog: str) -> int:
+    """A transaction's snapshot: advance the counter by one (an atomic ADD, never retried for a
+    lost race) and return its new value S. Every table write that landed before carries a stamp
+    <= S, and one landing after needs a stamp above the counter, so > S."""
+    counter = CommitStateItem(seq_name(catalog))
+    retry(lambda: counter.update(actions=[CommitStateItem.seq.add(1)]))
+    return int(counter.seq)
 
 
 def create_transaction(item: TransactionItem) -> None:
@@ -231,10 +249,17 @@ def after_partition(partition_key: str) -> str:
     return f"{partition_key}{SEP}:"
 
 
+def next_commit_seq(previous_seq: int) -> int:
+    """The sequence number of a commit point over counter ``previous_seq``: microseconds since
+    the epoch, and at least ``previous_seq + 2`` (``previous_seq + 1`` is the stamp of table
+    writes outside transactions that land before it, and the snapshot of reads made meanwhile)."""
+    return max(now_micros(), previous_seq + 2)
+
+
 def commit_point(catalog: str, item: TransactionItem, previous_seq: int, seq: int, end_time: float) -> bool:
     """The single atomic step that makes a transaction committed: advance the catalog's commit
     counter from ``previous_seq`` to ``seq`` and mark the transaction COMMITTED with it.
-    False when another commit moved the counter first (retry with a fresh counter)."""
+    False when another commit or snapshot moved the counter first (retry with a fresh counter)."""
     counter = CommitStateItem(seq_name(catalog))
     counter_condition = CommitStateItem.seq == previous_seq if previous_seq else CommitStateItem.seq.does_not_exist()
 

@@ -1,0 +1,137 @@
+"""CreateTable / UpdateTable of different tables from 1 and from 8 threads, side by side.
+
+Every table write outside a transaction is a commit of its own (docs/design.md, "Cost of the
+stamps"): writes of different tables must not contend, so 8 client threads should write more
+tables a second than one. Rounds alternate which thread count goes first; each round writes
+fresh tables (its own names), then updates each of them once.
+
+Called from ``bench.bench_partitions`` as :func:`table_writes`; alone:
+``.venv/bin/python -m bench.bench_table_writes [--quick] [--tables N] [--rounds N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import boto3
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+from bench.common import Report, log, make_client, run_parallel  # noqa: E402
+from infra.local.stack import CatalogStack  # noqa: E402
+
+DATABASE = "bench_table_writes"
+# bench_search_stats --quick before the commit counter existed: 8 threads, first 200 / next 800.
+RATE_BEFORE_COUNTER = 66.0
+
+
+def _table_input(name: str, comment: str) -> dict[str, Any]:
+    return {"Name": name, "TableType": "EXTERNAL_TABLE",
+            "StorageDescriptor": {"Columns": [{"Name": "id", "Type": "bigint"}, {"Name": "v", "Type": "string",
+                                                                                 "Comment": comment}],
+                                  "Location": f"s3://bench/{name}/"},
+            "PartitionKeys": [{"Name": "dt", "Type": "string"}]}
+
+
+def _run(clients: Sequence[Any], names: Sequence[str], operation: str) -> tuple[float, int]:
+    """(seconds, DynamoDB items read) for ``operation`` (create | update) of ``names`` on one
+    thread per client. Items read count the service's retries: each attempt of a table write
+    reads the commit counter and the metadata lock again, whatever the machine's load."""
+    read: list[int] = []
+
+    # Chunks of one table each: the threads take the next table as soon as they are free.
+    def work(client: Any, name: str) -> None:
+        if operation == "create":
+            response = client.create_table(DatabaseName=DATABASE, TableInput=_table_input(name, "v1"))
+        else:
+            response = client.update_table(DatabaseName=DATABASE, TableInput=_table_input(name, "v2"))
+        read.append(int(response["ResponseMetadata"]["HTTPHeaders"].get("x-glue-items-read", 0)))
+    return run_parallel(clients, names, work), sum(read)
+
+
+def table_writes(endpoint: str, report: Report, tables: int = 100, rounds: int = 2,
+                 threads: int = 8) -> dict[tuple[str, int], float]:
+    """Measure CreateTable and UpdateTable of ``tables`` different tables a round (one database,
+    created here if missing) with 1 and with ``threads`` client threads, ``rounds`` rounds
+    alternating which goes first; add the ratios to ``report`` and return
+    (operation, threads) -> tables/s over all rounds."""
+    clients = [make_client("glue", endpoint, threads) for _ in range(threads)]
+    try:
+        clients[0].create_database(DatabaseInput={"Name": DATABASE})
+    except clients[0].exceptions.AlreadyExistsException:
+        pass
+    seconds = {(op, n): 0.0 for op in ("create", "update") for n in (1, threads)}
+    items = {key: 0 for key in seconds}
+    stamp = int(time.time())
+    for round_number in range(rounds):
+        order = (1, threads) if round_number % 2 == 0 else (threads, 1)
+        for count in order:
+            names = [f"w{stamp}_r{round_number}_t{count}_{i:05d}" for i in range(tables)]
+            for op in ("create", "update"):
+                log(f"table writes, round {round_number + 1}/{rounds}: {op} {tables} tables on {count} thread(s)")
+                took, read = _run(clients[:count], names, op)
+                seconds[op, count] += took
+                items[op, count] += read
+    rate = {key: tables * rounds / value for key, value in seconds.items()}
+    for op, label in (("create", "CreateTable"), ("update", "UpdateTable")):
+        one, many = rate[op, 1], rate[op, threads]
+        report.check(f"{label} of different tables, {threads} threads ÷ 1 thread",
+                     f"{many / one:.2f} ({many:,.1f} ÷ {one:,.1f} tables/s)", "≥ 1.5", many / one >= 1.5)
+    for op, label in (("create", "CreateTable"), ("update", "UpdateTable")):
+        one, many = (items[op, n] / (tables * rounds) for n in (1, threads))
+        report.check(f"Diagnosis: {label} items read a table (retries read again), {threads} threads ÷ 1 thread",
+                     f"{many / one:.2f} ({many:.2f} ÷ {one:.2f})", "-", None)
+    report.check(f"CreateTable of different tables on {threads} threads, tables/s (before the commit "
+                 f"counter: {RATE_BEFORE_COUNTER:.0f} in bench_search_stats --quick)",
+                 f"{rate['create', threads]:,.0f}", f"≥ {RATE_BEFORE_COUNTER:.0f}",
+                 rate["create", threads] >= RATE_BEFORE_COUNTER)
+    report.notes.append(f"Table writes: {tables} tables a round and thread count, {rounds} round(s) alternating "
+                        f"which thread count goes first; each table created, then updated once; one database.")
+    return rate
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    """Start DynamoDB Local + the service, measure, print the report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smoke run: 60 tables, 1 round")
+    parser.add_argument("--tables", type=int, help="tables a round and thread count (default 150; quick 60)")
+    parser.add_argument("--rounds", type=int, help="rounds (default 2; quick 1)")
+    parser.add_argument("--threads", type=int, default=8)
+    args = parser.parse_args(argv)
+    tables = args.tables or (60 if args.quick else 150)
+    rounds = args.rounds or (1 if args.quick else 2)
+    command = " ".join([".venv/bin/python -m bench.bench_table_writes",
+                        *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
+    env = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python "
+           f"{platform.python_version()}, boto3 {boto3.__version__}; service and DynamoDB Local (in memory) "
+           f"in their own processes; load average at start {os.getloadavg()[0]:.1f}")
+    report = Report()
+    with tempfile.TemporaryDirectory(prefix="bench-table-writes-") as tmp:
+        log(f"starting DynamoDB Local + service (logs in {tmp})")
+        for attempt in range(3):
+            stack = CatalogStack(log_dir=Path(tmp) / str(attempt))
+            try:
+                stack.start()
+                break
+            except TimeoutError as error:  # a loaded machine: DynamoDB Local's JVM starts slowly
+                log(f"{error}; starting again")
+        else:
+            raise RuntimeError("the stack did not start in 3 attempts")
+        try:
+            table_writes(stack.endpoint, report, tables, rounds, args.threads)
+        finally:
+            stack.stop()
+    report.print(command, env)
+
+
+if __name__ == "__main__":
+    main()

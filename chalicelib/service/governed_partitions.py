@@ -42,6 +42,7 @@ from chalicelib.store import partitions as partition_store
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import decode_document, document_text
 from chalicelib.store.models import SEP, TableItem, TransactionItem
+from chalicelib.store.ranges import Demand
 
 # Appended to a partition sort key, sorts after every object version key of that partition
 # (``partition SEP added_seq SEP uri``: ':' follows every digit).
@@ -72,6 +73,8 @@ def _from_manifest(table: TableItem, snapshot: int, overlay: dict, bound: expres
     resume = None if after is None else after + _PAST_PARTITION
     current: Optional[_Partition] = None
     for version_key, values, obj in visible_objects(table, snapshot, bound, overlay, low, high, resume, seek):
+        if obj is None:
+            continue  # a version left out (only with a deadline, which this reader does not pass)
         partition_key, added, _uri = version_key.rsplit(SEP, 2)  # uris never hold SEP (API pattern)
         if current is not None and current.key != partition_key:
             yield current
@@ -128,14 +131,15 @@ def _count_objects(table: TableItem, overlay: dict) -> bool:
 
 
 def _registered(table: TableItem, bound: expressions.Node, low: Optional[str], high: Optional[str],
-                after: Optional[str], segments: Optional[tuple[int, int]], page_size: int,
+                after: Optional[str], segments: Optional[tuple[int, int]], demand: Demand,
                 reader_time: Optional[float]) -> Iterator[_Partition]:
     """Registered partitions matching the expression, created by the reader's time."""
-    for item in partition_store.scan_range(table.uid, low, high, after, None, segments, page_size):
+    for item in partition_store.scan_range(table.uid, low, high, after, None, segments, demand):
         if not expressions.evaluate(bound, item.values):
             continue
         if reader_time is not None and decode_document(item.doc).get("CreationTime", 0) > reader_time:
             continue
+        demand.keep()
         yield _Partition(item.key, list(item.values), registered=item)
 
 
@@ -214,6 +218,7 @@ class ManifestListing:
         seek = can_seek(listing.bound, listing.keys, reader is not None or as_of is not None)
         count_objects = _count_objects(table, overlay)
         lo, hi = listing.buckets
+        demand = Demand(listing.limit + 1)  # shared by the key ranges: one page in all
 
         def candidates() -> Iterator[tuple[int, _Partition]]:
             for range_number in range(start_range, len(plan.bounds)):
@@ -223,7 +228,7 @@ class ManifestListing:
                             if count_objects else
                             _from_summaries(table, snapshot, listing.bound, low, high, resume, overlay, seek))
                 sources = (_registered(table, listing.bound, low, high, resume,
-                                       listing.buckets if listing.segment else None, listing.limit + 1,
+                                       listing.buckets if listing.segment else None, demand,
                                        reader_time), manifest)
                 for found in _merged(sources):
                     yield range_number, found

@@ -93,16 +93,18 @@ class Demand:
         """The reader kept one more item."""
         self.kept += 1
 
-    def next_page(self, read: int) -> Optional[int]:
-        """The Limit of the next DynamoDB page after ``read`` items (None: no Limit, 1 MB)."""
+    def next_page(self, read: int, kept_before: int = 0) -> Optional[int]:
+        """The Limit of the next DynamoDB page of a Query that has read ``read`` items so far,
+        begun when the reader had kept ``kept_before`` (None: no Limit, 1 MB pages)."""
         need = max(self.wanted - self.kept, 1)
+        kept = self.kept - kept_before
         if read == 0:
             return need
-        if self.kept == 0:
+        if kept <= 0:
             return None
         # Expected items to read for the rest, at the share kept so far, with a margin so that
         # one more page is rarely needed just for the last few.
-        return max(need, -(-need * read * 5 // (self.kept * 4)))
+        return max(need, -(-need * read * 5 // (kept * 4)))
 
 
 def query_key_range(model: Any, hash_key: str, low: Optional[str], high: Optional[str],
@@ -132,18 +134,21 @@ def query_key_range(model: Any, hash_key: str, low: Optional[str], high: Optiona
     make = record_type(model)
     table = table_connection(model)
     start = None
-    yielded = 0
+    # Items DynamoDB read (Limit counts them before the segment filter), so the share a reader
+    # keeps is of what a page's Limit buys.
+    scanned = 0
+    kept_before = demand.kept if demand is not None else 0
     while True:
-        limit = demand.next_page(yielded) if demand is not None else None
+        limit = demand.next_page(scanned, kept_before) if demand is not None else None
         if limit is not None and skip is not None and start is None:
             limit += 1  # the cursor item comes back first and is dropped
         page = table.query(hash_key, range_key_condition=condition, filter_condition=in_segments,
                            consistent_read=True, exclusive_start_key=start, limit=limit)
         metrics.count_read(page.get("ScannedCount", 0))
+        scanned += page.get("ScannedCount", 0)
         for raw in page.get("Items", []):
             record = make(raw)
             if record.key != skip:
-                yielded += 1
                 yield record
         start = page.get("LastEvaluatedKey")
         if not start:

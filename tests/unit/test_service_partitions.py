@@ -62,6 +62,8 @@ def test_demand_sizes_dynamodb_pages_from_what_the_reader_keeps() -> None:
     for _ in range(90):
         demand.keep()
     assert demand.next_page(101) == 2  # keeps everything: just the rest (at least one)
+    # The share is that of the current Query (the next key range): none kept there yet.
+    assert demand.next_page(500, kept_before=100) is None
 
 
 def test_listing_binds_the_expression_and_defaults_the_page_size() -> None:

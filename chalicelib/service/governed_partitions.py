@@ -64,6 +64,9 @@ class _Partition:
     size: int = 0
     first_seq: int = OWN  # commit that added its oldest visible object (OWN: the reader's own)
     registered: Any = None  # the PartitionItem when registered
+    # False: examined and left out (expression, reader's time, empty at the snapshot); passed on
+    # all the same so that a page out of work budget can end after it (paging.take_page).
+    listed: bool = True
 
 
 def _from_manifest(table: TableItem, snapshot: int, overlay: dict, bound: expressions.Node,
@@ -100,10 +103,10 @@ def _from_summaries(table: TableItem, snapshot: int, bound: expressions.Node, lo
     def summarized() -> Iterator[_Partition]:
         skip = set(touched)
         for item in manifest_store.partitions_in(table.uid, low, high, after):
+            found = None
             if item.key not in skip and expressions.evaluate(bound, item.values):
                 found = _summary_at(table, item, snapshot)
-                if found is not None:
-                    yield found
+            yield found if found is not None else _Partition(item.key, [], listed=False)
 
     def counted() -> Iterator[_Partition]:
         for key in touched:
@@ -135,18 +138,23 @@ def _registered(table: TableItem, bound: expressions.Node, low: Optional[str], h
                 reader_time: Optional[float]) -> Iterator[_Partition]:
     """Registered partitions matching the expression, created by the reader's time."""
     for item in partition_store.scan_range(table.uid, low, high, after, None, segments, demand):
-        if not expressions.evaluate(bound, item.values):
-            continue
-        if reader_time is not None and decode_document(item.doc).get("CreationTime", 0) > reader_time:
+        if not expressions.evaluate(bound, item.values) or \
+                (reader_time is not None and decode_document(item.doc).get("CreationTime", 0) > reader_time):
+            yield _Partition(item.key, [], listed=False)
             continue
         demand.keep()
         yield _Partition(item.key, list(item.values), registered=item)
 
 
 def _merged(sources: Sequence[Iterator[_Partition]]) -> Iterator[_Partition]:
-    """One partition per key: the registered document, the manifest's object counts."""
+    """One partition per key: the registered document, the manifest's object counts (listed
+    when either source lists it)."""
     for _, group in itertools.groupby(heapq.merge(*sources, key=lambda p: p.key), key=lambda p: p.key):
-        parts = list(group)
+        every = list(group)
+        parts = [part for part in every if part.listed]
+        if not parts:
+            yield every[0]  # left out by every source: passed on unlisted
+            continue
         found = parts[0]
         for other in parts[1:]:
             found.registered = found.registered or other.registered
@@ -235,7 +243,7 @@ class ManifestListing:
 
         def render(pair: tuple[int, _Partition]) -> Optional[tuple[Any, int]]:
             found = pair[1]
-            if not lo <= segment_of(found.key) <= hi:
+            if not found.listed or not lo <= segment_of(found.key) <= hi:
                 return None
             if found.registered is not None and not listing.exclude_columns:
                 text = with_members(timestamps.readable_text(document_text(found.registered.doc)), names)

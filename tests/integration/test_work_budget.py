@@ -108,6 +108,8 @@ def test_governed_partitions_and_table_objects_out_of_budget(endpoint: str, spen
         budgeted = pages(budget_glue, "get_partitions", "Partitions", **request)
         assert [p["Values"] for p in flat(budgeted)] == [p["Values"] for p in expected] and expected
         assert len(budgeted) > 1
+        if expression:  # partitions the expression leaves out end pages too: empty ones with a token
+            assert any(not items and token for items, token in budgeted)
     for predicate in ("region = 'eu' AND year > 2021", None):
         request = {"DatabaseName": gov.db, "TableName": "objects",
                    **({"PartitionPredicate": predicate} if predicate else {})}

@@ -42,6 +42,7 @@ from chalicelib.store import partitions as partition_store
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import decode_document, document_text
 from chalicelib.store.models import SEP, TableItem, TransactionItem
+from chalicelib.store.ranges import Demand
 
 # Appended to a partition sort key, sorts after every object version key of that partition
 # (``partition SEP added_seq SEP uri``: ':' follows every digit).
@@ -63,6 +64,9 @@ class _Partition:
     size: int = 0
     first_seq: int = OWN  # commit that added its oldest visible object (OWN: the reader's own)
     registered: Any = None  # the PartitionItem when registered
+    # False: examined and left out (expression, reader's time, empty at the snapshot); passed on
+    # all the same so that a page out of work budget can end after it (paging.take_page).
+    listed: bool = True
 
 
 def _from_manifest(table: TableItem, snapshot: int, overlay: dict, bound: expressions.Node,
@@ -72,6 +76,8 @@ def _from_manifest(table: TableItem, snapshot: int, overlay: dict, bound: expres
     resume = None if after is None else after + _PAST_PARTITION
     current: Optional[_Partition] = None
     for version_key, values, obj in visible_objects(table, snapshot, bound, overlay, low, high, resume, seek):
+        if obj is None:
+            continue  # a version left out (only with a deadline, which this reader does not pass)
         partition_key, added, _uri = version_key.rsplit(SEP, 2)  # uris never hold SEP (API pattern)
         if current is not None and current.key != partition_key:
             yield current
@@ -97,10 +103,10 @@ def _from_summaries(table: TableItem, snapshot: int, bound: expressions.Node, lo
     def summarized() -> Iterator[_Partition]:
         skip = set(touched)
         for item in manifest_store.partitions_in(table.uid, low, high, after):
+            found = None
             if item.key not in skip and expressions.evaluate(bound, item.values):
                 found = _summary_at(table, item, snapshot)
-                if found is not None:
-                    yield found
+            yield found if found is not None else _Partition(item.key, [], listed=False)
 
     def counted() -> Iterator[_Partition]:
         for key in touched:
@@ -128,21 +134,27 @@ def _count_objects(table: TableItem, overlay: dict) -> bool:
 
 
 def _registered(table: TableItem, bound: expressions.Node, low: Optional[str], high: Optional[str],
-                after: Optional[str], segments: Optional[tuple[int, int]], page_size: int,
+                after: Optional[str], segments: Optional[tuple[int, int]], demand: Demand,
                 reader_time: Optional[float]) -> Iterator[_Partition]:
     """Registered partitions matching the expression, created by the reader's time."""
-    for item in partition_store.scan_range(table.uid, low, high, after, None, segments, page_size):
-        if not expressions.evaluate(bound, item.values):
+    for item in partition_store.scan_range(table.uid, low, high, after, None, segments, demand):
+        if not expressions.evaluate(bound, item.values) or \
+                (reader_time is not None and decode_document(item.doc).get("CreationTime", 0) > reader_time):
+            yield _Partition(item.key, [], listed=False)
             continue
-        if reader_time is not None and decode_document(item.doc).get("CreationTime", 0) > reader_time:
-            continue
+        demand.keep()
         yield _Partition(item.key, list(item.values), registered=item)
 
 
 def _merged(sources: Sequence[Iterator[_Partition]]) -> Iterator[_Partition]:
-    """One partition per key: the registered document, the manifest's object counts."""
+    """One partition per key: the registered document, the manifest's object counts (listed
+    when either source lists it)."""
     for _, group in itertools.groupby(heapq.merge(*sources, key=lambda p: p.key), key=lambda p: p.key):
-        parts = list(group)
+        every = list(group)
+        parts = [part for part in every if part.listed]
+        if not parts:
+            yield every[0]  # left out by every source: passed on unlisted
+            continue
         found = parts[0]
         for other in parts[1:]:
             found.registered = found.registered or other.registered
@@ -214,6 +226,7 @@ class ManifestListing:
         seek = can_seek(listing.bound, listing.keys, reader is not None or as_of is not None)
         count_objects = _count_objects(table, overlay)
         lo, hi = listing.buckets
+        demand = Demand(listing.limit + 1)  # shared by the key ranges: one page in all
 
         def candidates() -> Iterator[tuple[int, _Partition]]:
             for range_number in range(start_range, len(plan.bounds)):
@@ -223,14 +236,14 @@ class ManifestListing:
                             if count_objects else
                             _from_summaries(table, snapshot, listing.bound, low, high, resume, overlay, seek))
                 sources = (_registered(table, listing.bound, low, high, resume,
-                                       listing.buckets if listing.segment else None, listing.limit + 1,
+                                       listing.buckets if listing.segment else None, demand,
                                        reader_time), manifest)
                 for found in _merged(sources):
                     yield range_number, found
 
         def render(pair: tuple[int, _Partition]) -> Optional[tuple[Any, int]]:
             found = pair[1]
-            if not lo <= segment_of(found.key) <= hi:
+            if not found.listed or not lo <= segment_of(found.key) <= hi:
                 return None
             if found.registered is not None and not listing.exclude_columns:
                 text = with_members(timestamps.readable_text(document_text(found.registered.doc)), names)

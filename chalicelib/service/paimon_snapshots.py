@@ -25,10 +25,12 @@ from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationExc
                                InvalidInputException)
 from chalicelib.service import lookups
 from chalicelib.service import partitions as glue_partitions
+from chalicelib.service.paging import take_page
 from chalicelib.service.paimon_tables import is_paimon
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import paimon as store
 from chalicelib.store import warehouse
+from chalicelib.store.ranges import Demand
 
 log = logging.getLogger(__name__)
 # A commit saves its snap item while it applies its statistics (threads: both wait on DynamoDB).
@@ -411,18 +413,20 @@ def list_partitions(table: TableBranch, after: Optional[str], limit: int, prefix
     if bounds is None:
         return [], None
     low, high = bounds
-    out: list[dict[str, Any]] = []
-    last: Optional[str] = None
-    for record in store.partition_stats(table.uid, low=low, high=high, after=after, page_size=limit + 1):
+    demand = Demand(limit + 1)
+
+    def render(record: Any) -> Optional[dict[str, Any]]:
         values = list(record.values)
         if not matches(partition_name(table, values)):
-            continue
-        if len(out) == limit:
-            return out, last
-        out.append(partition_json(dict(zip(table.keys, values)), int(record.p_records or 0),
-                                  int(record.p_bytes or 0), int(record.p_files or 0), int(record.p_last or 0)))
-        last = record.key
-    return out, None
+            return None
+        demand.keep()
+        return partition_json(dict(zip(table.keys, values)), int(record.p_records or 0),
+                              int(record.p_bytes or 0), int(record.p_files or 0), int(record.p_last or 0))
+
+    # Within the response's byte and work budgets: a long run of partitions whose names do not
+    # match ends the call with a token after the last one examined.
+    return take_page(store.partition_stats(table.uid, low=low, high=high, after=after, demand=demand),
+                     limit, render, lambda record: record.key)
 
 
 def _name_bounds(table: TableBranch, name_prefix: str) -> Optional[tuple[Optional[str], Optional[str]]]:

@@ -31,6 +31,7 @@ from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.store.documents import decode_document, decode_document_sized, document_text, encode_document
 from chalicelib.store.models import DatabaseItem, PartitionItem, TableItem, TransactionItem
+from chalicelib.store.ranges import Demand
 from chalicelib.store.retry import Policy, attempts
 
 
@@ -478,20 +479,22 @@ class StoredListing:
         bound, buckets, exclude, limit = wanted.bound, wanted.buckets, wanted.exclude_columns, wanted.limit
         segments_filter = buckets if wanted.segment else None
         start_range, after = position if position else (0, None)
+        # A page returns at most limit + 1 items (the one after says whether a token is due).
+        demand = Demand(limit + 1)
 
         def candidates() -> Iterator[tuple[int, Any]]:
             index_uid = plan.index.uid if plan.index else None
             for number_of_range in range(start_range, len(plan.bounds)):
                 low, high = plan.bounds[number_of_range]
                 resume = after if number_of_range == start_range else None
-                # A page needs at most limit + 1 items (the one after says whether a token is due).
-                for item in store.scan_range(view.item.uid, low, high, resume, index_uid, segments_filter, limit + 1):
+                for item in store.scan_range(view.item.uid, low, high, resume, index_uid, segments_filter, demand):
                     yield number_of_range, item
 
         def render(pair: tuple[int, Any]) -> tuple[Any, int] | None:
             item = pair[1]
             if not buckets[0] <= item.segment <= buckets[1] or not expressions.evaluate(bound, item.values):
                 return None
+            demand.keep()
             if exclude:  # rare: the document must be edited, so decode it
                 rendered, size = _render_sized(names, view, item.doc, exclude)
                 return json_text.dumps(rendered), size

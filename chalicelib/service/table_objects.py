@@ -22,6 +22,7 @@ from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundEx
                                InvalidInputException, TransactionCommitInProgressException, table_not_found,
                                transaction_not_found)
 from chalicelib.service.lookups import fold, require_database
+from chalicelib.service.paging import out_of_time, work_deadline
 from chalicelib.service.partition_indexes import key_types_of, partition_keys_of
 from chalicelib.service.snapshots import database_snapshot
 from chalicelib.service.table_ref import TableRef
@@ -213,16 +214,20 @@ def overlay_of(table: TableItem, catalog_key: str, snapshot: int, reader: Option
 
 def visible_objects(table: TableItem, snapshot: int, bound: expressions.Node, overlay: Overlay,
                     low: Optional[str], high: Optional[str], after: Optional[str],
-                    seek: bool = False) -> Iterator[tuple[str, list[str], dict[str, Any]]]:
+                    seek: bool = False, deadline: Optional[float] = None
+                    ) -> Iterator[tuple[str, list[str], Optional[dict[str, Any]]]]:
     """(version key, partition values, TableObject) visible in one key range, in key order;
-    ``seek``: skip each partition's versions added after the snapshot instead of reading them."""
-    def committed() -> Iterator[tuple[str, list[str], dict[str, Any]]]:
+    ``seek``: skip each partition's versions added after the snapshot instead of reading them.
+    With ``deadline`` (monotonic), once it has passed each version left out comes too, as
+    (key, [], None): where a listing out of work budget can stop and resume exactly."""
+    def committed() -> Iterator[tuple[str, list[str], Optional[dict[str, Any]]]]:
         versions = (store.versions_as_of(table.uid, snapshot, low, high, after) if seek
                     else store.versions_in(table.uid, low, high, after))
         for version in versions:
-            if version.added_seq > snapshot or (version.removed_seq is not None and version.removed_seq <= snapshot):
-                continue
-            if version.uri in overlay or not expressions.evaluate(bound, version.values):
+            if (version.added_seq > snapshot or (version.removed_seq is not None and version.removed_seq <= snapshot)
+                    or version.uri in overlay or not expressions.evaluate(bound, version.values)):
+                if deadline is not None and out_of_time(deadline):
+                    yield version.key, [], None
                 continue
             yield version.key, _values(version), {"Uri": version.uri, "ETag": version.etag, "Size": int(version.size)}
 
@@ -278,19 +283,25 @@ class ObjectListing:
         seek = can_seek(self.bound, self.keys, reader is not None or self.as_of is not None)
         groups: list[dict[str, Any]] = []
         count, last, more = 0, None, False
+        deadline = work_deadline()
         for number in range(start_range, len(self.plan.bounds)):
             low, high = self.plan.bounds[number]
             for key, values, obj in visible_objects(table, snapshot, self.bound, overlay, low, high,
-                                                    after if number == start_range else None, seek):
-                if count == self.limit:
+                                                    after if number == start_range else None, seek, deadline):
+                if obj is not None:
+                    if count == self.limit:
+                        more = True
+                        break
+                    if groups and groups[-1]["PartitionValues"] == values:
+                        groups[-1]["Objects"].append(obj)
+                    else:
+                        groups.append({"PartitionValues": values, "Objects": [obj]})
+                    count += 1
+                last = [number, key, snapshot]
+                if out_of_time(deadline):
+                    # Out of work budget: what we have, to resume after the last version examined.
                     more = True
                     break
-                if groups and groups[-1]["PartitionValues"] == values:
-                    groups[-1]["Objects"].append(obj)
-                else:
-                    groups.append({"PartitionValues": values, "Objects": [obj]})
-                count += 1
-                last = [number, key, snapshot]
             if more:
                 break
         return groups, last if more else None

@@ -23,7 +23,7 @@ from chalicelib.store.conditions import CONDITION_FAILED, classify
 from chalicelib.store.config import connection
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.models import SEP, PaimonItem, PartitionItem, TableItem
-from chalicelib.store.ranges import query_key_range
+from chalicelib.store.ranges import Demand, query_key_range
 from chalicelib.store.retry import attempts, conditional, given_up
 
 MAIN = "main"
@@ -449,10 +449,11 @@ def clear_pending(table_uid: str, seq: int, branch: str = MAIN) -> bool:
 
 
 def partition_stats(table_uid: str, low: str | None = None, high: str | None = None, after: str | None = None,
-                    page_size: int | None = None) -> Iterator[Any]:
+                    demand: Demand | None = None) -> Iterator[Any]:
     """The table's partition items in sort-key order (records with ``key``, ``values`` and
-    ``p_records``, ``p_bytes``, ``p_files``, ``p_last``; None where never counted)."""
-    return query_key_range(PartitionItem, table_uid, low, high, after, None, page_size)
+    ``p_records``, ``p_bytes``, ``p_files``, ``p_last``; None where never counted); DynamoDB
+    pages sized by ``demand`` (ranges.Demand)."""
+    return query_key_range(PartitionItem, table_uid, low, high, after, None, demand)
 
 
 # ----------------------------------------------------------------------------------- tags

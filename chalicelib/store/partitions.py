@@ -20,7 +20,7 @@ from chalicelib.store import dynamo_json as dj
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.conditions import CONDITION_FAILED, classify
 from chalicelib.store.models import DatabaseItem, IndexEntryItem, PartitionItem, TableItem
-from chalicelib.store.ranges import query_key_range
+from chalicelib.store.ranges import Demand, query_key_range
 from chalicelib.store.retry import attempts, conditional, given_up
 
 MAX_ACTIONS = 100  # TransactWriteItems limit
@@ -334,13 +334,13 @@ def get_partitions(table_uid: str, keys: Sequence[str]) -> dict[str, PartitionIt
 
 def scan_range(table_uid: str, low: str | None, high: str | None, after: str | None = None,
                index_uid: str | None = None, segments: tuple[int, int] | None = None,
-               page_size: int | None = None) -> Iterator[Any]:
+               demand: Demand | None = None) -> Iterator[Any]:
     """Partitions (or, with ``index_uid``, index entries) with sort key in [low, high], in key
     order, starting after ``after``; with ``segments``, only those whose segment bucket is in
-    that range; DynamoDB pages of at most ``page_size`` items. Every item read is counted."""
+    that range; DynamoDB pages sized by ``demand`` (ranges.Demand). Every item read is counted."""
     if index_uid is None:
-        return query_key_range(PartitionItem, table_uid, low, high, after, segments, page_size)
-    return query_key_range(IndexEntryItem, index_uid, low, high, after, segments, page_size)
+        return query_key_range(PartitionItem, table_uid, low, high, after, segments, demand)
+    return query_key_range(IndexEntryItem, index_uid, low, high, after, segments, demand)
 
 
 def write_entries_checked(table_uid: str, entries: Sequence[tuple[PartitionItem, str, str]]) -> None:

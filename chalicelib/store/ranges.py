@@ -16,24 +16,28 @@ from chalicelib.store.config import table_connection
 class Record:
     """A read-only item of one model: its declared attributes by name, None where the item
     lacks one (an absent nullable attribute); any other name is an AttributeError, so a typo
-    fails instead of reading as "missing". One subclass per model (see :func:`record_type`)."""
+    fails instead of reading as "missing". One subclass per model (see :func:`record_type`).
 
-    __slots__ = ("_values",)
+    It keeps the item as DynamoDB returned it and converts an attribute when it is read: a scan
+    reads a few attributes of each item it examines (key, values, segment) and the rest only of
+    the items it keeps, so converting every attribute up front cost more than the filter."""
+
+    __slots__ = ("_raw",)
     _fields: frozenset[str] = frozenset()
 
-    def __init__(self, values: dict[str, Any]) -> None:
-        self._values = values
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self._raw = raw
 
     def __getattr__(self, name: str) -> Any:
         try:
-            return self._values[name]
+            return _plain(self._raw[name])
         except KeyError:
             if name in self._fields:
                 return None
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r}") from None
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._values!r})"
+        return f"{type(self).__name__}({ {name: _plain(value) for name, value in self._raw.items()}!r})"
 
 
 _record_types: dict[type, type[Record]] = {}
@@ -73,26 +77,48 @@ def _plain(value: dict[str, Any]) -> Any:
     return data
 
 
-# Once a caller has had the items it announced (page_size) but keeps reading (some items did
-# not match its filter), further DynamoDB pages are this small: a bounded over-read.
-_MIN_PAGE_AFTER_BUDGET = 100
+class Demand:
+    """How many items a reader of :func:`query_key_range` means to *return*, and how many it
+    has kept so far (it calls :meth:`keep` for each item it keeps after its own filtering).
+    Each DynamoDB page is sized from what is still wanted and the share of items read so far
+    that were kept: a reader that keeps every item gets pages of just what it needs (DynamoDB
+    reads, and charges, a whole page even if the reader stops half-way); one that keeps none
+    gets DynamoDB's full 1 MB pages, since each Query has a fixed cost and small pages would
+    multiply it (a scan of 100k items in pages of 100 items took 1,000 Queries)."""
 
+    __slots__ = ("wanted", "kept")
 
-def _next_page_limit(page_size: Optional[int], yielded: int) -> Optional[int]:
-    if page_size is None:
-        return None
-    return max(page_size - yielded, _MIN_PAGE_AFTER_BUDGET)
+    def __init__(self, wanted: int) -> None:
+        self.wanted = wanted
+        self.kept = 0
+
+    def keep(self) -> None:
+        """The reader kept one more item."""
+        self.kept += 1
+
+    def next_page(self, read: int, kept_before: int = 0) -> Optional[int]:
+        """The Limit of the next DynamoDB page of a Query that has read ``read`` items so far,
+        begun when the reader had kept ``kept_before`` (None: no Limit, 1 MB pages)."""
+        need = max(self.wanted - self.kept, 1)
+        kept = self.kept - kept_before
+        if read == 0:
+            return need
+        if kept <= 0:
+            return None
+        # Expected items to read for the rest, at the share kept so far, with a margin so that
+        # one more page is rarely needed just for the last few.
+        return max(need, -(-need * read * 5 // (kept * 4)))
 
 
 def query_key_range(model: Any, hash_key: str, low: Optional[str], high: Optional[str],
                     after: Optional[str] = None, segments: Optional[tuple[int, int]] = None,
-                    page_size: Optional[int] = None) -> Iterator[Record]:
+                    demand: Optional[Demand] = None) -> Iterator[Record]:
     """Items under ``hash_key`` with ``low <= key <= high`` (None: unbounded), in key order,
     resuming after ``after``; with ``segments``, only items whose ``segment`` attribute is in
     that inclusive range (filtered by DynamoDB, so the others never reach us, though DynamoDB
-    still reads them). ``page_size``: at most that many items per DynamoDB page, for callers
-    that will stop early (DynamoDB reads, and charges, a whole page even if we stop half-way).
-    Every item DynamoDB read is counted for the request."""
+    still reads them). ``demand``: what the reader means to return, which sizes the DynamoDB
+    pages (see :class:`Demand`); None: 1 MB pages. Every item DynamoDB read is counted for the
+    request."""
     skip = None
     if after is not None and (low is None or after >= low):
         low = skip = after  # resume: DynamoDB has no exclusive BETWEEN, so skip the cursor item
@@ -108,21 +134,24 @@ def query_key_range(model: Any, hash_key: str, low: Optional[str], high: Optiona
     else:
         condition = None
     in_segments = model.segment.between(*segments) if segments else None
-    if page_size is not None and skip is not None:
-        page_size += 1  # the cursor item comes back first and is dropped
     make = record_type(model)
     table = table_connection(model)
     start = None
-    yielded = 0
+    # Items DynamoDB read (Limit counts them before the segment filter), so the share a reader
+    # keeps is of what a page's Limit buys.
+    scanned = 0
+    kept_before = demand.kept if demand is not None else 0
     while True:
+        limit = demand.next_page(scanned, kept_before) if demand is not None else None
+        if limit is not None and skip is not None and start is None:
+            limit += 1  # the cursor item comes back first and is dropped
         page = table.query(hash_key, range_key_condition=condition, filter_condition=in_segments,
-                           consistent_read=True, exclusive_start_key=start,
-                           limit=_next_page_limit(page_size, yielded))
+                           consistent_read=True, exclusive_start_key=start, limit=limit)
         metrics.count_read(page.get("ScannedCount", 0))
+        scanned += page.get("ScannedCount", 0)
         for raw in page.get("Items", []):
-            record = make({name: _plain(value) for name, value in raw.items()})
+            record = make(raw)
             if record.key != skip:
-                yielded += 1
                 yield record
         start = page.get("LastEvaluatedKey")
         if not start:

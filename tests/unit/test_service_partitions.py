@@ -8,6 +8,7 @@ import pytest
 from chalicelib.errors import InvalidInputException
 from chalicelib.service import paging
 from chalicelib.service.partitions import listing
+from chalicelib.store.ranges import Demand
 
 KEYS = [("year", "string"), ("month", "int")]
 
@@ -28,6 +29,41 @@ def test_page_stops_at_the_byte_budget_and_resumes_after_the_last_item_kept(monk
     monkeypatch.setattr(paging, "MAX_PAGE_BYTES", 10)
     page, last = paging.take_page(range(10), 100, lambda n: (str(n), 4), lambda n: n, sized=True)
     assert page == ["0", "1"] and last == 1
+
+
+def test_out_of_work_budget_a_page_ends_after_the_last_item_examined(monkeypatch) -> None:
+    """The work budget is a monotonic deadline; here the clock reads 0, 1, 2... one tick per
+    item examined, so a deadline of 4 passes once item 4 has been examined."""
+    examined: list[int] = []
+    clock_now = iter(range(100))
+    monkeypatch.setattr(paging.clock, "monotonic", lambda: next(clock_now))
+
+    def render(n: int):
+        examined.append(n)
+        return (str(n), 1) if n == 1 else None  # a selective filter: only 1 is kept
+
+    page, last = paging.take_page(range(10), 100, render, lambda n: n, sized=True, deadline=4)
+    assert page == ["1"] and last == 4 and examined == [0, 1, 2, 3, 4]
+    # An empty page still carries where it stopped; at least one item is examined per call.
+    page, last = paging.take_page(range(5, 10), 100, render, lambda n: n, sized=True, deadline=0)
+    assert page == [] and last == 5
+    # A page that is full before the deadline ends as before.
+    page, last = paging.take_page(range(10), 1, lambda n: str(n), lambda n: n, deadline=10 ** 6)
+    assert page == ["0"] and last == 0
+
+
+def test_demand_sizes_dynamodb_pages_from_what_the_reader_keeps() -> None:
+    demand = Demand(101)
+    assert demand.next_page(0) == 101  # first page: what the reader means to return
+    assert demand.next_page(101) is None  # nothing kept yet: DynamoDB's full 1 MB pages
+    for _ in range(10):
+        demand.keep()
+    assert demand.next_page(1000) == 11_375  # 91 more at 1 kept in 100 read, with a 25 % margin
+    for _ in range(90):
+        demand.keep()
+    assert demand.next_page(101) == 2  # keeps everything: just the rest (at least one)
+    # The share is that of the current Query (the next key range): none kept there yet.
+    assert demand.next_page(500, kept_before=100) is None
 
 
 def test_listing_binds_the_expression_and_defaults_the_page_size() -> None:

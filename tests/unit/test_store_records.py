@@ -11,8 +11,11 @@ from chalicelib.store.ranges import record_type
 
 
 def test_record_reads_declared_attributes_and_refuses_others() -> None:
-    record = record_type(PartitionItem)({"table_uid": "t", "key": "k", "segment": 3})
+    # Built from the item as DynamoDB returns it; each attribute converted when read.
+    record = record_type(PartitionItem)({"table_uid": {"S": "t"}, "key": {"S": "k"}, "segment": {"N": "3"},
+                                         "values": {"L": [{"S": "2024"}, {"S": "us"}]}, "doc": {"B": b"x"}})
     assert (record.table_uid, record.key, record.segment) == ("t", "k", 3)
+    assert (record.values, record.doc) == (["2024", "us"], b"x")
     assert record.uid is None  # declared (nullable) but absent from the item
     with pytest.raises(AttributeError, match="PartitionItemRecord has no attribute 'segmnet'"):
         record.segmnet  # noqa: B018 - a typo must fail, not read as missing

@@ -489,10 +489,11 @@ class StoredListing:
         wanted, plan = self.wanted, self.plan
         if not partition_digest.ENABLED or plan.index is not None or plan.bounds != [(None, None)]:
             return None
-        if isinstance(wanted.bound, expressions.TrueExpr) and wanted.segment is None:
+        segmented = wanted.segment is not None and wanted.segment[0] > 1
+        if isinstance(wanted.bound, expressions.TrueExpr) and not segmented:
             return None
         source = DigestSource(self.view.item.uid, self.view.key_types)
-        buckets = wanted.buckets if wanted.segment else None
+        buckets = wanted.buckets if segmented else None
         keys = source.matching_keys(wanted.bound, buckets, after)
         return None if keys is None else (source, keys)
 

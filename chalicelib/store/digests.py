@@ -7,11 +7,11 @@ of partitions deleted or changed since), because every transaction that creates 
 changes its values also puts one delta item with them (``delta_action``). Readers fetch each
 candidate by key and re-check it, so a stale row costs a miss, never a wrong answer.
 
-Items are keyed by time-ordered ids. Compaction and rebuild write their base set under an id
-greater than every item they read, *before* deleting exactly those items: a reader paging
-through the digest in key order that missed a deleted item (it was behind the reader's
-position when written... it was read; ahead of it, the new base set is ahead of it too) always
-sees the rows somewhere. Deltas of concurrent writers are never deleted unless read.
+Items are keyed by time-ordered ids. Compaction and rebuild write their base set under keys
+greater than every item they read, *before* deleting exactly those items. So a reader paging
+through the digest in key order never loses rows: an item deleted before the reader reached it
+had its rows copied, before the delete, into items further ahead. Deltas written meanwhile by
+concurrent writers were not read, so they are not deleted.
 """
 
 from __future__ import annotations

@@ -100,7 +100,8 @@ class DigestSource:
         """The partition items of ``keys`` that exist, in the order of ``keys``, fetched a
         BatchGetItem at a time: several in flight until ``wanted`` keys are asked for, then one
         at a time as the caller keeps reading (it stops once its page is full)."""
-        runs = list(digests.batches(keys))
+        # The runs end exactly at ``wanted``: a full page never fetches a batch past it.
+        runs = list(digests.batches(keys[:wanted])) + list(digests.batches(keys[wanted:]))
         pending: list[Future] = []
         asked = next_run = 0
         try:

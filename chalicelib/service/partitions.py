@@ -24,6 +24,8 @@ from chalicelib.service import prefetch
 from chalicelib.service.lookups import fold, require_database, require_table
 from chalicelib.service.partition_indexes import LIVE, index_specs, key_types_of, partition_keys_of, resume_backfills
 from chalicelib.service.paging import MAX_PAGE_BYTES, take_page
+from chalicelib.service import partition_digest
+from chalicelib.service.partition_digest import DigestSource
 from chalicelib.service.snapshots import database_snapshot, require_table_as_of
 from chalicelib.service.table_objects import snapshot_of
 from chalicelib.service.table_ref import TableRef
@@ -290,7 +292,7 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Buil
                     doc=encode_document(doc, "partition"), segment=segment_of(new_key),
                     entries=_entries(view, new_values), old_key=old_key, old_revision=old_revision,
                     old_entries=_entries_or_none(view, old_values), uid=old.uid or catalog.new_uid(),
-                    carry=store.paimon_stats(old) if new_key == old_key else {}))
+                    carry=store.paimon_stats(old) if new_key == old_key else {}, old_values=list(old_values)))
                 positions.append(position)
                 touched |= {old_key, new_key}
             except ServiceError as error:
@@ -358,7 +360,8 @@ def rewrite_partition_document(ref: TableRef, values: Sequence[str],
         return [store.PartitionWrite("replace", key=key, values=list(stored_values), doc=doc,
                                      segment=segment, entries=entries, old_key=key,
                                      old_revision=revision, old_entries=entries,
-                                     uid=item.uid, carry=store.paimon_stats(item))], [0], {}
+                                     uid=item.uid, carry=store.paimon_stats(item),
+                                     old_values=list(stored_values))], [0], {}
 
     for _ in attempts(Policy(attempts=_TABLE_RETRIES)):
         errors = _apply(ref, build, lambda position, reason: ConcurrentModificationException(reason))
@@ -475,12 +478,20 @@ class StoredListing:
     def page(self, position: Any) -> tuple[list[str], Any]:
         """Partition JSON texts after ``position`` (None: from the start), and the position to
         resume after (None: no more)."""
-        view, plan, wanted, names = self.view, self.plan, self.wanted, self.names
-        bound, buckets, exclude, limit = wanted.bound, wanted.buckets, wanted.exclude_columns, wanted.limit
-        segments_filter = buckets if wanted.segment else None
+        view, plan, wanted = self.view, self.plan, self.wanted
+        limit = wanted.limit
+        segments_filter = wanted.buckets if wanted.segment else None
         start_range, after = position if position else (0, None)
         # A page returns at most limit + 1 items (the one after says whether a token is due).
         demand = Demand(limit + 1)
+
+        digest = self._digest_keys(after) if start_range == 0 else None
+        if digest is not None:
+            source, keys = digest
+            page = take_page(((0, item) for item in source.partitions(keys, limit + 1)), limit,
+                             self._render, lambda pair: [pair[0], pair[1].key], sized=True)
+            source.prune_if_stale()
+            return page
 
         def candidates() -> Iterator[tuple[int, Any]]:
             index_uid = plan.index.uid if plan.index else None
@@ -491,16 +502,38 @@ class StoredListing:
                     yield number_of_range, item
 
         def render(pair: tuple[int, Any]) -> tuple[Any, int] | None:
-            item = pair[1]
-            if not buckets[0] <= item.segment <= buckets[1] or not expressions.evaluate(bound, item.values):
-                return None
-            demand.keep()
-            if exclude:  # rare: the document must be edited, so decode it
-                rendered, size = _render_sized(names, view, item.doc, exclude)
-                return json_text.dumps(rendered), size
-            return _render_text(names, item.doc)
+            rendered = self._render(pair)
+            if rendered is not None:
+                demand.keep()  # the scan's next DynamoDB pages are sized from what is kept
+            return rendered
 
         return take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key], sized=True)
+
+    def _render(self, pair: tuple[int, Any]) -> tuple[Any, int] | None:
+        """A candidate as response JSON text and its size; None when it does not match."""
+        item, wanted = pair[1], self.wanted
+        if not wanted.buckets[0] <= item.segment <= wanted.buckets[1] \
+                or not expressions.evaluate(wanted.bound, item.values):
+            return None
+        if wanted.exclude_columns:  # rare: the document must be edited, so decode it
+            rendered, size = _render_sized(self.names, self.view, item.doc, True)
+            return json_text.dumps(rendered), size
+        return _render_text(self.names, item.doc)
+
+    def _digest_keys(self, after: Optional[str]) -> Optional[tuple[DigestSource, list[str]]]:
+        """With a plan that would read every partition, for an expression or a segment: the
+        table's digest and the keys it says may match, after ``after``. None: read as planned
+        (an empty listing asks for everything; nearly everything matching is cheaper so)."""
+        wanted, plan = self.wanted, self.plan
+        if not partition_digest.ENABLED or plan.index is not None or plan.bounds != [(None, None)]:
+            return None
+        segmented = wanted.segment is not None and wanted.segment[0] > 1
+        if isinstance(wanted.bound, expressions.TrueExpr) and not segmented:
+            return None
+        source = DigestSource(self.view.item.uid, self.view.key_types)
+        buckets = wanted.buckets if segmented else None
+        keys = source.matching_keys(wanted.bound, buckets, after)
+        return None if keys is None else (source, keys)
 
 
 @dataclass

@@ -225,7 +225,11 @@ def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
         tx.condition_check(DatabaseItem, database.catalog, database.name,
                            condition=DatabaseItem.uid == database.uid)
         tx.save(item, condition=TableItem.name.does_not_exist())
+        # Born with an empty, complete partition digest: every partition it will ever have is
+        # then written with its digest delta, and unindexed listings never need a rebuild.
+        tx.save(empty_digest(item.uid))
         _add_stamp(tx, stamp)
+    from chalicelib.store.digests import empty_base as empty_digest  # imports this module
     try:
         transact(None, build)
     except TransactWriteError as error:

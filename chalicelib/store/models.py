@@ -157,6 +157,31 @@ class IndexEntryItem(StoreModel):
     segment = IntAttribute()
 
 
+class PartitionDigestItem(StoreModel):
+    """A piece of a table's partition digest (store/digests.py): the values and segment bucket
+    of partitions, column-packed (``domain.partition_digest``), which unindexed listings
+    evaluate before fetching only the matching partitions.
+
+    Hash: the table uid; range: a time-ordered id (``digests.new_key``). ``kind``: ``delta``
+    (written in the transaction that created or changed those partitions) or ``base`` (chunk
+    ``chunk`` of the ``chunks`` of set ``set_id``, written by a compaction or a rebuild).
+    ``overflow``: a delta too large for one item, which holds no rows and sends the next reader
+    to rebuild the digest from the partitions themselves.
+    """
+
+    class Meta(BaseMeta):
+        table_name = table_name("partition_digests")
+
+    table_uid = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    kind = UnicodeAttribute()
+    data = BinaryAttribute(legacy_encoding=False, null=True)
+    set_id = UnicodeAttribute(null=True)
+    chunk = IntAttribute(null=True)
+    chunks = IntAttribute(null=True)
+    overflow = IntAttribute(null=True)
+
+
 class ColumnStatisticsItem(StoreModel):
     """Statistics of one column. Hash: the table uid; range: ``owner SEP column`` where owner
     is empty for the table's own statistics and the partition uid for a partition's. One Query
@@ -438,7 +463,7 @@ class IdentityItem(StoreModel):
 
 
 ALL_MODELS: list[type[Model]] = [DatabaseItem, TableItem, TableVersionItem, PartitionItem,
-                                 IndexEntryItem, ColumnStatisticsItem, SearchPostingItem, TransactionItem,
+                                 IndexEntryItem, PartitionDigestItem, ColumnStatisticsItem, SearchPostingItem, TransactionItem,
                                  PendingWriteItem, ObjectItem, ObjectVersionItem, ManifestPartitionItem,
                                  ManifestPartitionVersionItem, CommitStateItem, SettingItem, PaimonItem,
                                  CatalogEntryItem, CatalogDocumentItem, CleanupJobItem, IdentityItem]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 from chalicelib import faults, metrics
+from chalicelib.store import digests
 from chalicelib.store import dynamo_json as dj
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.conditions import CONDITION_FAILED, classify
@@ -24,7 +25,9 @@ from chalicelib.store.ranges import Demand, query_key_range
 from chalicelib.store.retry import attempts, conditional, given_up
 
 MAX_ACTIONS = 100  # TransactWriteItems limit
-_CHECKS = 2  # every transaction's database and table condition checks
+# Every transaction's fixed actions: the database and table condition checks, and the digest
+# delta of the partitions it creates or moves (store/digests.py).
+_CHECKS = 3
 MAX_TRANSACTION_BYTES = 3_500_000  # of DynamoDB's 4 MB, leaving room for keys and overhead
 
 EXISTS, MISSING, CHANGED = "exists", "missing", "changed"
@@ -57,6 +60,8 @@ class PartitionWrite:
     # Paimon statistics (``paimon_stats`` of the item replaced) that a replace in place keeps:
     # a Glue UpdatePartition must not reset what Paimon commits added up.
     carry: dict[str, int] = field(default_factory=dict)
+    # A replace's values before (None: unknown): unchanged values and key need no digest delta.
+    old_values: list[str] | None = None
 
     def touched(self) -> set[tuple[str, str]]:
         """Every item this write touches (a transaction may touch an item only once)."""
@@ -289,6 +294,10 @@ def _apply_group(database: DatabaseItem, table: TableItem, writes: Sequence[Part
         owners: list[tuple[int, str]] = [(-1, "database"), (-1, "table")]
         for i in pending:
             owners.extend((i, meaning) for meaning in _add_write(actions, table.uid, writes[i]))
+        rows = _digest_rows(writes[i] for i in pending)
+        if rows:  # unconditional: it never fails, and it lands exactly when the partitions do
+            actions.append(digests.delta_action(table.uid, rows))
+            owners.append((-1, "digest"))
         try:
             dj.transact_write(actions)
             return failures
@@ -307,6 +316,17 @@ def _apply_group(database: DatabaseItem, table: TableItem, writes: Sequence[Part
             else:
                 raise
     raise given_up(retried, TableChanged()) if retried is not None else TableChanged()
+
+
+def _digest_rows(writes: Iterator[PartitionWrite]) -> list[tuple[tuple[str, ...], int]]:
+    """The (values, segment) the digest must learn from these writes: every partition created,
+    moved to a new key or given new values."""
+    rows = []
+    for write in writes:
+        if write.kind == "create" or (write.kind == "replace" and (
+                write.key != write.old_key or write.old_values is None or write.values != write.old_values)):
+            rows.append((tuple(_content(write)[1]), write.segment))
+    return rows
 
 
 def _failed_writes(owners: list[tuple[int, str]], failed_actions: Sequence[int]) -> dict[int, str]:

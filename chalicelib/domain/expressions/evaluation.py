@@ -67,6 +67,11 @@ def evaluate(node: Node, values: Sequence[Optional[str]]) -> bool:
     return _EVAL[type(node)](node, _Row(values)) is True
 
 
+def evaluate3(node: Node, values: Sequence[Optional[str]]) -> Optional[bool]:
+    """Like ``evaluate``, keeping SQL's third value: True, False, or None (unknown)."""
+    return _EVAL[type(node)](node, _Row(values))
+
+
 # Three-valued evaluation of each node kind: True, False or None (unknown). A table keyed by
 # the node's exact class rather than a chain of ``type(node) is ...`` tests: this runs for every
 # partition a query reads, one dict lookup is cheaper than walking the chain to the leaf kinds

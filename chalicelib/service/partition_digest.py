@@ -1,0 +1,129 @@
+"""Unindexed listings through the table's partition digest (store/digests.py): evaluate the
+expression and the segment on the digest's column-packed values, then fetch only the matching
+partitions by key, in key order. Also keeps the digest small: compaction of many deltas into
+base chunks, and a rebuild from the partitions when it is incomplete (a table older than the
+digest, an overflowed delta) or when reads keep finding partitions that are gone.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Iterator, Optional, Sequence
+
+from chalicelib import metrics
+from chalicelib.domain import expressions
+from chalicelib.domain import partition_digest as codec
+from chalicelib.domain.partition_keys import partition_sort_key
+from chalicelib.store import digests
+
+# "0": listings read as planned, never through the digest (writes still keep it): the
+# benchmark's "before", and a switch should the digest ever misbehave.
+ENABLED = os.environ.get("GLUE_PARTITION_DIGEST", "1") != "0"
+# More delta items than this and the reader merges them into a new base set (env: tests).
+COMPACT_DELTAS = int(os.environ.get("GLUE_DIGEST_COMPACT_DELTAS", "64"))
+# A page whose candidates were mostly gone (at least this many) rebuilds the digest.
+PRUNE_MISSES = int(os.environ.get("GLUE_DIGEST_PRUNE_MISSES", "256"))
+# Matching more than this share of the digest's rows, the plain Query of every partition is
+# cheaper than fetching them one key at a time: the listing reads that way instead.
+MAX_SHARE = 0.5
+_FETCH_AHEAD = 4  # BatchGetItem calls in flight at once
+
+_pool: Optional[ThreadPoolExecutor] = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=_FETCH_AHEAD, thread_name_prefix="digest-fetch")
+    return _pool
+
+
+def _complete(pieces: Sequence[digests.Piece]) -> bool:
+    """Whether the pieces hold one whole base set and no overflowed delta."""
+    if any(piece.overflow for piece in pieces):
+        return False
+    sets: dict[str, set[int]] = {}
+    for piece in pieces:
+        if piece.kind == digests.BASE and piece.set_id is not None and piece.chunk is not None:
+            sets.setdefault(piece.set_id, set()).add(piece.chunk)
+    return any(len(chunks) == next(p.chunks for p in pieces if p.set_id == set_id)
+               for set_id, chunks in sets.items())
+
+
+class DigestSource:
+    """The matching partitions of one table's listing, from its digest."""
+
+    def __init__(self, table_uid: str, key_types: Sequence[str]) -> None:
+        self.table_uid, self.key_types = table_uid, list(key_types)
+        self.pieces = digests.read(table_uid)
+        self.misses = self.fetched = 0
+        if not _complete(self.pieces):
+            self.chunks = self._rebuild()
+        else:
+            self.chunks = [codec.decode(p.data) for p in self.pieces if p.data is not None]
+            deltas = sum(piece.kind == digests.DELTA for piece in self.pieces)
+            base_sets = len({piece.set_id for piece in self.pieces if piece.kind == digests.BASE})
+            if deltas > COMPACT_DELTAS or base_sets > 1:
+                self._compact()
+
+    def _rebuild(self) -> list[codec.Chunk]:
+        """A new base set from the partitions themselves (read after the digest items, so it
+        covers every partition those items did), replacing exactly the items read."""
+        encoded = codec.encode_chunks(sorted(set(digests.partition_rows(self.table_uid))))
+        self._replace(encoded)
+        return [codec.decode(data) for data in encoded]
+
+    def _compact(self) -> None:
+        rows: set[codec.Row] = set()
+        for chunk in self.chunks:
+            rows.update(chunk.rows())
+        self._replace(codec.encode_chunks(sorted(rows)))
+
+    def _replace(self, encoded: list[bytes]) -> None:
+        above = self.pieces[-1].key if self.pieces else None
+        digests.write_base(self.table_uid, encoded, above)
+        digests.delete(self.table_uid, [piece.key for piece in self.pieces])
+        self.pieces = []
+
+    def matching_keys(self, bound: expressions.Node, buckets: Optional[tuple[int, int]],
+                      after: Optional[str]) -> Optional[list[str]]:
+        """Sort keys of the partitions that may match, after ``after``, in key order; None when
+        so many match that a plain read of every partition is cheaper."""
+        found, total = codec.matching_rows(self.chunks, bound, buckets)
+        if total and len(found) > MAX_SHARE * total:
+            return None
+        keys = {partition_sort_key(values, self.key_types) for values in found}
+        return sorted(key for key in keys if after is None or key > after)
+
+    def partitions(self, keys: Sequence[str], wanted: int) -> Iterator[Any]:
+        """The partition items of ``keys`` that exist, in the order of ``keys``, fetched a
+        BatchGetItem at a time: several in flight until ``wanted`` keys are asked for, then one
+        at a time as the caller keeps reading (it stops once its page is full)."""
+        # The runs end exactly at ``wanted``: a full page never fetches a batch past it.
+        runs = list(digests.batches(keys[:wanted])) + list(digests.batches(keys[wanted:]))
+        pending: list[Future] = []
+        asked = next_run = 0
+        try:
+            for run in runs:
+                while next_run < len(runs) and (not pending or (asked < wanted and len(pending) < _FETCH_AHEAD)):
+                    pending.append(_executor().submit(digests.fetch_partitions, self.table_uid, runs[next_run]))
+                    asked += len(runs[next_run])
+                    next_run += 1
+                found = {record.key: record for record in pending.pop(0).result()}
+                metrics.count_read(len(run))
+                self.fetched += len(run)
+                self.misses += len(run) - len(found)
+                for key in run:
+                    record = found.get(key)
+                    if record is not None:
+                        yield record
+        finally:
+            for future in pending:
+                future.cancel()
+
+    def prune_if_stale(self) -> None:
+        """Rebuild the digest when this read found mostly partitions that are gone."""
+        if self.misses >= PRUNE_MISSES and 2 * self.misses > self.fetched:
+            self.pieces = digests.read(self.table_uid)
+            self._rebuild()

@@ -1,0 +1,66 @@
+"""The partition digest's chunk format and its column-wise evaluation, against the row-wise
+evaluator on random partitions and expressions."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from chalicelib.domain import expressions
+from chalicelib.domain import partition_digest as digest
+
+KEYS = [("region", "string"), ("year", "int"), ("score", "double"), ("dt", "date")]
+EXPRESSIONS = [
+    "", "region = 'eu'", "year > 2015", "NOT (year > 2015)", "score BETWEEN 0.5 AND 2",
+    "region LIKE 'e%' OR year IN (2011, 2013)", "NOT (region = 'us' AND score < 1)",
+    "dt IS NULL", "dt IS NOT NULL AND dt > '2020-01-05'", "NOT (dt > '2020-01-05')",
+    "year <> 2012 AND NOT (score >= 1.5 OR region IN ('ap', 'x'))", "year = 7 OR region = 'ap'",
+]
+
+
+def random_rows(count: int, seed: int) -> list[digest.Row]:
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(count):
+        values = [rng.choice(["eu", "us", "ap", "e\x01x", ""]), rng.choice(["2010", "2011", "2012", "2013", "2016",
+                                                                           "abc", "07"]),
+                  rng.choice(["0.5", "1", "1.5", "2.25", "nan", "x"]),
+                  rng.choice(["2020-01-01", "2020-01-09", "bad"])]
+        rows.append((tuple(values[:rng.choice([2, 3, 4, 4, 4])]), rng.randrange(2520)))
+    return rows
+
+
+@pytest.mark.parametrize("text", EXPRESSIONS)
+def test_columns_match_exactly_what_rows_match(text: str) -> None:
+    rows = random_rows(700, hash(text) % 1000)
+    bound = expressions.bind(expressions.parse_expression(text), KEYS)
+    chunk = digest.decode(digest.encode(rows))
+    assert chunk.rows() == rows
+    found = chunk.matching(bound, None)
+    assert found == [i for i, (values, _) in enumerate(rows) if expressions.evaluate(bound, values)]
+    in_segment = chunk.matching(bound, (100, 900))
+    assert in_segment == [i for i in found if 100 <= rows[i][1] <= 900]
+    matches, total = digest.matching_rows([chunk], bound, (100, 900))
+    assert total == len(rows) and matches == {rows[i][0] for i in in_segment}
+
+
+def test_wide_columns_and_empty_chunks() -> None:
+    rows = [((f"v{i}", str(i % 3)), i % 2520) for i in range(70_000)]  # > 65,535 distinct: 4-byte codes
+    chunk = digest.decode(digest.encode(rows))
+    bound = expressions.bind(expressions.parse_expression("a = 'v69999' OR (a LIKE 'v1%' AND b = '2')"),
+                             [("a", "string"), ("b", "string")])
+    assert [rows[i][0] for i in chunk.matching(bound, None)] == \
+        [values for values, _ in rows if expressions.evaluate(bound, values)]
+    empty = digest.decode(digest.encode([]))
+    assert empty.rows() == [] and empty.matching(bound, None) == []
+
+
+def test_chunks_stay_under_the_item_limit() -> None:
+    rng = random.Random(7)
+    rows = [(tuple("".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(900))
+                   for _ in range(3)), i) for i in range(600)]
+    chunks = digest.encode_chunks(rows)
+    assert len(chunks) > 1 and all(len(c) <= digest.MAX_CHUNK_BYTES for c in chunks)
+    assert [row for c in chunks for row in digest.decode(c).rows()] == rows
+    assert len(digest.encode_chunks([])) == 1

@@ -569,6 +569,66 @@ def run(args: argparse.Namespace, stack: CatalogStack, moto: Optional[MotoServer
     # ---- write throughput vs raw BatchWriteItem of the same items
     throughput(args, stack, ours, ddb, report)
 
+    # ---- the rows of issue #16, on the same tables and stack
+    issue16(args, stack, moto, report, tables, ours, ddb[0], theirs[0] if theirs else None)
+
+
+def _cell(rows: Sequence[Sequence[str]], case: str, column: int, size: str) -> Optional[float]:
+    """A number from a detail table row (size label first, case second); None if absent."""
+    for row in rows:
+        if row[0] == size and row[1] == case and row[column] not in ("-", ""):
+            return float(row[column].rstrip("×s").replace(",", ""))
+    return None
+
+
+def issue16(args: argparse.Namespace, stack: CatalogStack, moto: Optional[MotoServer], report: Report,
+            tables: dict[int, str], ours: Sequence[Any], ddb: Any, moto_glue: Optional[Any]) -> None:
+    """Issue #16's table, every row: the unindexed query against moto and a read of every
+    partition, a full scan's cost per partition examined against a raw DynamoDB read and the
+    longest request, the service's own overhead on an indexed query, table writes from 1 and 8
+    threads, Segment listings, and server CPU per 10,000 partitions written."""
+    # Imported here: these modules import this one.
+    from bench import bench_overhead, bench_scan, bench_scan_cost, bench_table_writes, bench_write_cpu
+
+    small, large = min(tables), max(tables)
+    glue = ours[0]
+    plain = stack.extra_server(bench_scan.NO_DIGEST, name="no-digest").start()
+    try:
+        plain_clients = [make_client("glue", plain.endpoint, 10) for _ in range(10)]
+        log("issue #16: unindexed query (digest, no digest, moto, raw Query)")
+        unindexed = bench_scan.unindexed_rows(stack, glue, plain_clients[0], moto_glue, ddb, tables, args.scan_runs)
+        report.tables.append((bench_scan.UNINDEXED_HEADER, [tuple(row) for row in unindexed]))
+        label = size_label(large)
+        vs_moto = _cell(unindexed, "service, digest", 7, label)
+        if vs_moto is not None:
+            report.check(f"Unindexed GetPartitions (192 matches), {label}: moto's time ÷ the service's",
+                         f"{1 / vs_moto:,.1f}×", "≥ 1×", vs_moto <= 1)
+        log("issue #16: full-scan cost per partition examined, longest request")
+        bench_scan_cost.scan_cost(report, glue, ddb, stack.table_prefix, tables, args.scan_runs)
+        log("issue #16: indexed query overhead")
+        bench_overhead.measure_overhead(report, glue, ddb, stack.table_prefix, tables[large], args.runs,
+                                        stack.server.process.pid,
+                                        stack.dynamodb.process.pid if stack.dynamodb else None)
+        log("issue #16: table writes, 1 and 8 threads")
+        bench_table_writes.table_writes(stack.endpoint, report, tables=60 if args.quick else 150,
+                                        rounds=1 if args.quick else 2, threads=8)
+        log("issue #16: Segment listings")
+        segment_clients = [make_client("glue", stack.endpoint, 10) for _ in range(10)]
+        segments = bench_scan.segment_rows(segment_clients, plain_clients, tables[small], small, args.scan_runs)
+        report.tables.append((bench_scan.SEGMENT_HEADER, [tuple(row) for row in segments]))
+        four = _cell([[row[0], row[1] + row[2], *row[2:]] for row in segments], "service, digest4", 4, f"{small:,}")
+        if four is not None:
+            report.check(f"Full listing of {small:,} partitions, 4 Segments ÷ 1 Segment (wall time, digest)",
+                         f"{four:.2f}", "≤ 0.5 (4 segments ≥ 2× faster)", four <= 0.5)
+    finally:
+        plain.stop()
+    log("issue #16: server CPU per 10,000 partitions written")
+    cpu = bench_write_cpu.write_cpu(stack, 2_000 if args.quick else 10_000, args.threads)
+    for indexes, figures in cpu.items():
+        report.check(f"Server CPU per 10,000 partitions written (BatchCreatePartition), {indexes} indexes",
+                     f"{figures['server']:.2f} CPU-s (DynamoDB Local {figures['dynamodb']:.1f})", "≤ 1 CPU-s",
+                     figures["server"] <= 1)
+
 
 def throughput(args: argparse.Namespace, stack: CatalogStack, ours: Sequence[Any], ddb: Sequence[Any],
                report: Report) -> None:

@@ -138,16 +138,7 @@ def fetch_partitions(table_uid: str, keys: Sequence[str]) -> list[Record]:
     like ``ranges.query_key_range`` yields (not counted: callers on other threads count them)."""
     assert len(keys) <= _BATCH
     found = dj.batch_get({_PARTITIONS: [{"table_uid": {"S": table_uid}, "key": {"S": key}} for key in keys]})
-    return [_PARTITION_RECORD({name: _plain(value) for name, value in raw.items()}) for raw in found[_PARTITIONS]]
-
-
-def _plain(value: dict[str, Any]) -> Any:
-    kind, data = next(iter(value.items()))
-    if kind == "N":
-        return int(data) if data.lstrip("-").isdigit() else float(data)
-    if kind == "L":
-        return [_plain(v) for v in data]
-    return data
+    return [_PARTITION_RECORD(raw) for raw in found[_PARTITIONS]]
 
 
 def batches(keys: Sequence[str]) -> Iterator[list[str]]:

@@ -57,7 +57,8 @@ COMMIT_LEASE_SECONDS = float(os.environ.get("GLUE_LF_COMMIT_LEASE_SECONDS", "60"
 LOCK_WAIT_SECONDS = 20.0
 # Waiting for a commit lock another committer holds (it lets go within its lease, or is cleared).
 LOCK_WAIT = Policy(attempts=1000, base_delay=0.005, max_delay=0.2, total_seconds=LOCK_WAIT_SECONDS)
-# The commit point loses only to another commit of the catalog landing first: retry at once-ish.
+# The commit point loses only to another commit of the catalog landing first (snapshots and
+# table writes meanwhile do not move the counter past it): retry at once-ish.
 _COMMIT_POINT = Policy(attempts=64, base_delay=0.001, max_delay=0.05, total_seconds=LOCK_WAIT_SECONDS)
 # ListTransactions' StatusFilter -> the statuses it lists (None: all).
 STATUS_FILTERS: dict[str, Optional[set[str]]] = {

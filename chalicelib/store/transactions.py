@@ -258,10 +258,18 @@ def next_commit_seq(previous_seq: int) -> int:
 
 def commit_point(catalog: str, item: TransactionItem, previous_seq: int, seq: int, end_time: float) -> bool:
     """The single atomic step that makes a transaction committed: advance the catalog's commit
-    counter from ``previous_seq`` to ``seq`` and mark the transaction COMMITTED with it.
-    False when another commit or snapshot moved the counter first (retry with a fresh counter)."""
+    counter (read as ``previous_seq``) to ``seq`` and mark the transaction COMMITTED with it.
+    False when another commit moved the counter to ``seq - 1`` or beyond first (retry with a
+    fresh counter).
+
+    The condition is ``counter < seq - 1``, not "unchanged since read": snapshots (an ADD of 1
+    each, StartTransaction) and stamped table writes may move or use the counter meanwhile, and
+    every one of them still lands below ``seq`` (a snapshot at most ``seq - 2``, a stamp or a
+    read point at most ``seq - 1``), so the commit stays invisible to them and visible to all
+    after it. Requiring "unchanged" let a stream of StartTransactions starve commits (64 lost
+    attempts, then an abort)."""
     counter = CommitStateItem(seq_name(catalog))
-    counter_condition = CommitStateItem.seq == previous_seq if previous_seq else CommitStateItem.seq.does_not_exist()
+    counter_condition = CommitStateItem.seq.does_not_exist() | (CommitStateItem.seq < seq - 1)
 
     def send() -> None:
         with TransactWrite(connection=connection()) as tx:

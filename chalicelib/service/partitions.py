@@ -6,6 +6,7 @@ errors by request position and plain resume positions back."""
 from __future__ import annotations
 
 import json
+import logging
 import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Optional, Sequence
@@ -36,6 +37,7 @@ from chalicelib.store.models import DatabaseItem, PartitionItem, TableItem, Tran
 from chalicelib.store.ranges import Demand
 from chalicelib.store.retry import Policy, attempts
 
+log = logging.getLogger(__name__)
 
 
 def _now() -> float:
@@ -644,6 +646,9 @@ def _read_ahead(ref: TableRef, expression: Optional[str], segment: Optional[tupl
         position = read_position(guess.scope)
     except ServiceError:
         return None  # a bad expression or token: the fresh read's listing says so (or not)
+    except Exception:  # noqa: BLE001 - a guess from a stale view must never fail the request
+        log.exception("read-ahead guess failed; reading as planned")
+        return None
     return guess, prefetch.ReadAhead(guess.page, position)
 
 

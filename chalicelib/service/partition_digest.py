@@ -11,11 +11,13 @@ import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Iterator, Optional, Sequence
 
-from chalicelib import metrics
+from chalicelib import clock, metrics
 from chalicelib.domain import expressions
 from chalicelib.domain import partition_digest as codec
 from chalicelib.domain.partition_keys import partition_sort_key
-from chalicelib.store import digests
+from chalicelib.service import cleanup
+from chalicelib.store import catalog, digests
+from chalicelib.store.models import CleanupJobItem, TableItem
 
 # "0": listings read as planned, never through the digest (writes still keep it): the
 # benchmark's "before", and a switch should the digest ever misbehave.
@@ -28,6 +30,7 @@ PRUNE_MISSES = int(os.environ.get("GLUE_DIGEST_PRUNE_MISSES", "256"))
 # cheaper than fetching them one key at a time: the listing reads that way instead.
 MAX_SHARE = 0.5
 _FETCH_AHEAD = 4  # BatchGetItem calls in flight at once
+_MAX_BASE_SETS = 4
 
 _pool: Optional[ThreadPoolExecutor] = None
 
@@ -54,25 +57,25 @@ def _complete(pieces: Sequence[digests.Piece]) -> bool:
 class DigestSource:
     """The matching partitions of one table's listing, from its digest."""
 
-    def __init__(self, table_uid: str, key_types: Sequence[str]) -> None:
-        self.table_uid, self.key_types = table_uid, list(key_types)
-        self.pieces = digests.read(table_uid)
+    def __init__(self, table: TableItem, key_types: Sequence[str]) -> None:
+        self.table, self.table_uid, self.key_types = table, table.uid, list(key_types)
+        self.pieces = digests.read(self.table_uid)
         self.misses = self.fetched = 0
-        if not _complete(self.pieces):
-            self.chunks = self._rebuild()
-        else:
-            self.chunks = [codec.decode(p.data) for p in self.pieces if p.data is not None]
-            deltas = sum(piece.kind == digests.DELTA for piece in self.pieces)
-            base_sets = len({piece.set_id for piece in self.pieces if piece.kind == digests.BASE})
-            if deltas > COMPACT_DELTAS or base_sets > 1:
-                self._compact()
-
-    def _rebuild(self) -> list[codec.Chunk]:
-        """A new base set from the partitions themselves (read after the digest items, so it
-        covers every partition those items did), replacing exactly the items read."""
-        encoded = codec.encode_chunks(sorted(set(digests.partition_rows(self.table_uid))))
-        self._replace(encoded)
-        return [codec.decode(data) for data in encoded]
+        self.chunks: list[codec.Chunk] = []
+        # An incomplete digest (a table older than the digest or created in a transaction, an
+        # overflowed delta) is rebuilt in the background, never in a request: a rebuild reads
+        # every partition, unbounded by the work budget. Until then the listing reads as planned.
+        self.usable = _complete(self.pieces)
+        if not self.usable:
+            _queue_rebuild(table)
+            return
+        self.chunks = [codec.decode(p.data) for p in self.pieces if p.data is not None]
+        deltas = sum(piece.kind == digests.DELTA for piece in self.pieces)
+        base_sets = len({piece.set_id for piece in self.pieces if piece.kind == digests.BASE})
+        # Several base sets come from readers compacting at once (each replaces what it read);
+        # they are merged only once there are a few, so parallel readers do not keep compacting.
+        if deltas > COMPACT_DELTAS or base_sets > _MAX_BASE_SETS:
+            self._compact()
 
     def _compact(self) -> None:
         rows: set[codec.Row] = set()
@@ -123,7 +126,43 @@ class DigestSource:
                 future.cancel()
 
     def prune_if_stale(self) -> None:
-        """Rebuild the digest when this read found mostly partitions that are gone."""
+        """Have the digest rebuilt (in the background) when this read found mostly partitions
+        that are gone."""
         if self.misses >= PRUNE_MISSES and 2 * self.misses > self.fetched:
-            self.pieces = digests.read(self.table_uid)
-            self._rebuild()
+            _queue_rebuild(self.table)
+
+
+def rebuild(table_uid: str) -> None:
+    """A new base set from the partitions themselves (read after the digest items, so it covers
+    every partition those items did), replacing exactly the items read. Reads every partition:
+    run by the background cleaners (a ``digest`` job), never by a request."""
+    pieces = digests.read(table_uid)
+    encoded = codec.encode_chunks(sorted(set(digests.partition_rows(table_uid))))
+    digests.write_base(table_uid, encoded, pieces[-1].key if pieces else None)
+    digests.delete(table_uid, [piece.key for piece in pieces])
+
+
+# Tables whose rebuild this process queued, and when: one job per table a minute at most.
+_queued: dict[str, float] = {}
+_QUEUE_AGAIN_SECONDS = 60.0
+
+
+def _queue_rebuild(table: TableItem) -> None:
+    now = clock.monotonic()
+    if now - _queued.get(table.uid, -_QUEUE_AGAIN_SECONDS) < _QUEUE_AGAIN_SECONDS:
+        return
+    if len(_queued) > 1024:
+        _queued.clear()
+    _queued[table.uid] = now
+    cleanup.enqueue(catalog.cleanup_job(REBUILD_JOB, table.uid, db_uid=table.db_uid, name=table.name))
+
+
+def _rebuild_job(job: CleanupJobItem, deadline: float) -> bool:
+    table = catalog.get_table(job.db_uid, job.name)
+    if table is not None and table.uid == job.uid:  # else deleted: its purge drops the digest
+        rebuild(job.uid)
+    return True
+
+
+REBUILD_JOB = "digest"
+cleanup.register_kind(REBUILD_JOB, _rebuild_job)

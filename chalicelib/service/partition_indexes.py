@@ -36,6 +36,8 @@ LIVE = ("CREATING", "ACTIVE")
 _BACKFILL_CHUNK = 500
 # The cleanup queue's job kind (service.cleanup) of a backfill that outlived its request.
 BACKFILL_JOB = "backfill"
+# The owner of a backfill handed to that job (its lease is live, so requests leave it alone).
+QUEUED = "queued"
 _ERROR_PARTITIONS_SHOWN = 100
 
 
@@ -206,11 +208,11 @@ def _renew(table: TableItem, uid: str, owner: str, after: str | None, errors: di
     return _change_progress(table, uid, renew)
 
 
-def _take_over(table: TableItem, uid: str, owner: str) -> TableItem | None:
-    """Claim an index whose lease ran out (keeping its cursor and errors); None if someone
-    holds it now."""
+def _take_over(table: TableItem, uid: str, owner: str, queued_too: bool = False) -> TableItem | None:
+    """Claim an index whose lease ran out (keeping its cursor and errors), or (``queued_too``:
+    the backfill job) one handed to the background; None if someone holds it now."""
     def claim(record: dict[str, Any] | None) -> dict[str, Any] | None:
-        if record is not None and record["until"] >= clock.now():
+        if record is not None and record["until"] >= clock.now() and not (queued_too and record["owner"] == QUEUED):
             return None
         record = record or {}
         return _lease(owner, record.get("after"), record.get("errors") or {})
@@ -254,9 +256,15 @@ def _backfill(table: TableItem, uid: str, owner: str, max_chunks: int | None = N
             if not errors:  # a failing index gets no more entries: they would only be deleted
                 store.write_entries_checked(table.uid, entries)
             after = chunk[-1].key
-            pause = (max_chunks is not None and number >= max_chunks) or \
-                (deadline is not None and clock.monotonic() >= deadline)
-            renewed = _renew(current, uid, owner, after, errors, release=pause)
+            handed_off = deadline is not None and clock.monotonic() >= deadline
+            pause = handed_off or (max_chunks is not None and number >= max_chunks)
+            if handed_off:
+                # To the background cleaner's backfill job, under a live lease: requests reading
+                # the table (resume_backfills) leave it alone unless that lease runs out.
+                renewed = _change_progress(current, uid, lambda record: None if record is None or
+                                           record["owner"] != owner else _lease(QUEUED, after, errors))
+            else:
+                renewed = _renew(current, uid, owner, after, errors, release=pause)
             if renewed is None:
                 _clear_if_deleted(table, uid)
                 return False
@@ -360,7 +368,7 @@ def continue_backfills(db_uid: str, name: str, table_uid: str, deadline: float) 
         return True
     for uid in _creating(table):
         owner = catalog.new_uid()
-        claimed = _take_over(table, uid, owner)
+        claimed = _take_over(table, uid, owner, queued_too=True)
         if claimed is not None and _backfill(claimed, uid, owner, deadline=deadline):
             return False
     table = _fresh(table)

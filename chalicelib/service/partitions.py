@@ -532,7 +532,9 @@ class StoredListing:
         segmented = wanted.segment is not None and wanted.segment[0] > 1
         if isinstance(wanted.bound, expressions.TrueExpr) and not segmented:
             return None
-        source = DigestSource(self.view.item.uid, self.view.key_types)
+        source = DigestSource(self.view.item, self.view.key_types)
+        if not source.usable:
+            return None
         buckets = wanted.buckets if segmented else None
         keys = source.matching_keys(wanted.bound, buckets, after)
         return None if keys is None else (source, keys)

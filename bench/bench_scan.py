@@ -101,7 +101,7 @@ def unindexed_rows(stack: CatalogStack, glue: Any, plain_glue: Optional[Any], mo
     return rows
 
 
-def _list_segment(client: Any, table: str, total: int, number: int) -> tuple[int, int]:
+def list_segment(client: Any, table: str, total: int, number: int) -> tuple[int, int]:
     """(partitions, items read) of one segment, every page."""
     kwargs: dict[str, Any] = {"DatabaseName": DATABASE, "TableName": table,
                               "Segment": {"SegmentNumber": number, "TotalSegments": total}}
@@ -128,7 +128,7 @@ def segment_rows(clients: Sequence[Any], plain_clients: Optional[Sequence[Any]],
         for total in (1, 4, 10):
             def call(lanes: Sequence[Any] = lanes, total: int = total) -> list[tuple[int, int]]:
                 with ThreadPoolExecutor(total) as pool:
-                    return list(pool.map(lambda n: _list_segment(lanes[n], table, total, n), range(total)))
+                    return list(pool.map(lambda n: list_segment(lanes[n], table, total, n), range(total)))
             calls[f"{name}|{total}"] = call
     log(f"segments of {count:,} partitions: {len(calls)} cases, {runs} interleaved runs")
     results = _interleaved(calls, runs)

@@ -22,22 +22,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_partitions import DATABASE, layout, load, partition_input, table_input  # noqa: E402
+from bench.bench_scan import list_segment  # noqa: E402
 from bench.common import log, make_client, print_table  # noqa: E402
 from infra.local.stack import CatalogStack  # noqa: E402
-
-
-def list_segment(client: Any, total: int, number: int) -> tuple[int, int]:
-    """(partitions, items read) of one segment, every page."""
-    kwargs: dict[str, Any] = {"DatabaseName": DATABASE, "TableName": "segments",
-                              "Segment": {"SegmentNumber": number, "TotalSegments": total}}
-    found = read = 0
-    while True:
-        page = client.get_partitions(**kwargs)
-        found += len(page["Partitions"])
-        read += int(page["ResponseMetadata"]["HTTPHeaders"].get("x-glue-items-read", 0))
-        if not page.get("NextToken"):
-            return found, read
-        kwargs["NextToken"] = page["NextToken"]
 
 
 def main() -> None:
@@ -59,7 +46,7 @@ def main() -> None:
             for total in times:
                 started = time.perf_counter()
                 with ThreadPoolExecutor(total) as pool:
-                    parts = list(pool.map(lambda n: list_segment(clients[n], total, n), range(total)))
+                    parts = list(pool.map(lambda n: list_segment(clients[n], "segments", total, n), range(total)))
                 seconds = time.perf_counter() - started
                 if sum(found for found, _ in parts) != count:
                     raise SystemExit(f"TotalSegments {total}: {sum(f for f, _ in parts)} partitions, not {count}")

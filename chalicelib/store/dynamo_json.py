@@ -3,10 +3,11 @@
 Through PynamoDB, a BatchCreatePartition of 100 partitions spent about a third of the server's
 CPU building model objects, serializing them to AttributeValues, and then having botocore walk
 those AttributeValues again through the service model to serialize the request. Here the
-request body is built once as the JSON DynamoDB reads, and sent through the same botocore
-client (so signing, retries, timeouts and error parsing are botocore's): the client is called
-with an empty ``TransactItems`` (nothing to serialize) and a ``before-call`` hook puts the
-prepared body in its place, for this thread's call only.
+request body is built once as the JSON DynamoDB reads and sent as it is by ``dynamo_http``.
+When that answer is one a retry may cure (or the direct path is off), the same body goes
+through the botocore client, for its retries: the client is called with an empty
+``TransactItems`` (nothing to serialize) and a ``before-call`` hook puts the prepared body in
+its place, for this thread's call only.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, Optional, Sequence
 from botocore.exceptions import ClientError
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 
+from chalicelib.store import dynamo_http
 from chalicelib.store.config import connection
 
 _prepared = threading.local()
@@ -128,9 +130,19 @@ def _body(actions: Sequence[dict[str, Any] | Rendered]) -> bytes:
 
 def _send(actions: Sequence[dict[str, Any] | Rendered]) -> None:
     client = _client()
-    _prepared.body = _body(actions)
+    body = _body(actions)
+    direct = dynamo_http.caller(client)
+    if direct is not None:
+        try:
+            direct.send("TransactWriteItems", body)
+            return
+        except dynamo_http.Retry:
+            pass  # botocore sends the same body (the same token) again, with its retries
+    _prepared.body = body
     try:
-        client.transact_write_items(TransactItems=[])
+        # Straight to botocore's own call: the client's method would go through ``direct``.
+        (direct.botocore_call if direct is not None else client._make_api_call)("TransactWriteItems",
+                                                                                {"TransactItems": []})
     finally:
         _prepared.body = None
 

@@ -26,7 +26,7 @@ def _decode_value(value: dict[str, Any]) -> None:
     if "B" in value:
         value["B"] = base64.b64decode(value["B"])
     elif "M" in value:
-        _decode_item(value["M"])
+        decode_item(value["M"])
     elif "L" in value:
         for member in value["L"]:
             if "S" not in member and "N" not in member:
@@ -35,33 +35,33 @@ def _decode_value(value: dict[str, Any]) -> None:
         value["BS"] = [base64.b64decode(v) for v in value["BS"]]
 
 
-def _decode_item(item: dict[str, Any]) -> None:
+def decode_item(item: dict[str, Any]) -> None:
     """Decode the binary attributes of one item (a map of name -> AttributeValue), in place."""
     for value in item.values():
         if "S" not in value and "N" not in value:  # the common leaves, skipped without a call
             _decode_value(value)
 
 
-def _decode_binary(body: dict[str, Any]) -> dict[str, Any]:
+def decode_binary(body: dict[str, Any]) -> dict[str, Any]:
     """Decode every binary AttributeValue of a read response: its items and its keys."""
     if "Item" in body:  # GetItem
-        _decode_item(body["Item"])
+        decode_item(body["Item"])
     for item in body.get("Items", ()):  # Query, Scan
-        _decode_item(item)
+        decode_item(item)
     if "LastEvaluatedKey" in body:
-        _decode_item(body["LastEvaluatedKey"])
+        decode_item(body["LastEvaluatedKey"])
     responses = body.get("Responses")
     if isinstance(responses, dict):  # BatchGetItem: table -> items
         for items in responses.values():
             for item in items:
-                _decode_item(item)
+                decode_item(item)
     elif isinstance(responses, list):  # TransactGetItems: [{"Item": ...}]
         for response in responses:
             if "Item" in response:
-                _decode_item(response["Item"])
+                decode_item(response["Item"])
     for request in body.get("UnprocessedKeys", {}).values():  # BatchGetItem
         for key in request.get("Keys", ()):
-            _decode_item(key)
+            decode_item(key)
     return body
 
 
@@ -70,7 +70,7 @@ def _take_body(response_dict: dict[str, Any], customized_response_dict: dict[str
     body = response_dict.get("body")
     if response_dict.get("status_code") != 200 or not body:
         return
-    customized_response_dict.update(_decode_binary(json.loads(body)))
+    customized_response_dict.update(decode_binary(json.loads(body)))
     response_dict["body"] = b"{}"
 
 

@@ -43,7 +43,7 @@ def decode_item(item: dict[str, Any]) -> None:
 
 
 def decode_binary(body: dict[str, Any]) -> dict[str, Any]:
-    """Decode every binary AttributeValue of a read response: its items and its keys."""
+    """Decode every binary AttributeValue of a response: its items and its keys."""
     if "Item" in body:  # GetItem
         decode_item(body["Item"])
     for item in body.get("Items", ()):  # Query, Scan
@@ -62,6 +62,22 @@ def decode_binary(body: dict[str, Any]) -> dict[str, Any]:
     for request in body.get("UnprocessedKeys", {}).values():  # BatchGetItem
         for key in request.get("Keys", ()):
             decode_item(key)
+    # Write answers (dynamo_http parses those too): ReturnValues, unprocessed writes, metrics.
+    if "Attributes" in body:  # PutItem, UpdateItem, DeleteItem
+        decode_item(body["Attributes"])
+    for requests in body.get("UnprocessedItems", {}).values():  # BatchWriteItem
+        for request in requests:
+            for part in request.values():  # {"PutRequest": {"Item": ...}} / {"DeleteRequest": {"Key": ...}}
+                for item in part.values():
+                    decode_item(item)
+    metrics = body.get("ItemCollectionMetrics")
+    if isinstance(metrics, dict):
+        if "ItemCollectionKey" in metrics:  # one item's write
+            decode_item(metrics["ItemCollectionKey"])
+        else:  # BatchWriteItem, TransactWriteItems: table -> [metrics]
+            for per_table in metrics.values():
+                for metric in per_table:
+                    decode_item(metric.get("ItemCollectionKey", {}))
     return body
 
 

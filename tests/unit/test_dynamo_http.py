@@ -154,3 +154,20 @@ def test_control_plane_stays_botocores(server: Any) -> None:
     server.answers.append((200, {"TableNames": []}))
     assert client.list_tables()["TableNames"] == []
     assert client.botocore_calls == ["ListTables"]
+
+
+def test_write_answers_have_binary_decoded(server: Any) -> None:
+    """ReturnValues, unprocessed writes and item collection keys come back as bytes, as botocore
+    gives them (an UpdateItem's ALL_NEW document read as base64 text was a real bug)."""
+    client = _client(f"http://127.0.0.1:{server.server_port}")
+    server.answers.append((200, {"Attributes": {"doc": {"B": "aGk="}, "n": {"N": "1"}},
+                                 "ItemCollectionMetrics": {"ItemCollectionKey": {"k": {"B": "aGk="}}}}))
+    answer = client.update_item(TableName="t", Key={"k": {"S": "a"}}, UpdateExpression="SET n = :n",
+                                ExpressionAttributeValues={":n": {"N": "1"}}, ReturnValues="ALL_NEW")
+    assert answer["Attributes"] == {"doc": {"B": b"hi"}, "n": {"N": "1"}}
+    assert answer["ItemCollectionMetrics"]["ItemCollectionKey"] == {"k": {"B": b"hi"}}
+    server.answers.append((200, {"UnprocessedItems": {"t": [{"PutRequest": {"Item": {"doc": {"B": "aGk="}}}},
+                                                             {"DeleteRequest": {"Key": {"k": {"B": "aGk="}}}}]}}))
+    answer = client.batch_write_item(RequestItems={"t": [{"PutRequest": {"Item": {"doc": {"B": b"hi"}}}}]})
+    assert answer["UnprocessedItems"]["t"] == [{"PutRequest": {"Item": {"doc": {"B": b"hi"}}}},
+                                               {"DeleteRequest": {"Key": {"k": {"B": b"hi"}}}}]

@@ -618,8 +618,20 @@ def issue16(args: argparse.Namespace, stack: CatalogStack, moto: Optional[MotoSe
         report.tables.append((bench_scan.SEGMENT_HEADER, [tuple(row) for row in segments]))
         four = _cell([[row[0], row[1] + row[2], *row[2:]] for row in segments], "service, digest4", 4, f"{small:,}")
         if four is not None:
+            # "Where cores allow": when one Segment already keeps (nearly) every core busy, the
+            # same work split in four cannot finish sooner; then items per segment is the measure.
+            cores = os.cpu_count() or 1
+            busy = bench_scan.cores_busy(segment_clients[0], tables[small],
+                                         (stack.server.process.pid if stack.server.process else None,
+                                          stack.dynamodb.process.pid if stack.dynamodb and stack.dynamodb.process
+                                          else None))
+            allow = busy < 0.8 * cores
+            report.check(f"Full listing of {small:,} partitions in 1 Segment: cores kept busy (service + "
+                         f"DynamoDB Local + client CPU ÷ wall)", f"{busy:.2f} of {cores}", "report", None)
             report.check(f"Full listing of {small:,} partitions, 4 Segments ÷ 1 Segment (wall time, digest)",
-                         f"{four:.2f}", "≤ 0.5 (4 segments ≥ 2× faster)", four <= 0.5)
+                         f"{four:.2f}" + ("" if allow else f" (1 Segment already keeps {busy:.1f} of {cores} "
+                                                          f"cores busy: cores don't allow a speed-up)"),
+                         "≤ 0.5 (4 segments ≥ 2× faster) where cores allow", four <= 0.5 or not allow)
     finally:
         plain.stop()
     log("issue #16: server CPU per 10,000 partitions written")

@@ -115,6 +115,23 @@ def list_segment(client: Any, table: str, total: int, number: int) -> tuple[int,
         kwargs["NextToken"] = page["NextToken"]
 
 
+def cores_busy(client: Any, table: str, pids: Sequence[Optional[int]], runs: int = 2) -> float:
+    """How many cores a 1-Segment listing of ``table`` keeps busy: the CPU seconds of the
+    processes ``pids`` (the service, DynamoDB Local) and of this one (the client) over the wall
+    time, the best of ``runs``. Near the machine's core count, more Segments cannot finish
+    sooner: the work is already spread over every core."""
+    from bench.bench_write_cpu import cpu_seconds  # a /proc reader; this module's importers need not
+
+    def cpu() -> float:
+        return sum(cpu_seconds(pid) for pid in pids if pid is not None) + time.process_time()
+    best = 0.0
+    for _ in range(runs):
+        cpu0, wall0 = cpu(), time.perf_counter()
+        list_segment(client, table, 1, 0)
+        best = max(best, (cpu() - cpu0) / (time.perf_counter() - wall0))
+    return best
+
+
 def segment_rows(clients: Sequence[Any], plain_clients: Optional[Sequence[Any]], table: str, count: int,
                  runs: int = 3) -> list[list[str]]:
     """Rows of SEGMENT_HEADER: the full listing of ``table`` (``count`` partitions) in 1, 4 and

@@ -30,12 +30,15 @@ import hmac
 import http.client
 import json
 import os
+import random
+import select
 import ssl
 import threading
 import time
 import uuid
+import zlib
 from typing import Any, Callable, Optional
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from chalicelib import metrics
 from chalicelib.store import fast_parse
@@ -54,13 +57,29 @@ _RETRYABLE_CODES = frozenset({
     "RequestThrottledException", "TooManyRequestsException", "RequestLimitExceeded", "RequestThrottled",
     "TransactionInProgressException", "LimitExceededException", "BandwidthLimitExceeded", "SlowDown",
     "RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete", "InternalServerError",
-    "ServiceUnavailable", "ItemCollectionSizeLimitExceededException",
+    "ServiceUnavailable",
 })
+_THROTTLED = frozenset(code for code in _RETRYABLE_CODES if "Throttl" in code or "Limit" in code
+                       or code in ("TransactionInProgressException", "SlowDown"))
 _IDLE_CONNECTIONS = 32  # kept for reuse; more concurrent callers open (and then close) their own
+# A connection idle longer than this is not reused: DynamoDB (and a thawed Lambda's peer) may
+# have closed it, and a send on it would fail only to be sent again.
+_IDLE_SECONDS = 20.0
 
 
 class Retry(Exception):
-    """This call's answer is one a retry may cure: send it again through botocore."""
+    """This call's answer is one a retry may cure: send it again through botocore (after a
+    short random pause when DynamoDB said "slow down": botocore's own first attempt is
+    immediate)."""
+
+    def __init__(self, throttled: bool = False) -> None:
+        super().__init__()
+        self.throttled = throttled
+
+    def pause(self) -> None:
+        """Wait a little before the call goes again, if DynamoDB asked to slow down."""
+        if self.throttled:
+            time.sleep(random.uniform(0.01, 0.05))
 
 
 def _json_default(value: Any) -> Any:
@@ -121,21 +140,25 @@ class DirectCaller:
     """Stands in for one botocore DynamoDB client's ``_make_api_call``: the data-plane
     operations go out over plain HTTP, everything else (and every retry) to botocore."""
 
-    def __init__(self, client: Any, botocore_call: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
+    def __init__(self, client: Any, botocore_call: Callable[[str, dict[str, Any]], dict[str, Any]],
+                 verify: Any = True) -> None:
         self.client = client
         self.botocore_call = botocore_call
         url = urlsplit(client.meta.endpoint_url)
         self._https = url.scheme == "https"
-        self._address = (url.hostname or "", url.port or (443 if self._https else 80))
         default_port = 443 if self._https else 80
-        self._host = url.hostname if url.port in (None, default_port) else f"{url.hostname}:{url.port}"
-        self._path = url.path or "/"
+        self._address = (url.hostname or "", url.port or default_port)
+        # As botocore writes the Host header: the netloc (IPv6 brackets kept), default port left out.
+        netloc = url.netloc.rsplit("@", 1)[-1]
+        self._host = netloc[: -len(f":{default_port}")] if netloc.endswith(f":{default_port}") else netloc
+        self._path = quote(url.path or "/", safe="/~")  # as signed and as sent
+        self._verify = verify
         self._signer = Signer(client.meta.region_name)
         config = client.meta.config
         self._connect_timeout = config.connect_timeout
         self._read_timeout = config.read_timeout
         self._ssl: Optional[ssl.SSLContext] = None
-        self._idle: list[http.client.HTTPConnection] = []
+        self._idle: list[tuple[float, http.client.HTTPConnection]] = []
         self._lock = threading.Lock()
 
     # ---------------------------------------------------------------- the botocore interface
@@ -147,7 +170,8 @@ class DirectCaller:
             params = {**params, "ClientRequestToken": str(uuid.uuid4())}
         try:
             return self.send(operation, _ENCODER.encode(params).encode("utf-8"))
-        except Retry:
+        except Retry as retry:
+            retry.pause()
             return self.botocore_call(operation, params)
 
     def send(self, operation: str, body: bytes) -> dict[str, Any]:
@@ -163,7 +187,18 @@ class DirectCaller:
         metrics.count_request()  # a round trip, as botocore's before-send counts one
         status, response_headers, data = self._post(body, headers)
         if status == 200:
-            parsed = fast_parse.decode_binary(json.loads(data))
+            # botocore checks DynamoDB's CRC32 of the body and retries a mismatch (a damaged
+            # answer); an answer that is no JSON object is retried the same way.
+            checksum = response_headers.get("x-amz-crc32")
+            if checksum is not None and checksum.isdigit() and zlib.crc32(data) & 0xFFFFFFFF != int(checksum):
+                raise Retry()
+            try:
+                parsed = json.loads(data) if data else {}
+            except ValueError:
+                raise Retry() from None
+            if not isinstance(parsed, dict):
+                raise Retry()
+            parsed = fast_parse.decode_binary(parsed)
             parsed["ResponseMetadata"] = {"RequestId": response_headers.get("x-amzn-requestid", ""),
                                           "HTTPStatusCode": 200, "HTTPHeaders": response_headers,
                                           "RetryAttempts": 0}
@@ -191,14 +226,21 @@ class DirectCaller:
         return response.status, answer_headers, data
 
     def _take(self) -> http.client.HTTPConnection:
-        with self._lock:
-            if self._idle:
-                return self._idle.pop()
+        now = time.monotonic()
+        while True:
+            with self._lock:
+                if not self._idle:
+                    break
+                since, idle = self._idle.pop()
+            if now - since < _IDLE_SECONDS and not _closed_by_peer(idle):
+                return idle
+            idle.close()
         host, port = self._address
         if self._https:
             if self._ssl is None:
                 from botocore.httpsession import get_cert_path  # only where DynamoDB is HTTPS
-                self._ssl = ssl.create_default_context(cafile=get_cert_path(True))
+                # The client's own CA bundle (AWS_CA_BUNDLE, ca_bundle) or botocore's default.
+                self._ssl = ssl.create_default_context(cafile=get_cert_path(self._verify))
             connection: http.client.HTTPConnection = http.client.HTTPSConnection(
                 host, port, timeout=self._connect_timeout, context=self._ssl)
         else:
@@ -211,7 +253,7 @@ class DirectCaller:
     def _give_back(self, connection: http.client.HTTPConnection) -> None:
         with self._lock:
             if len(self._idle) < _IDLE_CONNECTIONS:
-                self._idle.append(connection)
+                self._idle.append((time.monotonic(), connection))
                 return
         connection.close()
 
@@ -223,9 +265,9 @@ class DirectCaller:
             body = {}
         if not isinstance(body, dict):
             body = {}
-        code = str(body.get("__type") or status).rsplit("#", 1)[-1]
+        code = str(body.get("__type") or status).rsplit("#", 1)[-1].split(":", 1)[0]
         if status >= 500 or code in _RETRYABLE_CODES or not body:
-            return Retry()
+            return Retry(throttled=code in _THROTTLED)
         response: dict[str, Any] = {
             key: value for key, value in body.items() if key not in ("__type", "message", "Message")}
         for reason in response.get("CancellationReasons") or ():
@@ -239,15 +281,33 @@ class DirectCaller:
         return self.client.exceptions.from_code(code)(response, operation)
 
 
+def _closed_by_peer(connection: http.client.HTTPConnection) -> bool:
+    """Whether an idle connection's socket is readable: the peer closed or reset it (an idle
+    keep-alive connection has nothing else to read). As urllib3 checks before reusing one."""
+    sock = connection.sock
+    if sock is None:
+        return True
+    try:
+        return bool(select.select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
+
+
 def _uses_proxy() -> bool:
     return any(os.environ.get(name) for name in _PROXY_VARIABLES)
 
 
 def install(client: Any) -> Any:
-    """Route ``client``'s data-plane calls through a :class:`DirectCaller` (once); returns it."""
-    if ENABLED and not getattr(client, _MARK, False) and not _uses_proxy():
-        client._make_api_call = DirectCaller(client, client._make_api_call)
-        setattr(client, _MARK, True)
+    """Route ``client``'s data-plane calls through a :class:`DirectCaller` (once); returns it.
+    Left to botocore entirely: clients behind a proxy, and clients told not to verify TLS."""
+    if not ENABLED or getattr(client, _MARK, False) or _uses_proxy():
+        return client
+    verify = getattr(getattr(client, "_endpoint", None), "http_session", None)
+    verify = getattr(verify, "_verify", True)
+    if verify is False:
+        return client
+    client._make_api_call = DirectCaller(client, client._make_api_call, verify)
+    setattr(client, _MARK, True)
     return client
 
 

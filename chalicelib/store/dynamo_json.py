@@ -136,8 +136,8 @@ def _send(actions: Sequence[dict[str, Any] | Rendered]) -> None:
         try:
             direct.send("TransactWriteItems", body)
             return
-        except dynamo_http.Retry:
-            pass  # botocore sends the same body (the same token) again, with its retries
+        except dynamo_http.Retry as retry:
+            retry.pause()  # then botocore sends the same body (the same token) again, with its retries
     _prepared.body = body
     try:
         # Straight to botocore's own call: the client's method would go through ``direct``.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Iterator
 
@@ -43,13 +44,17 @@ class _Canned(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         length = int(self.headers["Content-Length"])
         self.server.received.append((dict(self.headers), self.rfile.read(length)))  # type: ignore[attr-defined]
-        status, answer = self.server.answers.pop(0)  # type: ignore[attr-defined]
+        status, answer, *extra = self.server.answers.pop(0)  # type: ignore[attr-defined]
         data = json.dumps(answer).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/x-amz-json-1.0")
         self.send_header("Content-Length", str(len(data)))
+        for name, value in (extra[0] if extra else {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+        # Hang up without saying so (as an idle keep-alive connection is dropped by its peer).
+        self.close_connection = self.server.hang_up  # type: ignore[attr-defined]
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -58,7 +63,7 @@ class _Canned(BaseHTTPRequestHandler):
 @pytest.fixture()
 def server() -> Iterator[Any]:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Canned)
-    httpd.received, httpd.answers = [], []  # type: ignore[attr-defined]
+    httpd.received, httpd.answers, httpd.hang_up = [], [], False  # type: ignore[attr-defined]
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield httpd
@@ -171,3 +176,38 @@ def test_write_answers_have_binary_decoded(server: Any) -> None:
     answer = client.batch_write_item(RequestItems={"t": [{"PutRequest": {"Item": {"doc": {"B": b"hi"}}}}]})
     assert answer["UnprocessedItems"]["t"] == [{"PutRequest": {"Item": {"doc": {"B": b"hi"}}}},
                                                {"DeleteRequest": {"Key": {"k": {"B": b"hi"}}}}]
+
+
+def test_damaged_answer_goes_to_botocore(server: Any) -> None:
+    """A body whose CRC32 is not the one DynamoDB sent is retried, as botocore retries it."""
+    client = _client(f"http://127.0.0.1:{server.server_port}")
+    server.answers.extend([(200, {"Items": [], "Count": 0}, {"x-amz-crc32": "1"}),
+                           (200, {"Items": [], "Count": 0, "ScannedCount": 0})])
+    assert client.query(TableName="t", KeyConditionExpression="k = :k",
+                        ExpressionAttributeValues={":k": {"S": "a"}})["Count"] == 0
+    assert client.botocore_calls == ["Query"]
+
+
+def test_connection_dropped_while_idle_is_not_reused(server: Any) -> None:
+    client = _client(f"http://127.0.0.1:{server.server_port}")
+    server.hang_up = True
+    server.answers.extend([(200, {}), (200, {})])
+    client.put_item(TableName="t", Item={"k": {"S": "a"}})
+    time.sleep(0.2)  # the server has closed its end by now
+    client.put_item(TableName="t", Item={"k": {"S": "b"}})
+    assert client.botocore_calls == []  # the second went out on a new connection, not through botocore
+    assert len(server.received) == 2
+
+
+@pytest.mark.parametrize("endpoint,host,path", [
+    ("http://[::1]:8000", "[::1]:8000", "/"),
+    ("https://dynamodb.us-east-1.amazonaws.com:443/", "dynamodb.us-east-1.amazonaws.com", "/"),
+    ("http://localhost:4566/a b", "localhost:4566", "/a%20b"),
+])
+def test_host_and_path_as_botocore_writes_them(endpoint: str, host: str, path: str) -> None:
+    client = botocore.session.get_session().create_client(
+        "dynamodb", region_name="us-east-1", endpoint_url=endpoint, aws_access_key_id="AKID",
+        aws_secret_access_key="secret")
+    caller = dynamo_http.caller(dynamo_http.install(client))
+    assert caller is not None
+    assert (caller._host, caller._path) == (host, path)

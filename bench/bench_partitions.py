@@ -611,7 +611,9 @@ def issue16(args: argparse.Namespace, stack: CatalogStack, moto: Optional[MotoSe
                                         stack.dynamodb.process.pid if stack.dynamodb else None)
         log("issue #16: table writes, 1 and 8 threads")
         bench_table_writes.table_writes(stack.endpoint, report, tables=60 if args.quick else 150,
-                                        rounds=1 if args.quick else 2, threads=8)
+                                        rounds=1 if args.quick else 2, threads=8,
+                                        pids=(stack.server.process.pid,
+                                              stack.dynamodb.process.pid if stack.dynamodb else None))
         log("issue #16: Segment listings")
         segment_clients = [make_client("glue", stack.endpoint, 10) for _ in range(10)]
         segments = bench_scan.segment_rows(segment_clients, plain_clients, tables[small], small, args.scan_runs)

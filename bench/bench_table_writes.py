@@ -58,12 +58,19 @@ def _run(clients: Sequence[Any], names: Sequence[str], operation: str) -> tuple[
     return run_parallel(clients, names, work), sum(read)
 
 
+def _cpu(pids: Sequence[Optional[int]]) -> float:
+    """CPU seconds so far of the processes ``pids`` and of this one (the client)."""
+    from bench.bench_write_cpu import cpu_seconds
+    return sum(cpu_seconds(pid) for pid in pids if pid is not None) + time.process_time()
+
+
 def table_writes(endpoint: str, report: Report, tables: int = 100, rounds: int = 2,
-                 threads: int = 8) -> dict[tuple[str, int], float]:
+                 threads: int = 8, pids: Sequence[Optional[int]] = ()) -> dict[tuple[str, int], float]:
     """Measure CreateTable and UpdateTable of ``tables`` different tables a round (one database,
     created here if missing) with 1 and with ``threads`` client threads, ``rounds`` rounds
     alternating which goes first; add the ratios to ``report`` and return
-    (operation, threads) -> tables/s over all rounds."""
+    (operation, threads) -> tables/s over all rounds. ``pids``: the service's and DynamoDB
+    Local's processes, for the cores the 1-thread runs keep busy (the ceiling of any speed-up)."""
     clients = [make_client("glue", endpoint, threads) for _ in range(threads)]
     try:
         clients[0].create_database(DatabaseInput={"Name": DATABASE})
@@ -71,6 +78,7 @@ def table_writes(endpoint: str, report: Report, tables: int = 100, rounds: int =
         pass
     seconds = {(op, n): 0.0 for op in ("create", "update") for n in (1, threads)}
     items = {key: 0 for key in seconds}
+    cpu = {key: 0.0 for key in seconds}
     stamp = int(time.time())
     for round_number in range(rounds):
         order = (1, threads) if round_number % 2 == 0 else (threads, 1)
@@ -78,7 +86,9 @@ def table_writes(endpoint: str, report: Report, tables: int = 100, rounds: int =
             names = [f"w{stamp}_r{round_number}_t{count}_{i:05d}" for i in range(tables)]
             for op in ("create", "update"):
                 log(f"table writes, round {round_number + 1}/{rounds}: {op} {tables} tables on {count} thread(s)")
+                cpu0 = _cpu(pids)
                 took, read = _run(clients[:count], names, op)
+                cpu[op, count] += _cpu(pids) - cpu0
                 seconds[op, count] += took
                 items[op, count] += read
     rate = {key: tables * rounds / value for key, value in seconds.items()}
@@ -86,7 +96,13 @@ def table_writes(endpoint: str, report: Report, tables: int = 100, rounds: int =
         one, many = rate[op, 1], rate[op, threads]
         report.check(f"{label} of different tables, {threads} threads ÷ 1 thread",
                      f"{many / one:.2f} ({many:,.1f} ÷ {one:,.1f} tables/s)", "≥ 1.5", many / one >= 1.5)
+    cores = os.cpu_count() or 1
     for op, label in (("create", "CreateTable"), ("update", "UpdateTable")):
+        if pids:
+            busy = cpu[op, 1] / seconds[op, 1]
+            report.check(f"Diagnosis: {label} on 1 thread keeps {busy:.2f} of {cores} cores busy (service + "
+                         f"DynamoDB Local + client): no number of threads can go past {cores / busy:.2f}× it",
+                         f"{cores / busy:.2f}", "-", None)
         one, many = (items[op, n] / (tables * rounds) for n in (1, threads))
         report.check(f"Diagnosis: {label} items read a table (retries read again), {threads} threads ÷ 1 thread",
                      f"{many / one:.2f} ({many:.2f} ÷ {one:.2f})", "-", None)
@@ -127,7 +143,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         else:
             raise RuntimeError("the stack did not start in 3 attempts")
         try:
-            table_writes(stack.endpoint, report, tables, rounds, args.threads)
+            table_writes(stack.endpoint, report, tables, rounds, args.threads,
+                         (stack.server.process.pid if stack.server.process else None,
+                          stack.dynamodb.process.pid if stack.dynamodb and stack.dynamodb.process else None))
         finally:
             stack.stop()
     report.print(command, env)

@@ -8,10 +8,11 @@ digest, an overflowed delta) or when reads keep finding partitions that are gone
 from __future__ import annotations
 
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, Iterator, Optional, Sequence
 
 from chalicelib import clock, metrics
+from chalicelib.lazy_pool import LazyPool
 from chalicelib.domain import expressions
 from chalicelib.domain import partition_digest as codec
 from chalicelib.domain.partition_keys import partition_sort_key
@@ -32,14 +33,7 @@ MAX_SHARE = 0.5
 _FETCH_AHEAD = 4  # BatchGetItem calls in flight at once
 _MAX_BASE_SETS = 4
 
-_pool: Optional[ThreadPoolExecutor] = None
-
-
-def _executor() -> ThreadPoolExecutor:
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=_FETCH_AHEAD, thread_name_prefix="digest-fetch")
-    return _pool
+_executor = LazyPool(_FETCH_AHEAD, "digest-fetch")
 
 
 def _complete(pieces: Sequence[digests.Piece]) -> bool:

@@ -12,29 +12,18 @@ definitions, as without a guess. A wrong guess thus costs one wasted Query, neve
 
 from __future__ import annotations
 
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, Callable, Optional
 
 from chalicelib import metrics
+from chalicelib.lazy_pool import LazyPool
 
 Page = tuple[list[str], Any]  # (partition JSON texts, position to resume after or None)
 
 # Enough for the local server's concurrent requests; on Lambda one request runs at a time. When
 # every worker is busy a read-ahead waits in the queue, and the request takes it back (below).
 _WORKERS = 8
-_pool: Optional[ThreadPoolExecutor] = None
-_pool_lock = threading.Lock()
-
-
-def _executor() -> ThreadPoolExecutor:
-    # Created on first use: no threads at import (Lambda's cold start).
-    global _pool
-    if _pool is None:
-        with _pool_lock:
-            if _pool is None:
-                _pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="read-ahead")
-    return _pool
+_executor = LazyPool(_WORKERS, "read-ahead")
 
 
 def _counted(read: Callable[[Any], Page], position: Any) -> tuple[Page, tuple[int, int]]:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import base64
 import json
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 from chalicelib import faults, metrics
+from chalicelib.lazy_pool import LazyPool
 from chalicelib.store import digests
 from chalicelib.store import dynamo_json as dj
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
@@ -273,14 +273,7 @@ def apply_writes(database: DatabaseItem, table: TableItem, writes: Sequence[Part
     return failures
 
 
-_pool: ThreadPoolExecutor | None = None
-
-
-def _executor() -> ThreadPoolExecutor:
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="partition-writes")
-    return _pool
+_executor = LazyPool(4, "partition-writes")
 
 
 def _apply_group(database: DatabaseItem, table: TableItem, writes: Sequence[PartitionWrite],

@@ -11,7 +11,7 @@ operation, still go through botocore's parser (its error codes and retries are u
 
 from __future__ import annotations
 
-import base64
+import binascii
 import json
 from typing import Any
 
@@ -21,10 +21,15 @@ _READS = ("GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems")
 _MARK = "_glue_fast_parse"
 
 
+# base64.b64decode(text) without its wrapper (an ASCII check and a copy): the same lenient
+# decoding, which is what botocore does with DynamoDB's binary values.
+_b64decode = binascii.a2b_base64
+
+
 def _decode_value(value: dict[str, Any]) -> None:
     """Decode the binary parts of one AttributeValue, in place."""
     if "B" in value:
-        value["B"] = base64.b64decode(value["B"])
+        value["B"] = _b64decode(value["B"])
     elif "M" in value:
         decode_item(value["M"])
     elif "L" in value:
@@ -32,7 +37,7 @@ def _decode_value(value: dict[str, Any]) -> None:
             if "S" not in member and "N" not in member:
                 _decode_value(member)
     elif "BS" in value:
-        value["BS"] = [base64.b64decode(v) for v in value["BS"]]
+        value["BS"] = [_b64decode(v) for v in value["BS"]]
 
 
 def decode_item(item: dict[str, Any]) -> None:

@@ -637,11 +637,16 @@ def issue16(args: argparse.Namespace, stack: CatalogStack, moto: Optional[MotoSe
     finally:
         plain.stop()
     log("issue #16: server CPU per 10,000 partitions written")
-    cpu = bench_write_cpu.write_cpu(stack, 2_000 if args.quick else 10_000, args.threads)
+    cpu = bench_write_cpu.write_cpu(stack, 2_000 if args.quick else 10_000, args.threads,
+                                    repeats=1 if args.quick else 3)
     for indexes, figures in cpu.items():
-        report.check(f"Server CPU per 10,000 partitions written (BatchCreatePartition), {indexes} indexes",
-                     f"{figures['server']:.2f} CPU-s (DynamoDB Local {figures['dynamodb']:.1f})", "≤ 1 CPU-s",
-                     figures["server"] <= 1)
+        report.check(f"Server CPU per 10,000 partitions written (BatchCreatePartition), {indexes} indexes, "
+                     f"{args.threads} client threads (median)",
+                     f"{figures['server']:.2f} CPU-s [{figures['server_low']:.2f}–{figures['server_high']:.2f}] "
+                     f"(DynamoDB Local {figures['dynamodb']:.1f})", "≤ 1 CPU-s", figures["server"] <= 1)
+        report.check(f"Same, one request at a time (as one Lambda instance serves them), {indexes} indexes",
+                     f"{figures['serial']:.2f} CPU-s [{figures['serial_low']:.2f}–{figures['serial_high']:.2f}]",
+                     "≤ 1 CPU-s", figures["serial"] <= 1)
 
 
 def throughput(args: argparse.Namespace, stack: CatalogStack, ours: Sequence[Any], ddb: Sequence[Any],

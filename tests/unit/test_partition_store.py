@@ -8,6 +8,7 @@ only the network is replaced, by a fake that fails the conditions a test names.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any, Callable
 
 import pytest
@@ -89,6 +90,32 @@ def test_a_changed_partition_is_reported_as_changed(dynamodb):
     ]
     assert store.apply_writes(DATABASE, table, writes) == {1: store.CHANGED}
 
+
+
+def test_no_writes_send_no_transaction(dynamodb):
+    fake = dynamodb(lambda kind, key: False)
+    table = TableItem("db-uid", "t", uid="table-uid", index_epoch=0)
+    assert store.apply_writes(DATABASE, table, []) == {}
+    assert fake.applied == []
+
+
+def test_writes_over_several_transactions_report_failures_by_position(dynamodb, monkeypatch):
+    # 150 creates take two transactions: the first runs on the calling thread, the second on
+    # the pool; a failure in either is reported at its write's position.
+    threads: list[str] = []
+    fake = dynamodb(lambda kind, key: kind == "Put" and key in ("p3", "p140"))
+    send = fake.send
+
+    def recording(transact_items: list[Any]) -> None:
+        threads.append(threading.current_thread().name)
+        send(transact_items)
+    monkeypatch.setattr(dynamo_json, "_send", recording)
+    table = TableItem("db-uid", "t", uid="table-uid", index_epoch=0)
+    writes = [store.PartitionWrite("create", key=f"p{i}", values=[f"p{i}"], doc=b"J{}") for i in range(150)]
+    assert store.apply_writes(DATABASE, table, writes) == {3: store.EXISTS, 140: store.EXISTS}
+    written = {key for actions in fake.applied for kind, key in actions if kind == "Put" and key.startswith("p")}
+    assert written == {f"p{i}" for i in range(150)} - {"p3", "p140"}  # (the other Puts: digest deltas)
+    assert threading.current_thread().name in threads and len(set(threads)) == 2
 
 # ------------------------------------------------------------- rendered actions = the dicts
 _AWKWARD = "é\u2028\x00\x01\x02\"\\/\n\U0001F600"

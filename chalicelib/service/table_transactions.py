@@ -117,18 +117,20 @@ class TableWriter:
             raise TransactionCommitInProgressException("Transaction changed while writing; retry")
 
 
-def autocommit(database: DatabaseItem, write: Callable[[catalog.Stamp], T]) -> T:
+def autocommit(database: DatabaseItem, write: Callable[[catalog.Stamp], T],
+               target: Optional[DatabaseItem] = None) -> T:
     """Run a table write made without a TransactionId as a commit of its own: ``write`` gets
     the Stamp to add to its DynamoDB transaction (counter + 1 while the counter stays below it,
-    metadata lock free). A snapshot or commit point moving the counter meanwhile means a retry
-    with a fresh stamp; a transaction committing table changes to the database is waited for
-    (or, crashed, cleared)."""
-    scope = meta_scope(database.uid)
+    metadata locks free: the database's, and ``target``'s for a rename into another database).
+    A snapshot or commit point moving the counter meanwhile means a retry with a fresh stamp; a
+    transaction committing table changes to either database is waited for (or, crashed, cleared)."""
+    # One lock, or two for a rename into another database (a rename within it names it twice).
+    scopes = list(dict.fromkeys(meta_scope(d.uid) for d in (database, target) if d is not None))
     for _ in attempts(replace(LOCK_WAIT, base_delay=0.002, max_delay=0.1)):
         previous = tx_store.last_commit_seq(database.catalog)
-        if tx_store.get_lock(scope) is None or clear_lock(scope, database.catalog):
+        if all(tx_store.get_lock(scope) is None or clear_lock(scope, database.catalog) for scope in scopes):
             stamp = catalog.Stamp(tx_store.seq_name(database.catalog), previous, previous + 1,
-                                  tx_store.lock_name(scope))
+                                  tuple(tx_store.lock_name(scope) for scope in scopes))
             try:
                 return write(stamp)
             except catalog.StampConflict:

@@ -141,7 +141,7 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
                  new_database_name: str, new_name: str, current: Optional[Table] = None) -> None:
     """Rename a table (within its database or into another of the catalog), keeping its
     identity: the uid, and with it partitions, indexes, statistics and versions. One atomic
-    store write, a commit of its own (stamped in the source database); the new name gets a new
+    store write, a commit of its own (stamped in both databases); the new name gets a new
     version of the definition (Name and DatabaseName changed, UpdateTime now). ``current``: the
     table item the caller read and checked (a view, say); the rename then applies only while the
     table is still that item (same uid and version).
@@ -162,7 +162,7 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
         raise table_already_exists()
     search_index.before_table_write(target.catalog, target.name, target.uid, doc)
     try:
-        autocommit(source, lambda stamp: catalog.rename_table(moving, target, folded, doc, stamp))
+        autocommit(source, lambda stamp: catalog.rename_table(moving, target, folded, doc, stamp), target)
     except catalog.ConditionFailed:
         if catalog.get_table(target.uid, folded) is not None:
             raise table_already_exists() from None

@@ -43,14 +43,15 @@ class Stamp:
     """What makes a table write outside any transaction a commit of its own: its DynamoDB
     transaction checks that the catalog's commit counter (item ``counter``, read as
     ``previous``) is still below ``seq`` = ``previous + 1`` — no snapshot or commit point
-    landed since — and that the database's table-metadata commit lock (item ``lock``) is free,
-    so it can never land between a transaction's commit point and its apply. It only checks
-    the counter: writes of different tables write no common item."""
+    landed since — and that the table-metadata commit lock of every database it writes in
+    (items ``locks``: one, or two for a rename into another database) is free, so it can never
+    land between a transaction's commit point and its apply. It only checks the counter: writes
+    of different tables write no common item."""
 
     counter: str
     previous: int
     seq: int
-    lock: str
+    locks: tuple[str, ...]
 
 
 def _add_stamp(tx: TransactWrite, stamp: Optional[Stamp]) -> None:
@@ -61,7 +62,8 @@ def _add_stamp(tx: TransactWrite, stamp: Optional[Stamp]) -> None:
     # stamp <= counter + 1 <= S. Concurrent checks of one item do not conflict.
     counter_condition = CommitStateItem.seq.does_not_exist() | (CommitStateItem.seq < stamp.seq)
     tx.condition_check(CommitStateItem, stamp.counter, condition=counter_condition)
-    tx.condition_check(CommitStateItem, stamp.lock, condition=CommitStateItem.transaction_id.does_not_exist())
+    for lock in stamp.locks:
+        tx.condition_check(CommitStateItem, lock, condition=CommitStateItem.transaction_id.does_not_exist())
 
 
 def _stamped_write_failed(error: Exception, stamp: Optional[Stamp]) -> Exception:
@@ -71,9 +73,12 @@ def _stamped_write_failed(error: Exception, stamp: Optional[Stamp]) -> Exception
         return StampConflict()
     if stamp is not None and kind == CONDITION_FAILED:
         counter = _get(CommitStateItem, stamp.counter)
-        lock = _get(CommitStateItem, stamp.lock)
-        if int((counter.seq if counter else 0) or 0) >= stamp.seq or (lock is not None and lock.transaction_id):
+        if int((counter.seq if counter else 0) or 0) >= stamp.seq:
             return StampConflict()
+        for name in stamp.locks:
+            lock = _get(CommitStateItem, name)
+            if lock is not None and lock.transaction_id:
+                return StampConflict()
     if kind == CONDITION_FAILED:
         return ConditionFailed()
     if kind == CONFLICT:

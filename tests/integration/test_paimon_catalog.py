@@ -9,6 +9,7 @@ wire (status codes, ErrorResponse members).
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
 import warnings
@@ -29,6 +30,7 @@ from pypaimon.schema.schema import Schema
 from pypaimon.schema.schema_change import SchemaChange
 from pypaimon.schema.schema_manager import SchemaManager
 
+from infra.local.stack import REGION, client
 from tests.integration.test_paimon_protocol import ACCOUNT, WAREHOUSE, error_of, options
 
 HEADERS = {"Authorization": f"Bearer {ACCOUNT}", "Content-Type": "application/json"}
@@ -737,3 +739,38 @@ def test_racing_creates_have_one_winner_whose_files_stand(paimon: RESTCatalog, d
     assert [x.name for x in response.schema.fields] == ["id", winners[0]]
     on_disk = SchemaManager(FileIO.get(response.path), response.path).latest()
     assert on_disk.id == 0 and [x.name for x in on_disk.fields] == ["id", winners[0]]
+
+
+def test_a_rename_into_another_database_waits_for_that_databases_commit(paimon: RESTCatalog, db: str,
+                                                                          endpoint: str, stack: Any) -> None:
+    """A rename is a table write of both databases: while a Lake Formation commit of table
+    changes holds the target's metadata lock (planted here, under the API, as a live committer
+    within its lease), the renamed table must not land there; it lands once the lock is free."""
+    other = f"{db}_target"
+    paimon.create_database(other, False)
+    paimon.create_table(Identifier.create(db, "moving"), simple_schema(), False)
+    ddb, prefix, catalog = stack.ddb_client(), stack.table_prefix, f"{REGION}\x01{ACCOUNT}"
+    holder = client(endpoint, "lakeformation", account=ACCOUNT).start_transaction()["TransactionId"]
+    ddb.update_item(TableName=prefix + "lf_transactions",
+                    Key={"catalog": {"S": catalog}, "transaction_id": {"S": holder}},
+                    UpdateExpression="SET #s = :s, last_activity = :now", ExpressionAttributeNames={"#s": "status"},
+                    ExpressionAttributeValues={":s": {"S": "COMMIT_IN_PROGRESS"}, ":now": {"N": str(time.time())}})
+    target_uid = ddb.get_item(TableName=prefix + "databases", ConsistentRead=True,
+                              Key={"catalog": {"S": catalog}, "name": {"S": other}})["Item"]["uid"]["S"]
+    lock = {"name": {"S": f"lock\x01meta\x01{target_uid}"}}
+    ddb.put_item(TableName=prefix + "lf_commit_state",
+                 Item={**lock, "transaction_id": {"S": holder}, "since": {"N": str(time.time())}})
+    released = threading.Event()
+
+    def release_later() -> None:
+        time.sleep(1.0)
+        ddb.delete_item(TableName=prefix + "lf_commit_state", Key=lock)
+        released.set()
+    releaser = threading.Thread(target=release_later)
+    releaser.start()
+    try:
+        paimon.rename_table(Identifier.create(db, "moving"), Identifier.create(other, "moved"))
+        assert released.is_set(), "the rename landed while the target database's commit held its lock"
+    finally:
+        releaser.join()
+    assert paimon.get_table(Identifier.create(other, "moved")) is not None

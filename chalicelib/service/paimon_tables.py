@@ -163,19 +163,23 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     given_path = options.pop(PATH, None)
     external = bool(given_path)
     uid = catalog.new_uid()
+    own_directory = False  # a directory named after this request's uid: nobody else's files
     if external:
         path = str(given_path).rstrip("/")
         if not warehouse.serves(path):
             raise InvalidInputException(f"options.path {path[:200]!r} must be a file:// or s3://bucket/... URI",
                                         TABLE, f"{database.name}.{folded}")
+        if warehouse.exists(warehouse.schema_file(path, 0)):
+            raise InvalidInputException(f"The path {path} already holds a Paimon table; choose another path.",
+                                        TABLE, f"{database.name}.{folded}")
     else:
         path = warehouse.table_path(database.name, folded)
         if warehouse.exists(warehouse.schema_file(path, 0)):
-            # A renamed table keeps its directory: never write over another table's files.
-            path = f"{path}-{uid}"
-    if warehouse.exists(warehouse.schema_file(path, 0)):
-        raise InvalidInputException(f"The path {path} already holds a Paimon table; choose another path.",
-                                    TABLE, f"{database.name}.{folded}")
+            # A renamed table keeps its directory, and a racing create of this name may have
+            # just written there: never write over another table's files. No second check of
+            # the new path (a second check of the first one told a racing create's loser "path
+            # taken" instead of "table exists", which the Glue write below tells it).
+            path, own_directory = f"{path}-{uid}", True
     table_schema = TableSchema.from_schema(0, Schema(schema.fields, schema.partition_keys, schema.primary_keys,
                                                      options, schema.comment), _now_ms())
     text = _schema_text(table_schema)
@@ -185,7 +189,10 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
         tables.create_table(ctx, catalog_key, database.name,
                             _glue_input(folded, table_schema, path, external, ctx.account_id), uid=uid)
     except AlreadyExistsException:
-        _restore_winner(database, folded, path)
+        if own_directory:
+            warehouse.delete_tree(path)
+        else:
+            _restore_winner(database, folded, path)
         raise already_exists(database.name, folded) from None
     except EntityNotFoundException:
         raise paimon_databases.not_found(database.name) from None

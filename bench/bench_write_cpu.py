@@ -53,7 +53,7 @@ def _pids(stack: CatalogStack) -> tuple[int, Optional[int]]:
     return server.pid, ddb.pid if ddb is not None else None
 
 
-def _write_once(stack: CatalogStack, clients: Sequence[Any], inputs: Sequence[dict[str, Any]], indexes: int,
+def _write_once(clients: Sequence[Any], inputs: Sequence[dict[str, Any]], indexes: int,
                 pids: tuple[int, Optional[int]]) -> dict[str, float]:
     """BatchCreatePartition of ``inputs`` into a new table with ``indexes`` indexes, from as many
     threads as ``clients``; the CPU the two processes spent and the wall time."""
@@ -104,7 +104,7 @@ def write_cpu(stack: CatalogStack, partitions: int = 10_000, threads: int = 4,
                 log(f"write CPU: BatchCreatePartition of {partitions:,} partitions, {indexes} indexes, "
                     f"{len(way_clients)} client thread(s), run {number + 1} of {repeats}")
                 runs[way].append({k: v * scale if k != "seconds" else v
-                                  for k, v in _write_once(stack, way_clients, inputs, indexes, pids).items()})
+                                  for k, v in _write_once(way_clients, inputs, indexes, pids).items()})
         figures: dict[str, float] = {}
         for way, measured in runs.items():
             cpu = sorted(r["server"] for r in measured)

@@ -32,6 +32,7 @@ from pypaimon.schema.schema_change import SchemaChange
 from pypaimon.schema.schema_manager import SchemaManager
 
 from infra.local.stack import REGION, client
+from tests.integration.store_helpers import Store
 from tests.integration.test_paimon_protocol import ACCOUNT, WAREHOUSE, error_of, options
 
 HEADERS = {"Authorization": f"Bearer {ACCOUNT}", "Content-Type": "application/json"}
@@ -707,8 +708,6 @@ def test_a_glue_delete_on_a_fresh_server_purges_the_paimon_items(paimon: RESTCat
 
 @pytest.mark.parametrize("round_", range(3))
 def test_racing_creates_have_one_winner_whose_files_stand(paimon: RESTCatalog, db: str, round_: int) -> None:
-    import threading
-
     identifier = Identifier.create(db, f"contested{round_}")
     outcomes: list[str] = []
 
@@ -750,23 +749,22 @@ def test_a_rename_into_another_database_waits_for_that_databases_commit(paimon: 
     other = f"{db}_target"
     paimon.create_database(other, False)
     paimon.create_table(Identifier.create(db, "moving"), simple_schema(), False)
-    ddb, prefix, catalog = stack.ddb_client(), stack.table_prefix, f"{REGION}\x01{ACCOUNT}"
+    store = Store(stack)
+    ddb, prefix = store.client, store.prefix
     holder = client(endpoint, "lakeformation", account=ACCOUNT).start_transaction()["TransactionId"]
     ddb.update_item(TableName=prefix + "lf_transactions",
-                    Key={"catalog": {"S": catalog}, "transaction_id": {"S": holder}},
+                    Key={"catalog": {"S": f"{REGION}\x01{ACCOUNT}"}, "transaction_id": {"S": holder}},
                     UpdateExpression="SET #s = :s, last_activity = :now", ExpressionAttributeNames={"#s": "status"},
                     ExpressionAttributeValues={":s": {"S": "COMMIT_IN_PROGRESS"}, ":now": {"N": str(time.time())}})
-    target_uid = ddb.get_item(TableName=prefix + "databases", ConsistentRead=True,
-                              Key={"catalog": {"S": catalog}, "name": {"S": other}})["Item"]["uid"]["S"]
-    lock = {"name": {"S": f"lock\x01meta\x01{target_uid}"}}
+    lock = {"name": {"S": f"lock\x01meta\x01{store.database_uid(other, ACCOUNT)}"}}
     ddb.put_item(TableName=prefix + "lf_commit_state",
                  Item={**lock, "transaction_id": {"S": holder}, "since": {"N": str(time.time())}})
     released = threading.Event()
 
     def release_later() -> None:
         time.sleep(1.0)
+        released.set()  # before the delete: a rename that waited can only return after both
         ddb.delete_item(TableName=prefix + "lf_commit_state", Key=lock)
-        released.set()
     releaser = threading.Thread(target=release_later)
     releaser.start()
     try:

@@ -26,6 +26,7 @@ import json
 import sys
 import zlib
 from dataclasses import dataclass
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Optional, Sequence
 
 from chalicelib.domain import keycodec
@@ -87,10 +88,19 @@ def _identity_hash(values: Sequence[str]) -> str:
 # most recent ones are kept, so writing a partition with three indexes hashes its values once.
 @functools.lru_cache(maxsize=256)
 def _identity_hash_of(values: tuple[str, ...]) -> str:
-    return hashlib.sha256(_JSON.encode(list(values)).encode()).hexdigest()[:16]
+    return hashlib.sha256(_values_json(values).encode()).hexdigest()[:16]
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False), built once
+
+
+def _values_json(values: tuple[str, ...]) -> str:
+    """``json.dumps(list(values), ensure_ascii=False)``, the text a partition's identity hash
+    was always taken of, written directly for strings (twice as fast as the encoder)."""
+    try:
+        return "[" + ", ".join(map(encode_basestring, values)) + "]"
+    except TypeError:  # not all strings
+        return _JSON.encode(list(values))
 
 
 def _cut(text: str) -> str:
@@ -99,12 +109,19 @@ def _cut(text: str) -> str:
 
 def partition_sort_key(values: Sequence[str], key_types: Sequence[str]) -> str:
     """The partition item's sort key; ``key_types`` are the types the table was keyed with."""
-    types = list(key_types) + ["string"] * (len(values) - len(key_types))
-    body = "".join(_component(raw, t) + keycodec.SEP for raw, t in zip(values, types))
-    needs_hash = any(_kind_of(t) != keycodec.STRING for t in types[:len(values)])
-    if len(body.encode("utf-8", errors="surrogatepass")) > KEY_BYTES:
+    count = len(values)
+    types = key_types if len(key_types) >= count else list(key_types) + ["string"] * (count - len(key_types))
+    body = keycodec.SEP.join(map(_component, values, types)) + keycodec.SEP if count else ""
+    # A character is at most 4 UTF-8 bytes: most keys are short enough not to be measured.
+    if len(body) * 4 > KEY_BYTES and len(body.encode("utf-8", errors="surrogatepass")) > KEY_BYTES:
         return _cut(body) + _identity_hash(values)
-    return body + _identity_hash(values) if needs_hash else body
+    return body + _identity_hash(values) if _needs_hash(tuple(types[:count])) else body
+
+
+@functools.lru_cache(maxsize=256)
+def _needs_hash(types: tuple[str, ...]) -> bool:
+    """Whether keys of these types end with the identity hash (any key not stored as text)."""
+    return any(_kind_of(t) != keycodec.STRING for t in types)
 
 
 def first_value_prefix_bounds(prefix: str, key_types: Sequence[str]) -> tuple[str, str] | None:

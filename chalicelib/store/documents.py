@@ -13,20 +13,16 @@ import zlib
 from typing import Any
 
 from chalicelib.errors import InvalidInputException
+from chalicelib.json_text import compact_json
 
 _COMPRESS_ABOVE = 1024
 # DynamoDB items hold 400 KB; leave room for keys and the other attributes of the item.
 MAX_DOCUMENT_BYTES = 380_000
-# json.dumps(obj, separators=(",", ":"), ensure_ascii=False), without building this encoder
-# anew for every document (json.dumps reuses one only for its default arguments). No circular
-# check: documents are built from decoded JSON, which cannot refer to itself, and the check
-# (a dict insert and delete per container) is a sixth of encoding a partition.
-_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
 
 
 def encode_document(obj: Any, what: str = "object") -> bytes:
     """Serialize ``obj``; InvalidInputException if it cannot be stored whole."""
-    raw = _COMPACT.encode(obj).encode("utf-8")
+    raw = compact_json(obj)
     data = b"J" + raw
     if len(raw) > _COMPRESS_ABOVE:
         packed = b"Z" + zlib.compress(raw, 6)

@@ -62,3 +62,37 @@ def test_concurrent_first_use_of_a_recursive_shape(monkeypatch: pytest.MonkeyPat
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def _batch(partitions: list[dict]) -> dict:
+    return {"DatabaseName": "d", "TableName": "t", "PartitionInputList": partitions}
+
+
+def _partition(values: list, columns: list) -> dict:
+    return {"Values": values, "StorageDescriptor": {"Columns": columns}}
+
+
+def test_an_equal_list_is_accepted_without_a_second_walk_but_a_different_one_is_checked() -> None:
+    shape = GLUE.operation_model("BatchCreatePartition").input_shape
+    columns = [{"Name": "a", "Type": "int"}, {"Name": "b", "Type": "string"}]
+    validate.validate_input(shape, _batch([_partition(["1"], columns), _partition(["2"], [dict(c) for c in columns])]))
+    bad = [{"Name": "a", "Type": "int"}, {"Name": "b" * 300, "Type": "string"}]
+    with pytest.raises(InvalidInputException, match="partitionInputList.3.member.storageDescriptor.columns.2.member.name"):
+        validate.validate_input(shape, _batch([_partition(["1"], columns), _partition(["2"], columns),
+                                               _partition(["3"], bad)]))
+
+
+def test_only_lists_of_text_are_remembered_since_equal_numbers_may_differ_in_type() -> None:
+    # [1] == [True]: a list of integers that passed must not let an equal list of booleans through.
+    shape = GLUE.operation_model("BatchGetPartition").input_shape
+    assert validate._text_only(GLUE.shape_for("ColumnList"), set())
+    assert not validate._text_only(GLUE.shape_for("StorageDescriptor"), set())
+    params = {"DatabaseName": "d", "TableName": "t", "PartitionsToGet": [{"Values": ["1"]}, {"Values": [True]}]}
+    with pytest.raises(InvalidInputException, match="partitionsToGet.2.member.values.1.member"):
+        validate.validate_input(shape, params)
+
+
+def test_nothing_of_a_request_is_kept_after_it_is_validated() -> None:
+    shape = GLUE.operation_model("BatchCreatePartition").input_shape
+    validate.validate_input(shape, _batch([_partition(["1"], [{"Name": "a", "Type": "int"}])]))
+    assert getattr(validate._recent, "passed", None) is None

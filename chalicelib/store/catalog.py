@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -87,8 +86,13 @@ def _stamped_write_failed(error: Exception, stamp: Optional[Stamp]) -> Exception
 
 
 def new_uid() -> str:
-    """A fresh identity for a database or table incarnation."""
-    return uuid.uuid4().hex
+    """A fresh identity for a database, table or partition incarnation: ``uuid.uuid4().hex``
+    (random, version 4), built without the UUID object, a third of the cost (one per partition
+    written)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    return raw.hex()
 
 
 def _get(model: Any, *key: Any) -> Any:

@@ -62,3 +62,14 @@ def test_version_keys() -> None:
     assert low <= key <= high == transactions.after_partition(partition)
     assert transactions.version_key(partition, 10 ** 19, "s3://b/x") < high
     assert high < transactions.version_key("2024\x01uz\x01", 0, "s3://b/x")  # the next partition's
+
+
+def test_new_uids_are_random_version_4_uuids() -> None:
+    import uuid
+
+    from chalicelib.store.catalog import new_uid
+    uids = {new_uid() for _ in range(1000)}
+    assert len(uids) == 1000
+    for uid in list(uids)[:100]:
+        parsed = uuid.UUID(hex=uid)
+        assert (parsed.hex, parsed.version, parsed.variant) == (uid, 4, uuid.RFC_4122)

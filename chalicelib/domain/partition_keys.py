@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import sys
 import zlib
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
@@ -180,39 +179,55 @@ def _kind_of(glue_type: str) -> str:
     return keycodec.kind_of(glue_type)
 
 
+# Why a value cannot be an index key component (``_index_component``), when not the codec's own message.
+_HAS_ESCAPE, _NOT_OF_TYPE = "escape", "type"
+
+
 @functools.lru_cache(maxsize=_COMPONENT_CACHE)
-def _typed(raw: str, glue_type: str) -> Any:
-    # Cached like _component (the values parse_value returns are immutable); a value that does
-    # not convert raises each time (exceptions are not cached).
-    return parse_value(raw, glue_type)
+def _index_component(raw: str, glue_type: str) -> tuple[str, str]:
+    """(the typed key component of ``raw``, "") or ("", why it has none): ``_HAS_ESCAPE``,
+    ``_NOT_OF_TYPE`` or the codec's message. A pure function of the two strings, cached like
+    ``_component`` (refusals too: they are answers, not exceptions)."""
+    if any(ch in raw for ch in _ESCAPES):
+        return "", _HAS_ESCAPE
+    try:
+        typed = parse_value(raw, glue_type)
+    except InvalidInputException:
+        return "", _NOT_OF_TYPE
+    try:
+        return keycodec.encode_value(typed, keycodec.kind_of(glue_type)), ""
+    except InvalidInputException as error:
+        return "", error.message
 
 
 def index_entry_key(values: Sequence[str], index: IndexSpec) -> str:
     """The entry's sort key: the indexed values (typed, strictly) + the partition's identity
     (cut at ``KEY_BYTES`` before the identity when longer, like ``partition_sort_key``).
+    The same key ``keycodec.encode_key`` gives for the typed values.
 
     IndexValueError when a value is missing, does not fit its type, or holds U+0000-U+0002.
     """
-    typed = []
+    key, refused = "", ""
     for name, glue_type, position in zip(index.keys, index.types, index.positions):
         if position >= len(values):
             raise IndexValueError("MISSING_PARTITION_VALUE_ERROR",
                                   f"Partition has no value for indexed key '{name}'")
         raw = values[position]
-        if any(ch in raw for ch in _ESCAPES):
+        component, why = _index_component(raw, glue_type)
+        if why == _HAS_ESCAPE:
             raise IndexValueError("UNSUPPORTED_PARTITION_CHARACTER_ERROR",
                                   f"Value of indexed key '{name}' contains U+0000, U+0001 or U+0002")
-        try:
-            typed.append(_typed(raw, glue_type))
-        except InvalidInputException:
+        if why == _NOT_OF_TYPE:
             raise IndexValueError("INVALID_PARTITION_TYPE_DATA_ERROR",
-                                  f"Value '{raw}' of indexed key '{name}' is not a valid {glue_type}") from None
-    try:
-        key = keycodec.encode_key(typed, index.types, max_bytes=sys.maxsize)
-    except InvalidInputException as error:
-        raise IndexValueError("INVALID_PARTITION_TYPE_DATA_ERROR", error.message) from None
+                                  f"Value '{raw}' of indexed key '{name}' is not a valid {glue_type}")
+        # The codec's refusals come after every value was found and parsed, as when the whole
+        # key was encoded at once.
+        refused = refused or why
+        key += component + keycodec.SEP
+    if refused:
+        raise IndexValueError("INVALID_PARTITION_TYPE_DATA_ERROR", refused)
     # Values Glue accepts (up to 1,024 characters each) may need more than a sort key holds:
     # cut like a partition sort key; the planner cuts range bounds at the same length.
-    if len(key.encode("utf-8")) > KEY_BYTES:
+    if len(key) * 4 > KEY_BYTES and len(key.encode("utf-8")) > KEY_BYTES:
         return _cut(key) + _identity_hash(values)
     return key + _identity_hash(values)

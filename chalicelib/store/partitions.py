@@ -211,7 +211,7 @@ def _entry_put(index_uid: str, entry_key: str, shared: _Shared) -> dj.Rendered:
 
 def _actions(write: PartitionWrite) -> int:
     replaced_elsewhere = write.kind == "replace" and write.old_key != write.key
-    stale = len(set(write.old_entries) - set(write.entries))
+    stale = len(set(write.old_entries) - set(write.entries)) if write.old_entries else 0
     return (write.kind != "create") * (write.kind == "delete" or replaced_elsewhere) \
         + (write.kind != "delete") + stale + len(write.entries)
 

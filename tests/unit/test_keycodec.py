@@ -310,3 +310,28 @@ def test_first_value_prefix_bounds_hold_exactly_the_keys_of_values_with_the_pref
     assert long is not None and long[0] <= partition_sort_key(["z" * 2001, "1"], types) <= long[1]
     assert first_value_prefix_bounds("", types) is None
     assert first_value_prefix_bounds("20", ["int", "string"]) is None  # typed: no text prefix order
+
+
+# ------------------------------------------------------------------ partition index entry keys
+def test_index_entry_keys_are_the_typed_key_plus_the_partition_identity() -> None:
+    from chalicelib.domain.expressions.binding import parse_value
+    from chalicelib.domain.partition_keys import IndexSpec, _identity_hash, index_entry_key
+    spec = IndexSpec("u", "i", ("year", "country"), ("int", "string"), (2, 0))
+    values = ["US", "Shoes", "2021"]
+    typed = [parse_value("2021", "int"), parse_value("US", "string")]
+    expected = keycodec.encode_key(typed, ["int", "string"]) + _identity_hash(values)
+    assert index_entry_key(values, spec) == index_entry_key(list(values), spec) == expected  # cached or not
+
+
+@pytest.mark.parametrize("values, code", [
+    (["US"], "MISSING_PARTITION_VALUE_ERROR"),
+    (["U\x01S", "x", "2021"], "UNSUPPORTED_PARTITION_CHARACTER_ERROR"),
+    (["US", "x", "twenty"], "INVALID_PARTITION_TYPE_DATA_ERROR"),
+])
+def test_index_entry_key_refusals(values: list[str], code: str) -> None:
+    from chalicelib.domain.partition_keys import IndexSpec, IndexValueError, index_entry_key
+    spec = IndexSpec("u", "i", ("year", "country"), ("int", "string"), (2, 0))
+    for _ in range(2):  # the second answer comes from the cache
+        with pytest.raises(IndexValueError) as raised:
+            index_entry_key(values, spec)
+        assert raised.value.code == code

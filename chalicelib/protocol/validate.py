@@ -265,6 +265,8 @@ def _text_only(shape: Shape, seen: set[str]) -> bool:
     if kind == "map":
         return _text_only(shape.key, seen) and _text_only(shape.value, seen)
     return False
+
+
 _compiled: dict[tuple[int, str], Check] = {}
 # Checks being built by the thread that holds the lock. They are published to _compiled only
 # when the outermost build is done: a recursive shape's check calls a placeholder until then,
@@ -337,9 +339,9 @@ def _build(shape: Shape) -> Check:
     # Inclusive bounds as plain numbers (no lookups per value); math.inf where the model has none.
     lo = low if low is not None else -math.inf
     hi = high if high is not None else math.inf
-    remembered = _text_only(shape, set())
     if kind == "list":
         item_check = _compile(shape.member)
+        remembered = _text_only(shape, set())
 
         def list_check(value: Any) -> bool:
             if not isinstance(value, list) or not lo <= len(value) <= hi:
@@ -355,6 +357,7 @@ def _build(shape: Shape) -> Check:
         return list_check
     if kind == "map":
         key_check, value_check = _compile(shape.key), _compile(shape.value)
+        remembered = _text_only(shape, set())
 
         def map_check(value: Any) -> bool:
             if not isinstance(value, dict) or not lo <= len(value) <= hi:

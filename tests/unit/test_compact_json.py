@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from chalicelib.json_text import compact_json
+from chalicelib.store.documents import compact_json
 
 
 def stdlib(obj: object) -> bytes:

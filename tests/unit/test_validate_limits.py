@@ -84,12 +84,19 @@ def test_an_equal_list_is_accepted_without_a_second_walk_but_a_different_one_is_
 
 def test_only_lists_of_text_are_remembered_since_equal_numbers_may_differ_in_type() -> None:
     # [1] == [True]: a list of integers that passed must not let an equal list of booleans through.
-    shape = GLUE.operation_model("BatchGetPartition").input_shape
+    from botocore.model import ShapeResolver
+    resolver = ShapeResolver({
+        "Input": {"type": "structure", "members": {"Lists": {"shape": "Lists"}}},
+        "Lists": {"type": "list", "member": {"shape": "Numbers"}},
+        "Numbers": {"type": "list", "member": {"shape": "Number"}},
+        "Number": {"type": "integer"},
+    })
+    shape = resolver.get_shape_by_name("Input")
+    assert not validate._text_only(resolver.get_shape_by_name("Numbers"), set())
     assert validate._text_only(GLUE.shape_for("ColumnList"), set())
-    assert not validate._text_only(GLUE.shape_for("StorageDescriptor"), set())
-    params = {"DatabaseName": "d", "TableName": "t", "PartitionsToGet": [{"Values": ["1"]}, {"Values": [True]}]}
-    with pytest.raises(InvalidInputException, match="partitionsToGet.2.member.values.1.member"):
-        validate.validate_input(shape, params)
+    validate.validate_input(shape, {"Lists": [[1], [1]]})
+    with pytest.raises(InvalidInputException, match="lists.2.member.1.member"):
+        validate.validate_input(shape, {"Lists": [[1], [True]]})
 
 
 def test_nothing_of_a_request_is_kept_after_it_is_validated() -> None:

@@ -161,20 +161,23 @@ def scan_cost(report: Any, glue: Any, ddb: Any, prefix: str, tables: dict[int, s
         # The botocore-parsed loops are a diagnosis (what paging and botocore's parser cost);
         # above DIAGNOSE_UP_TO partitions they take minutes each, so only the floor runs there.
         diagnose = size <= DIAGNOSE_UP_TO
-        calls = [unindexed, everything, raw_fast, everything_json]
+        calls: dict[str, Callable[[], Any]] = {"unindexed": unindexed, "everything": everything, "floor": raw_fast,
+                                               "everything_json": everything_json}
         if diagnose:
-            calls += [raw_scan(ddb, prefix + "partitions", uid), raw_scan(ddb, prefix + "partitions", uid, limit=100)]
+            calls["botocore"] = raw_scan(ddb, prefix + "partitions", uid)
+            calls["botocore_limit_100"] = raw_scan(ddb, prefix + "partitions", uid, limit=100)
         log(f"scan cost, {size_label(size)}: unindexed query, full listing, raw Query (1 MB without "
             f"botocore's parser{'; 1 MB and Limit 100 with it' if diagnose else ''}); {runs} interleaved runs")
-        samples = _interleaved(calls, runs)
-        medians = [statistics.median(s) for s in samples]
+        samples = _interleaved(list(calls.values()), runs)
+        medians = {name: statistics.median(s) for name, s in zip(calls, samples)}
         items = raw_fast()
         label = size_label(size)
-        floor = medians[2]
+        floor = medians["floor"]
         # (name, listing, seconds, how its client took the pages, whether it is the checked row)
-        rows = (("unindexed query", unindexed, medians[0], "boto3", True),
-                ("full listing", everything_json, medians[3], "pages taken with json.loads, as the floor's", True),
-                ("full listing", everything, medians[1], "boto3: botocore's parser walks every partition in the "
+        rows = (("unindexed query", unindexed, medians["unindexed"], "boto3", True),
+                ("full listing", everything_json, medians["everything_json"],
+                 "pages taken with json.loads, as the floor's", True),
+                ("full listing", everything, medians["everything"], "boto3: botocore's parser walks every partition in the "
                  "client (reported)", False))
         for name, listing, seconds, client, checked in rows:
             examined = listing.items or items
@@ -184,12 +187,13 @@ def scan_cost(report: Any, glue: Any, ddb: Any, prefix: str, tables: dict[int, s
                 f"service ÷ raw Query loop of the same items (boto3, 1 MB pages, json.loads)",
                 f"{ratio:.2f}× ({seconds:,.2f} s ÷ {floor:,.2f} s; {examined:,} items examined, "
                 f"{seconds / examined * 1e6:,.0f} ÷ {floor / items * 1e6:,.0f} µs per item"
-                + (f"; ÷ with botocore's parser {seconds / medians[4]:.2f}×)" if diagnose else ")"),
+                + (f"; ÷ with botocore's parser {seconds / medians['botocore']:.2f}×)" if diagnose else ")"),
                 "≤ 1.5×" if checked else "-", ratio <= 1.5 if checked else None)
         if diagnose:
+            parsed, limited = medians["botocore"], medians["botocore_limit_100"]
             report.check(f"Raw Query loop, {label}: Limit=100 ÷ 1 MB pages; botocore's parser ÷ json.loads "
-                         f"(diagnosis)", f"{medians[5] / medians[4]:.2f}× ({medians[5]:,.2f} s ÷ {medians[4]:,.2f} s); "
-                         f"{medians[4] / floor:.2f}× ({medians[4]:,.2f} s ÷ {floor:,.2f} s)", "-", None)
+                         f"(diagnosis)", f"{limited / parsed:.2f}× ({limited:,.2f} s ÷ {parsed:,.2f} s); "
+                         f"{parsed / floor:.2f}× ({parsed:,.2f} s ÷ {floor:,.2f} s)", "-", None)
         if size == largest:
             report.check(f"Longest single GetPartitions request, unindexed query, {label} "
                          f"({unindexed.pages} pages a listing)",

@@ -29,9 +29,9 @@ def dumps(payload: Any) -> str:
     if isinstance(payload, dict) and any(isinstance(v, JsonFragments) for v in payload.values()):
         members = []
         for name, value in payload.items():
-            text = "[" + ",".join(value) + "]" if isinstance(value, JsonFragments) else dumps(value)
-            members.append(dumps(name) + ":" + text)
-        return "{" + ",".join(members) + "}"
+            text = f"[{','.join(value)}]" if isinstance(value, JsonFragments) else dumps(value)
+            members.append(f"{dumps(name)}:{text}")
+        return f"{{{','.join(members)}}}"
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=_default)
 
 
@@ -54,4 +54,5 @@ def with_members(object_text: str, members: dict[str, Any]) -> str:
     if not extra:
         return object_text
     head = object_text.rstrip()[:-1]
-    return head + ("," if head.strip() != "{" else "") + extra + "}"
+    # One f-string: a chain of ``+`` would copy the (kilobyte) object text at each step.
+    return f'{head}{"," if head.strip() != "{" else ""}{extra}}}'

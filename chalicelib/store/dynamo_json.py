@@ -125,7 +125,7 @@ def _body(actions: Sequence[dict[str, Any] | Rendered]) -> bytes:
     # Byte for byte json.dumps({"TransactItems": actions, "ClientRequestToken": token}), with
     # Rendered actions taken as they are.
     items = ",".join(a if isinstance(a, Rendered) else json.dumps(a, separators=(",", ":")) for a in actions)
-    return ('{"TransactItems":[' + items + '],"ClientRequestToken":"' + str(uuid.uuid4()) + '"}').encode("utf-8")
+    return f'{{"TransactItems":[{items}],"ClientRequestToken":"{uuid.uuid4()}"}}'.encode("utf-8")
 
 
 def _send(actions: Sequence[dict[str, Any] | Rendered]) -> None:

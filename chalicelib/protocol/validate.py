@@ -308,14 +308,24 @@ def _compile(shape: Shape) -> Check:
         return slot[0]
 
 
+# orjson (wire._decode_body's fast decoder) reads an integer beyond 64 bits as a float, and
+# every such float is at least this large.
+_FAST_DECODER_EXACT = 2.0 ** 63
+
+
 def _build(shape: Shape) -> Check:
+    """The check of ``shape``. True means valid, and more: that the value holds nothing a fast
+    decoder may have read otherwise than ``json`` (no float of 2**63 or more, where an integer
+    beyond 64 bits would be one), so the request may go on with that decoding. Hence False, and
+    the walker, for what is not walked here: members the model lacks, and documents holding
+    more than text. False never refuses anything by itself: the walker then decides."""
     kind, meta = shape.type_name, shape.metadata
     if kind == "structure" and meta.get("document"):
-        return lambda value: not (isinstance(value, (dict, list)) and _nested_deeper(value, MAX_UNKNOWN_DEPTH))
+        # Any JSON value, not walked here: only text and booleans are vouched for (see _build).
+        return lambda value: type(value) in (str, bool)
     if kind == "structure":
         required = tuple(shape.required_members)
         checks = {name: _compile(member) for name, member in shape.members.items()}
-        known = frozenset(shape.members)
 
         def structure(value: Any) -> bool:
             if not isinstance(value, dict):
@@ -325,15 +335,13 @@ def _build(shape: Shape) -> Check:
                     return False
             # The members sent, not every member the shape has: a PartitionInput's
             # StorageDescriptor has 14 members in the model and about 5 in a request.
-            unknown = False
             for name, item in value.items():
                 check = checks.get(name)
                 if check is None:
-                    unknown = True
-                elif item is not None and not check(item):
+                    return False  # a member the model lacks: not walked here (see _build)
+                if item is not None and not check(item):
                     return False
-            # Unknown members are rare: only then look at their depth.
-            return not unknown or _unknown_too_deep(value, known) is None
+            return True
         return structure
     low, high = meta.get("min"), meta.get("max")
     # Inclusive bounds as plain numbers (no lookups per value); math.inf where the model has none.
@@ -377,7 +385,9 @@ def _build(shape: Shape) -> Check:
         low, high = _INTEGER_RANGES[kind]
         return lambda value: type(value) is int and low <= value <= high and _bounds_ok(meta, value)
     if kind in ("double", "float"):
-        return lambda value: _finite(value) and _bounds_ok(meta, value)
+        # Not a float of 2**63 or more: it may have been an integer beyond 64 bits (see _build).
+        return lambda value: _finite(value) and _bounds_ok(meta, value) and not (
+            type(value) is float and abs(value) >= _FAST_DECODER_EXACT)
     if kind == "boolean":
         return lambda value: type(value) is bool
     if kind == "timestamp":
@@ -418,6 +428,21 @@ def _string_check(shape: Shape, lo: float, hi: float) -> Check:
         matched.add(value)
         return True
     return string
+
+
+def passes_quickly(shape: Shape | None, params: Any) -> bool:
+    """Whether ``params`` is valid and holds nothing a fast decoder reads otherwise than
+    ``json`` (see ``_build``); False: decode it exactly and call ``validate_input``."""
+    if shape is None:
+        return params in ({}, None)
+    try:
+        _recent.passed = {}
+        try:
+            return _compile(shape)(params)
+        finally:
+            _recent.passed = None
+    except RecursionError:
+        return False
 
 
 def validate_input(shape: Shape | None, params: Any) -> None:

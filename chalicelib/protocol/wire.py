@@ -12,7 +12,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from chalicelib import actions, json_text, metrics, page_tokens
 from chalicelib.context import RequestContext, context_from_request
@@ -20,7 +20,7 @@ from chalicelib.errors import (AuthenticationError, InternalServiceException, Re
                                SerializationException, ServiceError, UnknownOperationException)
 from chalicelib.protocol import sigv4
 from chalicelib.protocol.model import GLUE, LAKEFORMATION, operation_model
-from chalicelib.protocol.validate import validate_input
+from chalicelib.protocol.validate import passes_quickly, validate_input
 
 log = logging.getLogger(__name__)
 
@@ -60,11 +60,39 @@ def _has_lone_surrogate(params: Any) -> bool:
     return False
 
 
-def _decode_body(raw_body: bytes | None) -> dict[str, Any]:
+_fast_loads: Callable[[bytes], Any] | None = None
+
+
+def _fast_decoder() -> Callable[[bytes], Any]:
+    # Imported at the first request, not with the app: orjson brings datetime and uuid along
+    # (~10 ms of a cold start).
+    global _fast_loads
+    if _fast_loads is None:
+        import orjson
+        _fast_loads = orjson.loads
+    return _fast_loads
+
+
+def _decode_body(raw_body: bytes | None, fast: bool = False) -> dict[str, Any]:
+    """The request's JSON object. ``fast``: by orjson, which decodes a body about twice as fast
+    as ``json`` and to the same values, but for integers beyond 64 bits, which it reads as
+    floats: only for a caller that checks the result with ``validate.passes_quickly`` (true only
+    when no such float can be in it) and decodes again without ``fast`` when that fails. A body
+    orjson refuses (bad JSON, NaN, a lone surrogate, a byte-order mark) goes to ``json``, which
+    accepts or words the refusal as it always did."""
     if raw_body and len(raw_body) > MAX_BODY_BYTES:
         raise RequestEntityTooLargeException(f"Request body exceeds {MAX_BODY_BYTES} bytes")
     if not raw_body or raw_body.isspace():  # isspace: no copy of a body that may be 10 MB
         return {}
+    if fast:
+        try:
+            # Strict UTF-8 and no lone surrogate escapes, like the checks below.
+            decoded = _fast_decoder()(raw_body)
+        except ValueError:
+            pass
+        else:
+            if isinstance(decoded, dict):
+                return decoded
     try:
         # Strict UTF-8 (json.loads on bytes would let UTF-8-encoded surrogates through).
         text = raw_body.decode("utf-8").lstrip("\ufeff")
@@ -116,8 +144,12 @@ def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestCo
     if model is None or handler is None:
         known = "is not implemented by this service" if model else "does not exist"
         raise UnknownOperationException(f"Operation {service}:{operation} {known}")
-    params = _decode_body(raw_body)
-    validate_input(model.input_shape, params)
+    params = _decode_body(raw_body, fast=True)
+    if not passes_quickly(model.input_shape, params):
+        # Invalid, or holding what the quick check does not vouch for (members the model lacks,
+        # documents, huge numbers): decoded exactly, then validated in full.
+        params = _decode_body(raw_body)
+        validate_input(model.input_shape, params)
     if raw_body and b"null" in raw_body:
         params = _without_nulls(params)
     if service == GLUE and params.get("TransactionId"):

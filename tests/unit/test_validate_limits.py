@@ -103,3 +103,25 @@ def test_nothing_of_a_request_is_kept_after_it_is_validated() -> None:
     shape = GLUE.operation_model("BatchCreatePartition").input_shape
     validate.validate_input(shape, _batch([_partition(["1"], [{"Name": "a", "Type": "int"}])]))
     assert getattr(validate._recent, "passed", None) is None
+
+
+def test_the_quick_check_vouches_only_for_what_a_fast_decoder_reads_as_json_does() -> None:
+    """passes_quickly is True only when an orjson decoding equals json's (protocol/wire.py):
+    never with a float of 2**63 or more (an integer beyond 64 bits read as a float), nor with
+    what it does not walk (members the model lacks, documents holding more than text). Each of
+    those is valid all the same: validate_input accepts it."""
+    from botocore.model import ShapeResolver
+    resolver = ShapeResolver({
+        "Input": {"type": "structure", "members": {"D": {"shape": "Double"}, "Doc": {"shape": "Doc"}}},
+        "Double": {"type": "double"},
+        "Doc": {"type": "structure", "members": {}, "document": True},
+    })
+    shape = resolver.get_shape_by_name("Input")
+    for vouched in ({"D": 1.5}, {"D": 2.0 ** 63 - 1024}, {"D": 2 ** 64}, {"Doc": "text"}, {"Doc": True}, {}):
+        assert validate.passes_quickly(shape, vouched), vouched
+    for not_vouched in ({"D": 2.0 ** 63}, {"D": -1.8e19}, {"Doc": {"n": 1}}, {"Doc": [1]}, {"Doc": 1},
+                        {"Future": 1}):
+        assert not validate.passes_quickly(shape, not_vouched), not_vouched
+        validate.validate_input(shape, not_vouched)
+    assert not validate.passes_quickly(shape, {"D": "x"})
+    assert validate.passes_quickly(None, {}) and not validate.passes_quickly(None, {"A": 1})

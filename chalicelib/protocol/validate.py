@@ -447,22 +447,15 @@ def passes_quickly(shape: Shape | None, params: Any) -> bool:
 
 def validate_input(shape: Shape | None, params: Any) -> None:
     """Raise InvalidInputException listing every constraint ``params`` violates."""
-    if shape is None:
-        if params not in ({}, None):
-            raise InvalidInputException("This operation takes no input members")
+    if passes_quickly(shape, params):
         return
+    if shape is None:
+        raise InvalidInputException("This operation takes no input members")
+    walker = _Walker()
     try:
-        _recent.passed = {}
-        try:
-            if _compile(shape)(params):
-                return
-        finally:
-            _recent.passed = None
-        walker = _Walker()
-        try:
-            walker.check(shape, params, "")
-        except _EnoughErrors:
-            pass
+        walker.check(shape, params, "")
+    except _EnoughErrors:
+        pass
     except RecursionError:
         # Only a recursive shape (none of the implemented operations has one) can get here.
         raise SerializationException("Request body is nested too deeply") from None

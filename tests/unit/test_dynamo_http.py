@@ -98,6 +98,17 @@ def test_answer_parsed_with_binary_decoded(server: Any) -> None:
     assert client.botocore_calls == []
 
 
+@pytest.mark.parametrize("body", [
+    b'{"Items":[{"k":{"S":"caf\xc3\xa9 \\u00e9\\n"},"n":{"N":"12345678901234567890123"}}],"Count":1,"ScannedCount":1}',
+    b'{"ConsumedCapacity":{"CapacityUnits":0.1,"Table":{"CapacityUnits":1e-7}},"Count":0}',
+    b'{"Item":{"k":{"S":"\\ud800 lone surrogate"}}}',  # orjson refuses it: json decodes it
+])
+def test_answers_decode_as_json_does(body: bytes) -> None:
+    decoded = dynamo_http._loads(body)
+    assert decoded == json.loads(body)
+    assert json.dumps(decoded) == json.dumps(json.loads(body))  # types and float spellings too
+
+
 def test_transact_write_gets_an_idempotency_token(server: Any) -> None:
     client = _client(f"http://127.0.0.1:{server.server_port}")
     server.answers.append((200, {}))

@@ -160,6 +160,9 @@ def items_read(response: dict[str, Any]) -> int:
 
 
 # ------------------------------------------------------------------------------ the searches
+PAGE = 100
+
+
 def search(glue: Any, **kwargs: Any) -> tuple[list[str], int]:
     """Every table of a SearchTables (all pages) and the items read."""
     found, items, token = [], 0, None
@@ -170,6 +173,12 @@ def search(glue: Any, **kwargs: Any) -> tuple[list[str], int]:
         token = response.get("NextToken")
         if not token:
             return sorted(found), items
+
+
+def first_page(glue: Any, **kwargs: Any) -> tuple[list[str], int]:
+    """The first page (100 tables) of a SearchTables without SearchText, and the items read."""
+    response = glue.search_tables(MaxResults=PAGE, **kwargs)
+    return [f"{t['DatabaseName']}.{t['Name']}" for t in response["TableList"]], items_read(response)
 
 
 def _tokens(text: str) -> set[str]:
@@ -342,16 +351,27 @@ def run(args: argparse.Namespace, stack: CatalogStack, report: Report) -> None:
             "client": Case("client-side scan: GetDatabases + GetTables, filtered in the client",
                            lambda: client_scan(glue, RARE)),
         }
+        pages = {
+            "page": Case(f"first page of {PAGE}, no SearchText, default order (database, table name)",
+                         lambda: first_page(glue)),
+            "page_by_name": Case(f"first page of {PAGE}, no SearchText, SortCriteria Name ASC",
+                                 lambda: first_page(glue, SortCriteria=[{"FieldName": "Name", "Sort": "ASC"}])),
+        }
         for _ in range(3):  # connection pool, server caches: not what is measured
             cases["indexed"].run(record=False)
         interleave([cases["indexed"], cases["scan"], cases["mixed"]], [args.runs, args.scan_runs, args.scan_runs])
         interleave([cases["client"]], [max(1, args.scan_runs // 2)], warmup=0)
+        interleave([pages["page"], pages["page_by_name"]], [args.runs, args.scan_runs])
         for case in cases.values():
             if case.result != sorted(expected):
                 raise RuntimeError(f"{case.label} at {size:,} tables returned {case.result}, "
                                    f"expected {sorted(expected)}")
             report.case(size, case)
-        by_size[size] = cases
+        for case in pages.values():
+            if len(case.result) != PAGE:
+                raise RuntimeError(f"{case.label} at {size:,} tables returned {len(case.result)} tables")
+            report.case(size, case)
+        by_size[size] = {**cases, **pages}
 
     small, large = args.sizes[0], args.sizes[-1]
     indexed, scan = by_size[large]["indexed"], by_size[large]["scan"]
@@ -380,6 +400,15 @@ def run(args: argparse.Namespace, stack: CatalogStack, report: Report) -> None:
         "GetDatabases/GetTables and filters them in the client; its items are counted as databases + "
         "tables listed + one GetItem per GetTables page, because GetTables' header counts only the "
         "database GetItem (the Query items of listings are not counted by the service).")
+    page_growth = by_size[large]["page"].median / by_size[small]["page"].median
+    report.check(f"First page of {PAGE} tables (no SearchText, default order), median latency, {large:,} ÷ {small:,} "
+                 f"tables", f"{page_growth:.2f} ({ms(by_size[large]['page'].median)} vs "
+                 f"{ms(by_size[small]['page'].median)}; items read {by_size[large]['page'].items:,} vs "
+                 f"{by_size[small]['page'].items:,})", "flat (≤ 1.5)", page_growth <= 1.5)
+    sorted_growth = by_size[large]["page_by_name"].median / by_size[small]["page_by_name"].median
+    report.check(f"The same first page sorted by Name, {large:,} ÷ {small:,} tables (for contrast: every table is "
+                 f"read before the first page)", f"{sorted_growth:.2f} ({ms(by_size[large]['page_by_name'].median)})",
+                 "-", None)
     mixed = by_size[large]["mixed"]
     report.notes.append(
         f"Informational: a rare token together with a common one (`{RARE} team`; 'team' is in every "

@@ -3,7 +3,13 @@
 Cost: one Query per search token (postings), one Query per database whose own text matches
 a token (its tables), then a BatchGetItem of the candidate tables and a GetItem per distinct
 database; everything is re-checked against the current documents. Without search text every
-table of the catalog is read (filters alone cannot use the index).
+table of the catalog is a candidate (filters alone cannot use the index).
+
+In the default order (database name, then table name, ascending) candidates are read in that
+order, which is the tables' key order in DynamoDB: a page reads its own tables and stops, full
+or out of work budget (``service.paging``), so its cost follows the page, not the catalog
+(without text) or the rarest token's postings (with text). Any other order needs every
+candidate's document before the first page, so those pages read them all.
 
 Protocol-free: a search is checked once (``table_search``), then run (``search_tables``) with a
 plain resume position; tables come back as the caller renders them.
@@ -17,7 +23,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 from chalicelib.domain.search_text import (SORTABLE, filter_matches, filter_problem,
                                            parse_search_text, sort_value, text_matches)
 from chalicelib.errors import InvalidInputException
-from chalicelib.service.paging import MAX_PAGE_BYTES
+from chalicelib.service.paging import MAX_PAGE_BYTES, take_page, work_deadline
 from chalicelib.store import catalog
 from chalicelib.store import search as postings_store
 from chalicelib.store.models import DatabaseItem, TableItem
@@ -29,6 +35,7 @@ Render = Callable[[dict[str, Any], int], dict[str, Any]]
 
 _DEFAULT_LIMIT = 1000
 _CHUNK = 100  # postings read from each token's stream per round
+_LOAD_CHUNK = 100  # tables read per Query page or BatchGetItem when reading in key order
 
 
 @dataclass(frozen=True)
@@ -146,24 +153,17 @@ def search_tables(catalog_key: str, search: TableSearch, after: Optional[list[An
     wanted, phrase = parse_search_text(search.text)
     loaded: dict[Candidate, TableItem] = {}
     databases: dict[str, Optional[DatabaseItem]] = {}
+    matcher = _Matcher(catalog_key, search, wanted, phrase, databases, render)
+    if search.sort_field == "DatabaseName" and not search.descending:
+        return _in_key_order(catalog_key, matcher, wanted, loaded, databases, after, limit or _DEFAULT_LIMIT)
     candidates = _candidates_from_postings(catalog_key, wanted, loaded, databases) if wanted \
         else _all_tables(catalog_key, loaded)
     _load_tables(candidates, loaded)
     hits: list[tuple[list[Any], dict[str, Any]]] = []
-    for (db_name, table_name), item in loaded.items():
-        if (db_name, table_name) not in candidates:
-            continue
-        database = _database(catalog_key, db_name, databases)
-        if database is None or database.uid != candidates.get((db_name, table_name)):
-            continue  # a stale posting: the database was dropped or re-created
-        table_doc, db_doc = catalog.load(item), catalog.load(database)
-        if wanted or phrase is not None:
-            if not text_matches(wanted, phrase, table_doc, db_doc):
-                continue
-        if not all(filter_matches(p, table_doc, db_doc) for p in search.filters):
-            continue
-        order = [sort_value(search.sort_field, table_doc), db_name, table_name]
-        hits.append((order, render(table_doc, item.version)))
+    for candidate, item in loaded.items():
+        hit = matcher.hit(candidate, candidates.get(candidate), item)
+        if hit is not None:
+            hits.append(hit)
     hits.sort(key=lambda hit: hit[0], reverse=search.descending)
     if after is not None:
         hits = [h for h in hits if (h[0] < after if search.descending else h[0] > after)]
@@ -176,3 +176,85 @@ def search_tables(catalog_key: str, search: TableSearch, after: Optional[list[An
         page.append((order, table))
     more = len(page) < len(hits)
     return [table for _, table in page], (page[-1][0] if more and page else None)
+
+
+class _Matcher:
+    """Whether a candidate table matches the search, as it is now; its sort order and rendering."""
+
+    def __init__(self, catalog_key: str, search: TableSearch, wanted: set[str], phrase: Optional[str],
+                 databases: dict[str, Optional[DatabaseItem]], render: Render) -> None:
+        self.catalog_key, self.search, self.wanted, self.phrase = catalog_key, search, wanted, phrase
+        self.databases, self.render = databases, render
+
+    def hit(self, candidate: Candidate, db_uid: Optional[str], item: TableItem
+            ) -> Optional[tuple[list[Any], dict[str, Any]]]:
+        """(sort order, rendered table), or None when it does not match."""
+        db_name, table_name = candidate
+        database = _database(self.catalog_key, db_name, self.databases)
+        if database is None or db_uid is None or database.uid != db_uid:
+            return None  # a stale posting: the database was dropped or re-created
+        table_doc, db_doc = catalog.load(item), catalog.load(database)
+        if self.wanted or self.phrase is not None:
+            if not text_matches(self.wanted, self.phrase, table_doc, db_doc):
+                return None
+        if not all(filter_matches(p, table_doc, db_doc) for p in self.search.filters):
+            return None
+        order = [sort_value(self.search.sort_field, table_doc), db_name, table_name]
+        return order, self.render(table_doc, item.version)
+
+
+def _in_key_order(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded: dict[Candidate, TableItem],
+                  databases: dict[str, Optional[DatabaseItem]], after: Optional[list[Any]], limit: int
+                  ) -> tuple[list[dict[str, Any]], Optional[list[Any]]]:
+    """A page in the default order, reading candidates in that order until the page is full or
+    the work budget is spent. The position is [database, database, table] of the last table
+    examined: the order the other path gives these tables (the default sort value is the
+    database name), so both resume alike."""
+    deadline = work_deadline()  # from the start: the postings are part of the work
+    start = (after[1], after[2]) if after is not None else None
+    # Tables read per Query page or BatchGetItem: the page and the one after it (which says
+    # whether a token is due), at least a few dozen (filters may reject many), at most 100.
+    chunk = min(max(limit + 1, 25), _LOAD_CHUNK)
+    if wanted:
+        candidates = _candidates_from_postings(catalog_key, wanted, loaded, databases)
+        stream = _loaded_in_order(candidates, loaded, start, chunk)
+    else:
+        stream = _stored_in_order(catalog_key, databases, start, chunk)
+
+    def render(entry: tuple[Candidate, str, TableItem]) -> Optional[tuple[dict[str, Any], int]]:
+        hit = matcher.hit(*entry)
+        return None if hit is None else (hit[1], len(str(hit[1])))
+
+    def position(entry: tuple[Candidate, str, TableItem]) -> list[Any]:
+        (db_name, table_name), _, _ = entry
+        return [db_name, db_name, table_name]
+
+    return take_page(stream, limit, render, position, sized=True, deadline=deadline)
+
+
+def _loaded_in_order(candidates: dict[Candidate, str], loaded: dict[Candidate, TableItem],
+                     start: Optional[Candidate], chunk: int) -> Iterator[tuple[Candidate, str, TableItem]]:
+    """The candidates after ``start`` in (database, table) order, loaded ``chunk`` at a time."""
+    ordered = sorted(c for c in candidates if start is None or c > start)
+    for first in range(0, len(ordered), chunk):
+        batch = ordered[first:first + chunk]
+        _load_tables({c: candidates[c] for c in batch}, loaded)
+        for candidate in batch:
+            item = loaded.get(candidate)
+            if item is not None:  # dropped since it was posted
+                yield candidate, candidates[candidate], item
+
+
+def _stored_in_order(catalog_key: str, databases: dict[str, Optional[DatabaseItem]],
+                     start: Optional[Candidate], chunk: int) -> Iterator[tuple[Candidate, str, TableItem]]:
+    """Every table of the catalog after ``start``, in (database, table) order: the key order of
+    the databases and tables tables, read in Query pages of ``chunk``."""
+    if start is not None:
+        database = _database(catalog_key, start[0], databases)
+        if database is not None:
+            for item in catalog.query_tables(database.uid, start[1], chunk):
+                yield (database.name, item.name), database.uid, item
+    for database in catalog.query_databases(catalog_key, start[0] if start is not None else None, chunk):
+        databases[database.name] = database
+        for item in catalog.query_tables(database.uid, None, chunk):
+            yield (database.name, item.name), database.uid, item

@@ -363,6 +363,35 @@ def test_rare_token_search_reads_few_items(fresh_glue):
     assert items_read(everything) >= 60
 
 
+def test_default_order_pages_read_about_what_they_return(fresh_glue):
+    """In the default order (database, then table name) a page reads its own tables, not the
+    catalog: with and without SearchText, and the pages together are the whole sorted result."""
+    glue = fresh_glue
+    for d in ("zeta", "alpha", "mid"):
+        make_db(glue, d)
+        for t in range(20):
+            make_table(glue, d, f"orders_{t:02d}", description="daily orders")
+    every = sorted((d, f"orders_{t:02d}") for d in ("zeta", "alpha", "mid") for t in range(20))
+    for kwargs in ({}, {"SearchText": "orders"}, {"SortCriteria": [{"FieldName": "DatabaseName", "Sort": "ASC"}]}):
+        tables, token, reads = [], None, []
+        while True:
+            response = glue.search_tables(MaxResults=7, **kwargs, **({"NextToken": token} if token else {}))
+            assert len(response["TableList"]) <= 7
+            tables += [(t["DatabaseName"], t["Name"]) for t in response["TableList"]]
+            reads.append(items_read(response))
+            token = response.get("NextToken")
+            if not token:
+                break
+        assert tables == every, kwargs
+        # Without text: the page's tables, the chunk it was read in and a database or two. With
+        # text: the token's 60 postings too, but the tables of this page only.
+        bound = 7 + 25 + 3 + (60 if kwargs.get("SearchText") else 0)
+        assert max(reads) <= bound, (kwargs, reads)
+    # Another order needs every table's document before its first page.
+    by_name = glue.search_tables(MaxResults=7, SortCriteria=[{"FieldName": "Name", "Sort": "ASC"}])
+    assert items_read(by_name) >= 60
+
+
 def test_a_failed_create_database_does_not_hide_the_existing_one(fresh_glue):
     glue = fresh_glue
     make_db(glue, "sales", "Revenue mart")

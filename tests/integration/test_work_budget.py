@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from infra.local.stack import REGION, CatalogStack, client
-from tests.integration.conftest import columns, table_input
+from tests.integration.conftest import columns, random_account, table_input
 from tests.integration.lf_helpers import Governed, add
 
 KEYS = [{"Name": "year", "Type": "int"}, {"Name": "region", "Type": "string"}]
@@ -135,6 +135,29 @@ def test_get_tables_with_an_expression_out_of_budget(glue: Any, spent: str) -> N
     assert [t["Name"] for t in flat(budgeted)] == ["other_b"]
     assert any(not items and token for items, token in budgeted)
     assert [t["Name"] for t in flat(pages(glue, "get_tables", "TableList", **request))] == ["other_b"]
+
+
+def test_search_tables_out_of_budget(stack: CatalogStack, spent: str) -> None:
+    """SearchTables in the default order reads tables in that order and stops when the budget is
+    spent: the same tables come back, through pages with one table at most, some empty (tables
+    the filter or the text leaves out). Other orders read everything first, as before."""
+    account = random_account()
+    glue, budget_glue = stack.client(account=account), client(spent, account=account)
+    for db in ("b_db", "a_db"):
+        glue.create_database(DatabaseInput={"Name": db})
+        for n in range(6):
+            glue.create_table(DatabaseName=db, TableInput=table_input(f"t{n}", Description=f"kind {n % 3}"))
+    for request in ({}, {"SearchText": "kind"}, {"Filters": [{"Key": "Description", "Value": "2"}]},
+                    {"SearchText": "t1"}, {"SortCriteria": [{"FieldName": "Name", "Sort": "DESC"}]}):
+        expected = flat(pages(glue, "search_tables", "TableList", MaxResults=3, **request))
+        assert expected, request
+        budgeted = pages(budget_glue, "search_tables", "TableList", MaxResults=3, **request)
+        assert [(t["DatabaseName"], t["Name"]) for t in flat(budgeted)] == \
+            [(t["DatabaseName"], t["Name"]) for t in expected], request
+        if "SortCriteria" not in request:
+            assert all(len(items) <= 1 for items, _ in budgeted) and len(budgeted) > len(expected)
+        if "Filters" in request:
+            assert any(not items and token for items, token in budgeted)
 
 
 def test_paimon_partition_listing_out_of_budget(glue: Any, spent: str, endpoint: str) -> None:

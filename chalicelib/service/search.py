@@ -5,11 +5,11 @@ a token (its tables), then a BatchGetItem of the candidate tables and a GetItem 
 database; everything is re-checked against the current documents. Without search text every
 table of the catalog is a candidate (filters alone cannot use the index).
 
-In the default order (database name, then table name, ascending) candidates are read in that
-order, which is the tables' key order in DynamoDB: a page reads its own tables and stops, full
-or out of work budget (``service.paging``), so its cost follows the page, not the catalog
-(without text) or the rarest token's postings (with text). Any other order needs every
-candidate's document before the first page, so those pages read them all.
+Sorted by database name (the default: then table name, ascending; or both descending),
+candidates are read in that order, which is the tables' key order in DynamoDB: a page reads its
+own tables and stops, full or out of work budget (``service.paging``), so its cost follows the
+page, not the catalog (without text) or the rarest token's postings (with text). Any other order
+needs every candidate's document before the first page, so those pages read them all.
 
 Protocol-free: a search is checked once (``table_search``), then run (``search_tables``) with a
 plain resume position; tables come back as the caller renders them.
@@ -154,8 +154,9 @@ def search_tables(catalog_key: str, search: TableSearch, after: Optional[list[An
     loaded: dict[Candidate, TableItem] = {}
     databases: dict[str, Optional[DatabaseItem]] = {}
     matcher = _Matcher(catalog_key, search, wanted, phrase, databases, render)
-    if search.sort_field == "DatabaseName" and not search.descending:
-        return _in_key_order(catalog_key, matcher, wanted, loaded, databases, after, limit or _DEFAULT_LIMIT)
+    if search.sort_field == "DatabaseName":
+        return _in_key_order(catalog_key, matcher, wanted, loaded, databases, after, limit or _DEFAULT_LIMIT,
+                             search.descending)
     candidates = _candidates_from_postings(catalog_key, wanted, loaded, databases) if wanted \
         else _all_tables(catalog_key, loaded)
     _load_tables(candidates, loaded)
@@ -204,12 +205,12 @@ class _Matcher:
 
 
 def _in_key_order(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded: dict[Candidate, TableItem],
-                  databases: dict[str, Optional[DatabaseItem]], after: Optional[list[Any]], limit: int
-                  ) -> tuple[list[dict[str, Any]], Optional[list[Any]]]:
-    """A page in the default order, reading candidates in that order until the page is full or
-    the work budget is spent. The position is [database, database, table] of the last table
-    examined: the order the other path gives these tables (the default sort value is the
-    database name), so both resume alike."""
+                  databases: dict[str, Optional[DatabaseItem]], after: Optional[list[Any]], limit: int,
+                  descending: bool) -> tuple[list[dict[str, Any]], Optional[list[Any]]]:
+    """A page sorted by database name (then table name; ``descending``: both reversed), reading
+    candidates in that order until the page is full or the work budget is spent. The position is
+    [database, database, table] of the last table examined: the order the other path gives these
+    tables (their sort value is the database name), so both resume alike."""
     deadline = work_deadline()  # from the start: the postings are part of the work
     start = (after[1], after[2]) if after is not None else None
     # Tables read per Query page or BatchGetItem: the page and the one after it (which says
@@ -217,9 +218,9 @@ def _in_key_order(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded:
     chunk = min(max(limit + 1, 25), _LOAD_CHUNK)
     if wanted:
         candidates = _candidates_from_postings(catalog_key, wanted, loaded, databases)
-        stream = _loaded_in_order(candidates, loaded, start, chunk)
+        stream = _loaded_in_order(candidates, loaded, start, chunk, descending)
     else:
-        stream = _stored_in_order(catalog_key, databases, start, chunk)
+        stream = _stored_in_order(catalog_key, databases, start, chunk, descending)
 
     def render(entry: tuple[Candidate, str, TableItem]) -> Optional[tuple[dict[str, Any], int]]:
         hit = matcher.hit(*entry)
@@ -232,10 +233,12 @@ def _in_key_order(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded:
     return take_page(stream, limit, render, position, sized=True, deadline=deadline)
 
 
-def _loaded_in_order(candidates: dict[Candidate, str], loaded: dict[Candidate, TableItem],
-                     start: Optional[Candidate], chunk: int) -> Iterator[tuple[Candidate, str, TableItem]]:
-    """The candidates after ``start`` in (database, table) order, loaded ``chunk`` at a time."""
-    ordered = sorted(c for c in candidates if start is None or c > start)
+def _loaded_in_order(candidates: dict[Candidate, str], loaded: dict[Candidate, TableItem], start: Optional[Candidate],
+                     chunk: int, descending: bool) -> Iterator[tuple[Candidate, str, TableItem]]:
+    """The candidates after ``start`` in (database, table) order (or reversed), loaded ``chunk``
+    at a time."""
+    ordered = sorted((c for c in candidates if start is None or (c < start if descending else c > start)),
+                     reverse=descending)
     for first in range(0, len(ordered), chunk):
         batch = ordered[first:first + chunk]
         _load_tables({c: candidates[c] for c in batch}, loaded)
@@ -245,16 +248,16 @@ def _loaded_in_order(candidates: dict[Candidate, str], loaded: dict[Candidate, T
                 yield candidate, candidates[candidate], item
 
 
-def _stored_in_order(catalog_key: str, databases: dict[str, Optional[DatabaseItem]],
-                     start: Optional[Candidate], chunk: int) -> Iterator[tuple[Candidate, str, TableItem]]:
-    """Every table of the catalog after ``start``, in (database, table) order: the key order of
-    the databases and tables tables, read in Query pages of ``chunk``."""
+def _stored_in_order(catalog_key: str, databases: dict[str, Optional[DatabaseItem]], start: Optional[Candidate],
+                     chunk: int, descending: bool) -> Iterator[tuple[Candidate, str, TableItem]]:
+    """Every table of the catalog after ``start``, in (database, table) order (or reversed): the
+    key order of the databases and tables tables, read in Query pages of ``chunk``."""
     if start is not None:
         database = _database(catalog_key, start[0], databases)
         if database is not None:
-            for item in catalog.query_tables(database.uid, start[1], chunk):
+            for item in catalog.query_tables(database.uid, start[1], chunk, descending):
                 yield (database.name, item.name), database.uid, item
-    for database in catalog.query_databases(catalog_key, start[0] if start is not None else None, chunk):
+    for database in catalog.query_databases(catalog_key, start[0] if start is not None else None, chunk, descending):
         databases[database.name] = database
-        for item in catalog.query_tables(database.uid, None, chunk):
+        for item in catalog.query_tables(database.uid, None, chunk, descending):
             yield (database.name, item.name), database.uid, item

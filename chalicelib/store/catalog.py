@@ -164,11 +164,11 @@ def delete_database_item(item: DatabaseItem) -> None:
         raise _stamped_write_failed(error, None) from None
 
 
-def query_databases(catalog: str, after: str | None, limit: int) -> Iterator[DatabaseItem]:
-    """Databases of a catalog in name order, starting after ``after``."""
+def query_databases(catalog: str, after: str | None, limit: int, descending: bool = False) -> Iterator[DatabaseItem]:
+    """Databases of a catalog in name order (``descending``: reversed), starting after ``after``."""
     start = {"catalog": {"S": catalog}, "name": {"S": after}} if after else None
     return _counted(DatabaseItem.query(catalog, last_evaluated_key=start, consistent_read=True,
-                                       page_size=limit))
+                                       page_size=limit, scan_index_forward=not descending))
 
 
 # ------------------------------------------------------------------------------------- tables
@@ -377,11 +377,11 @@ def delete_table_item(item: TableItem, stamp: Optional[Stamp] = None, fence: Opt
         raise _stamped_write_failed(error, stamp) from None
 
 
-def query_tables(db_uid: str, after: str | None, page_size: int) -> Iterator[TableItem]:
-    """Tables of a database in name order, starting after ``after``."""
+def query_tables(db_uid: str, after: str | None, page_size: int, descending: bool = False) -> Iterator[TableItem]:
+    """Tables of a database in name order (``descending``: reversed), starting after ``after``."""
     start = {"db_uid": {"S": db_uid}, "name": {"S": after}} if after else None
     return _counted(TableItem.query(db_uid, last_evaluated_key=start, consistent_read=True,
-                                    page_size=page_size))
+                                    page_size=page_size, scan_index_forward=not descending))
 
 
 # ----------------------------------------------------------------------------- table versions

@@ -364,15 +364,18 @@ def test_rare_token_search_reads_few_items(fresh_glue):
 
 
 def test_default_order_pages_read_about_what_they_return(fresh_glue):
-    """In the default order (database, then table name) a page reads its own tables, not the
-    catalog: with and without SearchText, and the pages together are the whole sorted result."""
+    """Sorted by database (the default, then table name; or both descending) a page reads its own
+    tables, not the catalog: with and without SearchText, and the pages together are the whole
+    sorted result."""
     glue = fresh_glue
     for d in ("zeta", "alpha", "mid"):
         make_db(glue, d)
         for t in range(20):
             make_table(glue, d, f"orders_{t:02d}", description="daily orders")
     every = sorted((d, f"orders_{t:02d}") for d in ("zeta", "alpha", "mid") for t in range(20))
-    for kwargs in ({}, {"SearchText": "orders"}, {"SortCriteria": [{"FieldName": "DatabaseName", "Sort": "ASC"}]}):
+    descending = {"SortCriteria": [{"FieldName": "DatabaseName", "Sort": "DESC"}]}
+    for kwargs in ({}, {"SearchText": "orders"}, {"SortCriteria": [{"FieldName": "DatabaseName", "Sort": "ASC"}]},
+                   descending, {**descending, "SearchText": "orders"}):
         tables, token, reads = [], None, []
         while True:
             response = glue.search_tables(MaxResults=7, **kwargs, **({"NextToken": token} if token else {}))
@@ -382,7 +385,8 @@ def test_default_order_pages_read_about_what_they_return(fresh_glue):
             token = response.get("NextToken")
             if not token:
                 break
-        assert tables == every, kwargs
+        assert tables == (every[::-1] if "SortCriteria" in kwargs and kwargs["SortCriteria"][0]["Sort"] == "DESC"
+                          else every), kwargs
         # Without text: the page's tables, the chunk it was read in and a database or two. With
         # text: the token's 60 postings too, but the tables of this page only.
         bound = 7 + 25 + 3 + (60 if kwargs.get("SearchText") else 0)

@@ -120,15 +120,6 @@ def _candidates_from_postings(catalog_key: str, tokens: set[str], loaded: dict[C
                     fetched[token][candidate] = item
 
 
-def _all_tables(catalog_key: str, loaded: dict[Candidate, TableItem]) -> dict[Candidate, str]:
-    found: dict[Candidate, str] = {}
-    for database in catalog.query_databases(catalog_key, None, 100):
-        for item in catalog.query_tables(database.uid, None, 100):
-            found[(database.name, item.name)] = database.uid
-            loaded[(database.name, item.name)] = item
-    return found
-
-
 def _load_tables(candidates: dict[Candidate, str], loaded: dict[Candidate, TableItem]) -> None:
     missing = [(uid, table) for (db, table), uid in candidates.items() if (db, table) not in loaded]
     names = {(uid, table): (db, table) for (db, table), uid in candidates.items()}
@@ -157,9 +148,13 @@ def search_tables(catalog_key: str, search: TableSearch, after: Optional[list[An
     if search.sort_field == "DatabaseName":
         return _in_key_order(catalog_key, matcher, wanted, loaded, databases, after, limit or _DEFAULT_LIMIT,
                              search.descending)
-    candidates = _candidates_from_postings(catalog_key, wanted, loaded, databases) if wanted \
-        else _all_tables(catalog_key, loaded)
-    _load_tables(candidates, loaded)
+    if wanted:
+        candidates = _candidates_from_postings(catalog_key, wanted, loaded, databases)
+        _load_tables(candidates, loaded)
+    else:  # every table of the catalog, with the databases as listed
+        candidates = {}
+        for candidate, db_uid, item in _stored_in_order(catalog_key, databases, None, _LOAD_CHUNK, False):
+            candidates[candidate], loaded[candidate] = db_uid, item
     hits: list[tuple[list[Any], dict[str, Any]]] = []
     for candidate, item in loaded.items():
         hit = matcher.hit(candidate, candidates.get(candidate), item)

@@ -8,8 +8,10 @@ table of the catalog is a candidate (filters alone cannot use the index).
 Sorted by database name (the default: then table name, ascending; or both descending),
 candidates are read in that order, which is the tables' key order in DynamoDB: a page reads its
 own tables and stops, full or out of work budget (``service.paging``), so its cost follows the
-page, not the catalog (without text) or the rarest token's postings (with text). Any other order
-needs every candidate's document before the first page, so those pages read them all.
+page, not the catalog (without text) or the rarest token's postings (with text). Sorted by table
+name, each database's tables are read in key order and merged (one Query per database to start).
+Any other order needs every candidate's document before the first page, so those pages read
+them all.
 
 Protocol-free: a search is checked once (``table_search``), then run (``search_tables``) with a
 plain resume position; tables come back as the caller renders them.
@@ -17,6 +19,7 @@ plain resume position; tables come back as the caller renders them.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Sequence
 
@@ -145,9 +148,9 @@ def search_tables(catalog_key: str, search: TableSearch, after: Optional[list[An
     loaded: dict[Candidate, TableItem] = {}
     databases: dict[str, Optional[DatabaseItem]] = {}
     matcher = _Matcher(catalog_key, search, wanted, phrase, databases, render)
-    if search.sort_field == "DatabaseName":
+    if search.sort_field in _KEY_ORDERS:
         return _in_key_order(catalog_key, matcher, wanted, loaded, databases, after, limit or _DEFAULT_LIMIT,
-                             search.descending)
+                             search.sort_field, search.descending)
     if wanted:
         candidates = _candidates_from_postings(catalog_key, wanted, loaded, databases)
         _load_tables(candidates, loaded)
@@ -201,21 +204,25 @@ class _Matcher:
 
 def _in_key_order(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded: dict[Candidate, TableItem],
                   databases: dict[str, Optional[DatabaseItem]], after: Optional[list[Any]], limit: int,
-                  descending: bool) -> tuple[list[dict[str, Any]], Optional[list[Any]]]:
-    """A page sorted by database name (then table name; ``descending``: both reversed), reading
-    candidates in that order until the page is full or the work budget is spent. The position is
-    [database, database, table] of the last table examined: the order the other path gives these
-    tables (their sort value is the database name), so both resume alike."""
+                  field: str, descending: bool) -> tuple[list[dict[str, Any]], Optional[list[Any]]]:
+    """A page sorted by database name then table name, or by table name then database name
+    (``field``; ``descending``: both reversed), reading candidates in that order until the page
+    is full or the work budget is spent. The position is [sort value, database, table] of the
+    last table examined: the order the other path gives these tables (a table's Name is its
+    folded key), so both resume alike."""
     deadline = work_deadline()  # from the start: the postings are part of the work
-    start = (after[1], after[2]) if after is not None else None
+    order = _KEY_ORDERS[field]
+    start = order((after[1], after[2])) if after is not None else None
     # Tables read per Query page or BatchGetItem: the page and the one after it (which says
     # whether a token is due), at least a few dozen (filters may reject many), at most 100.
     chunk = min(max(limit + 1, 25), _LOAD_CHUNK)
     if wanted:
         candidates = _candidates_from_postings(catalog_key, wanted, loaded, databases)
-        stream = _loaded_in_order(candidates, loaded, start, chunk, descending)
-    else:
+        stream = _loaded_in_order(candidates, loaded, start, chunk, order, descending)
+    elif field == "DatabaseName":
         stream = _stored_in_order(catalog_key, databases, start, chunk, descending)
+    else:
+        stream = _stored_by_name(catalog_key, databases, start, limit + 1, chunk, descending)
 
     def render(entry: tuple[Candidate, str, TableItem]) -> Optional[tuple[dict[str, Any], int]]:
         hit = matcher.hit(*entry)
@@ -223,17 +230,25 @@ def _in_key_order(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded:
 
     def position(entry: tuple[Candidate, str, TableItem]) -> list[Any]:
         (db_name, table_name), _, _ = entry
-        return [db_name, db_name, table_name]
+        return [order(entry[0])[0], db_name, table_name]
 
     return take_page(stream, limit, render, position, sized=True, deadline=deadline)
 
 
+# The orders that are key orders: (database, table) -> the tuple a search in that field sorts by.
+_KEY_ORDERS: dict[str, Callable[[Candidate], Candidate]] = {
+    "DatabaseName": lambda candidate: candidate,
+    "Name": lambda candidate: (candidate[1], candidate[0]),
+}
+
+
 def _loaded_in_order(candidates: dict[Candidate, str], loaded: dict[Candidate, TableItem], start: Optional[Candidate],
-                     chunk: int, descending: bool) -> Iterator[tuple[Candidate, str, TableItem]]:
-    """The candidates after ``start`` in (database, table) order (or reversed), loaded ``chunk``
-    at a time."""
-    ordered = sorted((c for c in candidates if start is None or (c < start if descending else c > start)),
-                     reverse=descending)
+                     chunk: int, order: Callable[[Candidate], Candidate],
+                     descending: bool) -> Iterator[tuple[Candidate, str, TableItem]]:
+    """The candidates after ``start`` in ``order`` (or reversed), loaded ``chunk`` at a time."""
+    ordered = sorted((c for c in candidates
+                      if start is None or (order(c) < start if descending else order(c) > start)),
+                     key=order, reverse=descending)
     for first in range(0, len(ordered), chunk):
         batch = ordered[first:first + chunk]
         _load_tables({c: candidates[c] for c in batch}, loaded)
@@ -256,3 +271,24 @@ def _stored_in_order(catalog_key: str, databases: dict[str, Optional[DatabaseIte
         databases[database.name] = database
         for item in catalog.query_tables(database.uid, None, chunk, descending):
             yield (database.name, item.name), database.uid, item
+
+
+def _stored_by_name(catalog_key: str, databases: dict[str, Optional[DatabaseItem]], start: Optional[Candidate],
+                    wanted: int, chunk: int, descending: bool) -> Iterator[tuple[Candidate, str, TableItem]]:
+    """Every table of the catalog after ``start`` in (table, database) order (or reversed): each
+    database's tables in key order from the start's name on, merged. Every database's first
+    Query reads about its share of ``wanted`` tables (at least 2), later ones ``chunk``; so a
+    page reads one Query per database plus about its own tables, not the catalog."""
+    listed = list(catalog.query_databases(catalog_key, None, _LOAD_CHUNK))
+    first = min(chunk, 2 + wanted // max(len(listed), 1))
+
+    def tables_of(database: DatabaseItem) -> Iterator[tuple[Candidate, str, TableItem]]:
+        for item in catalog.tables_from(database.uid, start[0] if start else None, first, chunk, descending):
+            key = (item.name, database.name)
+            if start is None or (key < start if descending else key > start):
+                yield (database.name, item.name), database.uid, item
+
+    for database in listed:
+        databases[database.name] = database
+    yield from heapq.merge(*(tables_of(database) for database in listed),
+                           key=lambda entry: (entry[0][1], entry[0][0]), reverse=descending)

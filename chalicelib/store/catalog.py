@@ -384,6 +384,32 @@ def query_tables(db_uid: str, after: str | None, page_size: int, descending: boo
                                     page_size=page_size, scan_index_forward=not descending))
 
 
+def tables_from(db_uid: str, name: str | None, first: int, page_size: int,
+                descending: bool = False) -> Iterator[TableItem]:
+    """Tables of a database in name order (``descending``: reversed) from ``name`` on, that
+    name included (None: from the first). The first Query reads ``first`` items, the next ones
+    ``page_size``: a merge across many databases reads each one's head cheaply and only the
+    databases it advances through further."""
+    if name is None:
+        condition = None
+    else:
+        condition = TableItem.name <= name if descending else TableItem.name >= name
+    start: dict[str, Any] | None = None
+    size = first
+    while True:
+        page = TableItem.query(db_uid, range_key_condition=condition, consistent_read=True, limit=size,
+                               page_size=size, last_evaluated_key=start, scan_index_forward=not descending)
+        count = 0
+        for item in page:
+            count += 1
+            metrics.count_read()
+            yield item
+        start = page.last_evaluated_key
+        if count < size or not start:
+            return
+        size = page_size
+
+
 # ----------------------------------------------------------------------------- table versions
 def get_archived_version(table_uid: str, version: int) -> TableVersionItem | None:
     """An archived version, or None."""

@@ -138,10 +138,10 @@ def test_get_tables_with_an_expression_out_of_budget(glue: Any, spent: str) -> N
 
 
 def test_search_tables_out_of_budget(stack: CatalogStack, spent: str) -> None:
-    """SearchTables sorted by database (the default, or descending) reads tables in that order and
-    stops when the budget is spent: the same tables come back, through pages with one table at
-    most, some empty (tables the filter or the text leaves out). Other orders read everything
-    first, as before."""
+    """SearchTables sorted by database (the default, or descending) or by table name reads tables
+    in that order and stops when the budget is spent: the same tables come back, through pages
+    with one table at most, some empty (tables the filter or the text leaves out). Other orders
+    read everything first, as before."""
     account = random_account()
     glue, budget_glue = stack.client(account=account), client(spent, account=account)
     for db in ("b_db", "a_db"):
@@ -150,13 +150,15 @@ def test_search_tables_out_of_budget(stack: CatalogStack, spent: str) -> None:
             glue.create_table(DatabaseName=db, TableInput=table_input(f"t{n}", Description=f"kind {n % 3}"))
     for request in ({}, {"SearchText": "kind"}, {"Filters": [{"Key": "Description", "Value": "2"}]},
                     {"SearchText": "t1"}, {"SortCriteria": [{"FieldName": "DatabaseName", "Sort": "DESC"}]},
-                    {"SortCriteria": [{"FieldName": "Name", "Sort": "DESC"}]}):
+                    {"SortCriteria": [{"FieldName": "Name", "Sort": "DESC"}]},
+                    {"SortCriteria": [{"FieldName": "Name", "Sort": "ASC"}], "SearchText": "kind"},
+                    {"SortCriteria": [{"FieldName": "UpdateTime", "Sort": "DESC"}]}):
         expected = flat(pages(glue, "search_tables", "TableList", MaxResults=3, **request))
         assert expected, request
         budgeted = pages(budget_glue, "search_tables", "TableList", MaxResults=3, **request)
         assert [(t["DatabaseName"], t["Name"]) for t in flat(budgeted)] == \
             [(t["DatabaseName"], t["Name"]) for t in expected], request
-        if request.get("SortCriteria", [{}])[0].get("FieldName") != "Name":
+        if request.get("SortCriteria", [{}])[0].get("FieldName") != "UpdateTime":
             assert all(len(items) <= 1 for items, _ in budgeted) and len(budgeted) > len(expected)
         if "Filters" in request:
             assert any(not items and token for items, token in budgeted)

@@ -176,9 +176,15 @@ def search(glue: Any, **kwargs: Any) -> tuple[list[str], int]:
 
 
 def first_page(glue: Any, **kwargs: Any) -> tuple[list[str], int]:
-    """The first page (100 tables) of a SearchTables without SearchText, and the items read."""
-    response = glue.search_tables(MaxResults=PAGE, **kwargs)
-    return [f"{t['DatabaseName']}.{t['Name']}" for t in response["TableList"]], items_read(response)
+    """The first page (100 tables) of a SearchTables without SearchText, and the items read (over
+    every request it took: a request out of work budget answers an empty page and a NextToken)."""
+    items, token = 0, None
+    while True:
+        response = glue.search_tables(MaxResults=PAGE, **kwargs, **({"NextToken": token} if token else {}))
+        items += items_read(response)
+        token = response.get("NextToken")
+        if response["TableList"] or not token:
+            return [f"{t['DatabaseName']}.{t['Name']}" for t in response["TableList"]], items
 
 
 def _tokens(text: str) -> set[str]:
@@ -356,12 +362,15 @@ def run(args: argparse.Namespace, stack: CatalogStack, report: Report) -> None:
                          lambda: first_page(glue)),
             "page_by_name": Case(f"first page of {PAGE}, no SearchText, SortCriteria Name ASC",
                                  lambda: first_page(glue, SortCriteria=[{"FieldName": "Name", "Sort": "ASC"}])),
+            "page_by_time": Case(f"first page of {PAGE}, no SearchText, SortCriteria UpdateTime DESC",
+                                 lambda: first_page(glue, SortCriteria=[{"FieldName": "UpdateTime", "Sort": "DESC"}])),
         }
         for _ in range(3):  # connection pool, server caches: not what is measured
             cases["indexed"].run(record=False)
         interleave([cases["indexed"], cases["scan"], cases["mixed"]], [args.runs, args.scan_runs, args.scan_runs])
         interleave([cases["client"]], [max(1, args.scan_runs // 2)], warmup=0)
-        interleave([pages["page"], pages["page_by_name"]], [args.runs, args.scan_runs])
+        interleave([pages["page"], pages["page_by_name"], pages["page_by_time"]],
+                   [args.runs, args.runs, args.scan_runs])
         for case in cases.values():
             if case.result != sorted(expected):
                 raise RuntimeError(f"{case.label} at {size:,} tables returned {case.result}, "
@@ -405,10 +414,16 @@ def run(args: argparse.Namespace, stack: CatalogStack, report: Report) -> None:
                  f"tables", f"{page_growth:.2f} ({ms(by_size[large]['page'].median)} vs "
                  f"{ms(by_size[small]['page'].median)}; items read {by_size[large]['page'].items:,} vs "
                  f"{by_size[small]['page'].items:,})", "flat (≤ 1.5)", page_growth <= 1.5)
-    sorted_growth = by_size[large]["page_by_name"].median / by_size[small]["page_by_name"].median
-    report.check(f"The same first page sorted by Name, {large:,} ÷ {small:,} tables (for contrast: every table is "
-                 f"read before the first page)", f"{sorted_growth:.2f} ({ms(by_size[large]['page_by_name'].median)})",
-                 "-", None)
+    by_name = by_size[large]["page_by_name"].median / by_size[small]["page_by_name"].median
+    report.check(f"The same first page sorted by Name (each database's tables merged), median latency, "
+                 f"{large:,} ÷ {small:,} tables", f"{by_name:.2f} ({ms(by_size[large]['page_by_name'].median)} vs "
+                 f"{ms(by_size[small]['page_by_name'].median)}; items read {by_size[large]['page_by_name'].items:,} "
+                 f"vs {by_size[small]['page_by_name'].items:,})", "flat (≤ 1.5)", by_name <= 1.5)
+    by_time = by_size[large]["page_by_time"].median / by_size[small]["page_by_time"].median
+    report.check(f"The same first page sorted by UpdateTime, {large:,} ÷ {small:,} tables (for contrast: every "
+                 f"table is examined before the first page, over as many requests as the work budget needs)",
+                 f"{by_time:.2f} ({ms(by_size[large]['page_by_time'].median)}, "
+                 f"{by_size[large]['page_by_time'].items:,} items read)", "-", None)
     mixed = by_size[large]["mixed"]
     report.notes.append(
         f"Informational: a rare token together with a common one (`{RARE} team`; 'team' is in every "

@@ -11,7 +11,7 @@ own tables and stops, full or out of work budget (``service.paging``), so its co
 page, not the catalog (without text) or the rarest token's postings (with text). Sorted by table
 name, each database's tables are read in key order and merged (one Query per database to start).
 Any other order needs every candidate's document before the first page, so those pages read
-them all.
+them all, over as many requests as the work budget needs (empty pages carry the scan on).
 
 Protocol-free: a search is checked once (``table_search``), then run (``search_tables``) with a
 plain resume position; tables come back as the caller renders them.
@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 from chalicelib.domain.search_text import (SORTABLE, filter_matches, filter_problem,
                                            parse_search_text, sort_value, text_matches)
 from chalicelib.errors import InvalidInputException
-from chalicelib.service.paging import MAX_PAGE_BYTES, take_page, work_deadline
+from chalicelib.service.paging import MAX_PAGE_BYTES, out_of_time, take_page, work_deadline
 from chalicelib.store import catalog
 from chalicelib.store import search as postings_store
 from chalicelib.store.models import DatabaseItem, TableItem
@@ -39,6 +39,7 @@ Render = Callable[[dict[str, Any], int], dict[str, Any]]
 _DEFAULT_LIMIT = 1000
 _CHUNK = 100  # postings read from each token's stream per round
 _LOAD_CHUNK = 100  # tables read per Query page or BatchGetItem when reading in key order
+_CARRIED = 100  # sort positions a token carries at most between the requests of one page
 
 
 @dataclass(frozen=True)
@@ -130,8 +131,8 @@ def _load_tables(candidates: dict[Candidate, str], loaded: dict[Candidate, Table
         loaded[names[(item.db_uid, item.name)]] = item
 
 
-def search_tables(catalog_key: str, search: TableSearch, after: Optional[list[Any]], limit: Optional[int],
-                  render: Render) -> tuple[list[dict[str, Any]], Optional[list[Any]]]:
+def search_tables(catalog_key: str, search: TableSearch, after: Any, limit: Optional[int],
+                  render: Render) -> tuple[list[dict[str, Any]], Any]:
     """One page of the tables of a catalog that match ``search``, rendered by ``render``.
 
     A table matches when its own or its database's text holds every search token (and the
@@ -139,7 +140,8 @@ def search_tables(catalog_key: str, search: TableSearch, after: Optional[list[An
     stale posting never shows a dropped or re-created table. They come sorted by the search's
     field, then database and table name (reversed together when descending), starting after
     ``after``; a page holds at most ``limit`` tables (default 1000) within the byte budget.
-    Returns the page and the position to resume after (None on the last page). A FOREIGN
+    Returns the page and the position to resume after (None on the last page): a JSON value
+    only this function reads, for the caller to hand back with the same search. A FOREIGN
     search finds nothing: nothing is shared with a catalog, there are no grants.
     """
     if search.share_type == "FOREIGN":
@@ -151,30 +153,8 @@ def search_tables(catalog_key: str, search: TableSearch, after: Optional[list[An
     if search.sort_field in _KEY_ORDERS:
         return _in_key_order(catalog_key, matcher, wanted, loaded, databases, after, limit or _DEFAULT_LIMIT,
                              search.sort_field, search.descending)
-    if wanted:
-        candidates = _candidates_from_postings(catalog_key, wanted, loaded, databases)
-        _load_tables(candidates, loaded)
-    else:  # every table of the catalog, with the databases as listed
-        candidates = {}
-        for candidate, db_uid, item in _stored_in_order(catalog_key, databases, None, _LOAD_CHUNK, False):
-            candidates[candidate], loaded[candidate] = db_uid, item
-    hits: list[tuple[list[Any], dict[str, Any]]] = []
-    for candidate, item in loaded.items():
-        hit = matcher.hit(candidate, candidates.get(candidate), item)
-        if hit is not None:
-            hits.append(hit)
-    hits.sort(key=lambda hit: hit[0], reverse=search.descending)
-    if after is not None:
-        hits = [h for h in hits if (h[0] < after if search.descending else h[0] > after)]
-    page: list[tuple[list[Any], dict[str, Any]]] = []
-    size = 0
-    for order, table in hits[:limit or _DEFAULT_LIMIT]:
-        size += len(str(table))
-        if page and size > MAX_PAGE_BYTES:
-            break
-        page.append((order, table))
-    more = len(page) < len(hits)
-    return [table for _, table in page], (page[-1][0] if more and page else None)
+    return _selected(catalog_key, matcher, wanted, loaded, databases, after, limit or _DEFAULT_LIMIT,
+                     search.descending)
 
 
 class _Matcher:
@@ -188,6 +168,12 @@ class _Matcher:
     def hit(self, candidate: Candidate, db_uid: Optional[str], item: TableItem
             ) -> Optional[tuple[list[Any], dict[str, Any]]]:
         """(sort order, rendered table), or None when it does not match."""
+        found = self.order(candidate, db_uid, item)
+        return None if found is None else (found[0], self.render(found[1], item.version))
+
+    def order(self, candidate: Candidate, db_uid: Optional[str], item: TableItem
+              ) -> Optional[tuple[list[Any], dict[str, Any]]]:
+        """(sort order, table document), or None when it does not match."""
         db_name, table_name = candidate
         database = _database(self.catalog_key, db_name, self.databases)
         if database is None or db_uid is None or database.uid != db_uid:
@@ -198,8 +184,7 @@ class _Matcher:
                 return None
         if not all(filter_matches(p, table_doc, db_doc) for p in self.search.filters):
             return None
-        order = [sort_value(self.search.sort_field, table_doc), db_name, table_name]
-        return order, self.render(table_doc, item.version)
+        return [sort_value(self.search.sort_field, table_doc), db_name, table_name], table_doc
 
 
 def _in_key_order(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded: dict[Candidate, TableItem],
@@ -240,6 +225,79 @@ _KEY_ORDERS: dict[str, Callable[[Candidate], Candidate]] = {
     "DatabaseName": lambda candidate: candidate,
     "Name": lambda candidate: (candidate[1], candidate[0]),
 }
+
+
+def _selected(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded: dict[Candidate, TableItem],
+              databases: dict[str, Optional[DatabaseItem]], state: Any, limit: int,
+              descending: bool) -> tuple[list[dict[str, Any]], Any]:
+    """A page sorted by a field no key orders (a time, TableType, Owner): every candidate is
+    examined, in key order, keeping the first ``limit`` + 1 in the search's order after the last
+    table returned (``state``: that table's [sort value, database, table], or the state below).
+
+    When the work budget runs out before the candidates do, the page is empty and its position is
+    the state: the last one returned, the candidate the scan stopped at, the sort positions kept
+    so far (at most _CARRIED + 1, so a token stays a few KB; the page then holds at most
+    _CARRIED tables) and that capacity. The next request goes on from there and reloads what it
+    returns of the tables kept before. So every request stops at its budget, though a page of a
+    large catalog still costs reading all of it, over several requests."""
+    deadline = work_deadline()
+    resumed: dict[str, Any] = state if isinstance(state, dict) else {"after": state}
+    after = resumed.get("after")
+    capacity = min(int(resumed.get("capacity", limit)), limit)
+    # (sort position, candidate, whether this request has read it: a kept one from before has not)
+    kept: list[tuple[list[Any], Candidate, bool]] = [(order, (order[1], order[2]), False)
+                                                     for order in resumed.get("kept", ())]
+    scan_from = (resumed["scan"][0], resumed["scan"][1]) if "scan" in resumed else None
+    if wanted:
+        candidates = _candidates_from_postings(catalog_key, wanted, loaded, databases)
+        stream = _loaded_in_order(candidates, loaded, scan_from, _LOAD_CHUNK, _KEY_ORDERS["DatabaseName"], False)
+    else:
+        stream = _stored_in_order(catalog_key, databases, scan_from, _LOAD_CHUNK, False)
+
+    def beyond(order: list[Any]) -> bool:
+        return after is None or (order < after if descending else order > after)
+
+    def prune() -> None:
+        kept.sort(key=lambda entry: entry[0], reverse=descending)
+        del kept[capacity + 1:]
+
+    iterator = iter(stream)
+    for candidate, db_uid, item in iterator:
+        found = matcher.order(candidate, db_uid, item)
+        if found is not None and beyond(found[0]):
+            loaded[candidate] = item
+            kept.append((found[0], candidate, True))
+            if len(kept) > 2 * (capacity + 1):
+                prune()
+        if out_of_time(deadline) and next(iterator, None) is not None:
+            capacity = min(capacity, _CARRIED)
+            prune()
+            return [], {"after": after, "scan": list(candidate), "kept": [order for order, _, _ in kept],
+                        "capacity": capacity}
+    prune()
+    # Tables kept by earlier requests are read again (and checked again) now.
+    earlier: dict[Candidate, str] = {}
+    for _, candidate, read in kept:
+        database = None if read else _database(catalog_key, candidate[0], databases)
+        if database is not None:
+            earlier[candidate] = database.uid
+    _load_tables(earlier, loaded)
+    hits: list[tuple[list[Any], dict[str, Any]]] = []
+    for _, candidate, _ in kept:
+        current = loaded.get(candidate)  # None: dropped since
+        hit = None if current is None else matcher.hit(candidate, current.db_uid, current)
+        if hit is not None and beyond(hit[0]):  # its sort value may have changed since it was kept
+            hits.append(hit)
+    hits.sort(key=lambda hit: hit[0], reverse=descending)
+    page: list[tuple[list[Any], dict[str, Any]]] = []
+    size = 0
+    for order, table in hits[:capacity]:
+        size += len(str(table))
+        if page and size > MAX_PAGE_BYTES:
+            break
+        page.append((order, table))
+    more = len(page) < len(hits)
+    return [table for _, table in page], (page[-1][0] if more and page else None)
 
 
 def _loaded_in_order(candidates: dict[Candidate, str], loaded: dict[Candidate, TableItem], start: Optional[Candidate],

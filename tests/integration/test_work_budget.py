@@ -140,8 +140,9 @@ def test_get_tables_with_an_expression_out_of_budget(glue: Any, spent: str) -> N
 def test_search_tables_out_of_budget(stack: CatalogStack, spent: str) -> None:
     """SearchTables sorted by database (the default, or descending) or by table name reads tables
     in that order and stops when the budget is spent: the same tables come back, through pages
-    with one table at most, some empty (tables the filter or the text leaves out). Other orders
-    read everything first, as before."""
+    with one table at most, some empty (tables the filter or the text leaves out). Sorted by
+    another field, every table is examined before a page can be answered: the requests stop at
+    their budget with empty pages until the scan is done, and the tables still come back in order."""
     account = random_account()
     glue, budget_glue = stack.client(account=account), client(spent, account=account)
     for db in ("b_db", "a_db"):
@@ -152,14 +153,20 @@ def test_search_tables_out_of_budget(stack: CatalogStack, spent: str) -> None:
                     {"SearchText": "t1"}, {"SortCriteria": [{"FieldName": "DatabaseName", "Sort": "DESC"}]},
                     {"SortCriteria": [{"FieldName": "Name", "Sort": "DESC"}]},
                     {"SortCriteria": [{"FieldName": "Name", "Sort": "ASC"}], "SearchText": "kind"},
-                    {"SortCriteria": [{"FieldName": "UpdateTime", "Sort": "DESC"}]}):
+                    {"SortCriteria": [{"FieldName": "UpdateTime", "Sort": "DESC"}]},
+                    {"SortCriteria": [{"FieldName": "UpdateTime", "Sort": "ASC"}], "SearchText": "kind"},
+                    {"SortCriteria": [{"FieldName": "Owner", "Sort": "ASC"}],
+                     "Filters": [{"Key": "Description", "Value": "1"}]}):
         expected = flat(pages(glue, "search_tables", "TableList", MaxResults=3, **request))
         assert expected, request
         budgeted = pages(budget_glue, "search_tables", "TableList", MaxResults=3, **request)
         assert [(t["DatabaseName"], t["Name"]) for t in flat(budgeted)] == \
             [(t["DatabaseName"], t["Name"]) for t in expected], request
-        if request.get("SortCriteria", [{}])[0].get("FieldName") != "UpdateTime":
+        if request.get("SortCriteria", [{}])[0].get("FieldName") in ("DatabaseName", "Name", None):
             assert all(len(items) <= 1 for items, _ in budgeted) and len(budgeted) > len(expected)
+        else:
+            assert all(len(items) <= 3 for items, _ in budgeted)
+            assert sum(1 for items, token in budgeted if not items and token) >= len(expected), request
         if "Filters" in request:
             assert any(not items and token for items, token in budgeted)
 

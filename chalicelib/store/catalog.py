@@ -399,13 +399,12 @@ def tables_from(db_uid: str, name: str | None, first: int, page_size: int,
     while True:
         page = TableItem.query(db_uid, range_key_condition=condition, consistent_read=True, limit=size,
                                page_size=size, last_evaluated_key=start, scan_index_forward=not descending)
-        count = 0
-        for item in page:
-            count += 1
+        items = list(page)  # one Query: counted as DynamoDB read it, whether the merge takes it all or not
+        for _ in items:
             metrics.count_read()
-            yield item
+        yield from items
         start = page.last_evaluated_key
-        if count < size or not start:
+        if len(items) < size or not start:
             return
         size = page_size
 

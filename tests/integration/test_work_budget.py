@@ -171,6 +171,23 @@ def test_search_tables_out_of_budget(stack: CatalogStack, spent: str) -> None:
             assert any(not items and token for items, token in budgeted)
 
 
+def test_search_tables_sorted_by_time_out_of_budget_carries_a_bounded_token(stack: CatalogStack, spent: str) -> None:
+    """A scan sorted by UpdateTime that runs out of budget carries at most 101 sort positions in
+    its token, so its pages then hold at most 100 tables even when MaxResults asks for 1,000;
+    the tables still all come back once, in order."""
+    account = random_account()
+    glue, budget_glue = stack.client(account=account), client(spent, account=account)
+    glue.create_database(DatabaseInput={"Name": "many"})
+    for n in range(105):
+        glue.create_table(DatabaseName="many", TableInput=table_input(f"t{n:03d}"))
+    request = {"SortCriteria": [{"FieldName": "UpdateTime", "Sort": "ASC"}], "MaxResults": 1000}
+    expected = [t["Name"] for t in flat(pages(glue, "search_tables", "TableList", **request))]
+    assert expected == [f"t{n:03d}" for n in range(105)]
+    budgeted = pages(budget_glue, "search_tables", "TableList", **request)
+    assert [t["Name"] for t in flat(budgeted)] == expected
+    assert [len(items) for items, _ in budgeted if items] == [100, 5]
+
+
 def test_paimon_partition_listing_out_of_budget(glue: Any, spent: str, endpoint: str) -> None:
     """Partitions registered through Glue on a Paimon-visible table, listed over the Paimon REST
     protocol page by page with a name pattern: the same names from both servers."""

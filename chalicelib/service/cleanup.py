@@ -14,6 +14,7 @@ bounded chunk at a time under a lease (store.cleanup). Who runs it:
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import threading
@@ -47,6 +48,13 @@ _wake = threading.Event()
 # cleaners: job kind -> work(job, deadline (clock.monotonic)) -> True when done. E.g. the
 # backfill of a large partition index (service.partition_indexes registers ``backfill``).
 _other_kinds: dict[str, Callable[[CleanupJobItem, float], bool]] = {}
+# The modules that register those kinds. A cleaner may run in a process that has served no
+# request, so has imported none of them (the deployed scheduled function; the local server's
+# thread before its first request): they are imported before any job is looked at. (Not at this
+# module's import: they import it.)
+_KIND_MODULES = ("chalicelib.service.partition_indexes", "chalicelib.service.partition_digest")
+# The kinds this module purges itself: the contents of a deleted table or database.
+_PURGES = ("table", "database")
 _help_lock = threading.Lock()
 _next_help = 0.0
 
@@ -84,8 +92,23 @@ def _purge_database(job: CleanupJobItem) -> None:
         search_index.drop_unlinked_database(job.catalog, job.database, job.uid, decode_document(job.doc))
 
 
+def _register_all_kinds() -> None:
+    for module in _KIND_MODULES:
+        importlib.import_module(module)
+
+
+def known(kind: str) -> bool:
+    """Whether this process can run jobs of ``kind``."""
+    _register_all_kinds()
+    return kind in _PURGES or kind in _other_kinds
+
+
 def work(job: CleanupJobItem, budget: catalog.Budget) -> bool:
-    """Delete what is left of a job's contents, within ``budget``; True when nothing is left."""
+    """Delete what is left of a job's contents, within ``budget``; True when nothing is left.
+    A job of a kind this process does not know (see ``known``) is never run: every kind but the
+    purges names a live table, which must never be taken for a deleted one."""
+    if not known(job.kind):
+        return False
     other = _other_kinds.get(job.kind)
     if other is not None:
         return other(job, budget.deadline)
@@ -112,6 +135,11 @@ def run(max_seconds: float, only_expired: bool = False, chunk_items: Optional[in
         job = store.next_job(owner, only_expired)
         if job is None:
             break
+        if not known(job.kind):
+            # Written by a newer version of the service, say: keep the lease, so that no cleaner
+            # takes it again before it runs out (perhaps one that knows the kind by then).
+            log.error("cleanup job %s is of a kind this version does not know (%r): left for later", job.job, job.kind)
+            continue
         taken += 1
         while True:
             chunk_deadline = min(deadline, clock.monotonic() + CHUNK_SECONDS)

@@ -14,17 +14,23 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
+
 from chalicelib import faults, metrics
 from chalicelib.lazy_pool import LazyPool
 from chalicelib.store import digests
 from chalicelib.store import dynamo_json as dj
-from chalicelib.store.catalog import delete_all, get_many, register_table_purger
+from chalicelib.store.catalog import cleanup_job, delete_all, get_many, register_table_purger
 from chalicelib.store.conditions import CONDITION_FAILED, classify
-from chalicelib.store.models import DatabaseItem, IndexEntryItem, PartitionItem, TableItem
+from chalicelib.store.fence import transact
+from chalicelib.store.models import CleanupJobItem, DatabaseItem, IndexEntryItem, PartitionItem, TableItem
 from chalicelib.store.ranges import Demand, query_key_range
 from chalicelib.store.retry import attempts, conditional, given_up
 
 MAX_ACTIONS = 100  # TransactWriteItems limit
+# The cleanup job kind that deletes the entries of a deleted (or failed) partition index.
+INDEX_ENTRIES_JOB = "index-entries"
 # Every transaction's fixed actions: the database and table condition checks, and the digest
 # delta of the partitions it creates or moves (store/digests.py).
 _CHECKS = 3
@@ -404,8 +410,31 @@ def _write_entry_batch(table_uid: str, batch: Sequence[tuple[PartitionItem, str,
 
 
 def delete_index_entries(index_uid: str) -> None:
-    """Remove every entry of an index (after it was unlinked from its table)."""
+    """Remove every entry of an index (after it was unlinked from its table), within the
+    current purge budget (``catalog.purging``: BudgetSpent when it runs out)."""
     delete_all(IndexEntryItem, index_uid, "key")
+
+
+def index_entries_job(index_uid: str) -> CleanupJobItem:
+    """The cleanup job that deletes an unlinked index's entries (not stored)."""
+    return cleanup_job(INDEX_ENTRIES_JOB, index_uid)
+
+
+def drop_index(table: TableItem, indexes_json: str, index_uid: str) -> None:
+    """Store index definitions without the index ``index_uid`` and bump the epoch (conditional
+    on the epoch read), and record the deletion of its entries as a cleanup job, in one DynamoDB
+    transaction: from the answer on no read reaches them (reads go through the definitions), and
+    a cleaner deletes them however many there are. TableChanged when the table moved on."""
+    def build(tx: TransactWrite) -> None:
+        tx.update(table, actions=[TableItem.indexes.set(indexes_json), TableItem.index_epoch.add(1)],
+                  condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch))
+        tx.save(index_entries_job(index_uid))
+    try:
+        transact(None, build)
+    except TransactWriteError as error:
+        if classify(error).kind == CONDITION_FAILED:
+            raise TableChanged() from None
+        raise
 
 
 def update_table_indexes(table: TableItem, indexes_json: str) -> TableItem:

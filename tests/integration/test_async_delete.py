@@ -12,6 +12,8 @@ deleted in the background (chalicelib/service/cleanup.py), through boto3 over HT
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -26,6 +28,7 @@ from tests.integration.lf_helpers import Governed, add
 from tests.integration.partition_helpers import create_partitions, partition_input, partitioned_table
 from tests.integration.store_helpers import DEFAULT_ACCOUNT, Store
 
+REPO = Path(__file__).resolve().parents[2]
 RARE = "quokkaish"  # in the old table's description only: SearchTables must stop finding it
 KEYS = [("year", "int"), ("region", "string")]
 STATS = {"ColumnName": "value", "ColumnType": "string", "AnalyzedTime": 1700000000,
@@ -233,3 +236,34 @@ def test_requests_take_over_jobs_no_cleaner_works_on(tmp_path: Path) -> None:
                 break
             glue.create_database(DatabaseInput={"Name": f"other{n}"})
         assert leftovers(own_store, old, True) == {}
+
+
+def _queue_job(store: Store, kind: str, table: dict[str, Any]) -> None:
+    """A cleanup job of ``kind`` for a live table, as its module would queue it (free at once)."""
+    now = time.time()
+    store.client.put_item(TableName=store.prefix + "cleanup_jobs", Item={
+        "queue": {"S": "purge"}, "job": {"S": f"{int(now * 1000):015d}\x01{kind}\x01{table['uid']['S']}"},
+        "kind": {"S": kind}, "uid": table["uid"], "db_uid": table["db_uid"], "name": table["name"],
+        "created": {"N": str(now)}, "lease_until": {"N": "0"}})
+
+
+@pytest.mark.slow
+def test_a_cleaner_that_served_no_request_runs_every_job_as_its_kind(tmp_path: Path) -> None:
+    """The deployed scheduled cleaner runs in a process that has served no request (so has not
+    imported the modules that register the digest-rebuild and backfill jobs), as does the local
+    server's cleaner before its first request. Such jobs name a live table: taken for a deleted
+    table's purge, they would delete its partitions. They must run as what they are."""
+    env = {"GLUE_CLEANUP_THREAD": "0"}
+    with CatalogStack(log_dir=tmp_path / "logs", server_env=env) as own:
+        glue, own_store = own.client("glue"), Store(own)
+        glue.create_database(DatabaseInput={"Name": "d"})
+        glue.create_table(DatabaseName="d", TableInput=partitioned_table("t", KEYS))
+        create_partitions(glue, "d", "t", rows(30))
+        for kind in ("digest", "backfill"):
+            _queue_job(own_store, kind, own_store.table_item("d", "t"))
+        # What the scheduled function (app.cleanup_deleted) runs, in a process of its own.
+        subprocess.run([sys.executable, "-c", "import app\nfrom chalicelib.service import cleanup\n"
+                        "cleanup.run(max_seconds=10.0)"], env=own.env, cwd=REPO, check=True, timeout=120)
+        assert own_store.query("cleanup_jobs", "queue", "purge") == []
+        partitions = glue.get_paginator("get_partitions").paginate(DatabaseName="d", TableName="t")
+        assert sum(len(page["Partitions"]) for page in partitions) == 30

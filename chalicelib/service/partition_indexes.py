@@ -127,14 +127,6 @@ def check_partition_key_change(table: TableItem, old_keys: Sequence[tuple[str, s
                 f"The type of indexed partition key '{name}' cannot change from {glue_type} to {new_keys[position][1]}")
 
 
-def _save_indexes(table: TableItem, indexes: list[dict[str, Any]]) -> TableItem:
-    try:
-        return store.update_table_indexes(table, json.dumps(indexes))
-    except store.TableChanged:
-        raise ConcurrentModificationException(
-            "The table's partition indexes changed concurrently; retry") from None
-
-
 # ---------------------------------------------------------------------------------- backfill
 # A backfill is resumable by anyone: its progress record (``TableItem.backfills``, by index
 # uid) names the owner, the owner's lease, the last partition key done and the errors so far.
@@ -298,7 +290,7 @@ def _finish(table: TableItem, uid: str, owner: str, errors: dict[str, list[list[
         indexes = [i for i in indexes if i["status"] != "FAILED"] + failed[-MAX_FAILED_KEPT:]
         if store.save_index_state(current, json.dumps(indexes), json.dumps(_live_progress(current, leaving_out=uid))):
             if errors:
-                store.delete_index_entries(uid)
+                _forget_entries(uid)
             return
         current = _fresh(current)
     _clear_if_deleted(table, uid)
@@ -309,7 +301,7 @@ def _clear_if_deleted(table: TableItem, uid: str) -> None:
     deleter removed them: remove them again."""
     fresh = _fresh(table)
     if fresh is None or all(index["uid"] != uid for index in load_indexes(fresh)):
-        store.delete_index_entries(uid)
+        _forget_entries(uid)
 
 
 def resume_backfills(table: TableItem) -> TableItem:
@@ -386,16 +378,38 @@ cleanup.register_kind(BACKFILL_JOB, _backfill_job)
 
 
 def delete_partition_index(ref: TableRef, index_name: str) -> None:
-    """Remove the index named ``index_name`` (EntityNotFoundException if there is none); its
-    entries become unreachable at once and are then deleted."""
+    """Remove the index named ``index_name`` (EntityNotFoundException if there is none). Its
+    entries become unreachable at once; a cleanup job, written in the same DynamoDB transaction
+    as the definitions, deletes them in the background, so the answer does not wait for one
+    delete per partition of the table."""
     table = require_table(require_database(ref.catalog_key, ref.database), ref.table)
     indexes = load_indexes(table)
-    doomed = [i for i in indexes if i["name"] == index_name]
-    if not doomed:
+    doomed = next((i for i in indexes if i["name"] == index_name), None)
+    if doomed is None:
         raise partition_index_not_found(index_name)
-    _save_indexes(table, [i for i in indexes if i["name"] != index_name])
-    for index in doomed:
-        store.delete_index_entries(index["uid"])
+    try:
+        store.drop_index(table, json.dumps([i for i in indexes if i is not doomed]), doomed["uid"])
+    except store.TableChanged:
+        raise ConcurrentModificationException("The table's partition indexes changed concurrently; retry") from None
+    cleanup.enqueued()
+
+
+def _forget_entries(index_uid: str) -> None:
+    """Have the cleaners delete the entries of an index no definition names any more."""
+    cleanup.enqueue(store.index_entries_job(index_uid))
+
+
+def _entries_job(job: CleanupJobItem, deadline: float) -> bool:
+    """An ``index-entries`` job's share of work: delete the index's entries until ``deadline``."""
+    with catalog.purging(catalog.Budget(cleanup.CHUNK_ITEMS, deadline)):
+        try:
+            store.delete_index_entries(job.uid)
+        except catalog.BudgetSpent:
+            return False
+    return True
+
+
+cleanup.register_kind(store.INDEX_ENTRIES_JOB, _entries_job)
 
 
 @dataclass

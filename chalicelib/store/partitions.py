@@ -437,15 +437,6 @@ def drop_index(table: TableItem, indexes_json: str, index_uid: str) -> None:
         raise
 
 
-def update_table_indexes(table: TableItem, indexes_json: str) -> TableItem:
-    """Store new partition-index definitions and bump the epoch (conditional on the one read)."""
-    if not conditional(lambda: table.update(
-            actions=[TableItem.indexes.set(indexes_json), TableItem.index_epoch.add(1)],
-            condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch))):
-        raise TableChanged()
-    return table
-
-
 def _backfills_are(table: TableItem) -> Any:
     if table.backfills is None:
         return TableItem.backfills.does_not_exist()

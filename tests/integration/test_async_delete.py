@@ -267,3 +267,21 @@ def test_a_cleaner_that_served_no_request_runs_every_job_as_its_kind(tmp_path: P
         assert own_store.query("cleanup_jobs", "queue", "purge") == []
         partitions = glue.get_paginator("get_partitions").paginate(DatabaseName="d", TableName="t")
         assert sum(len(page["Partitions"]) for page in partitions) == 30
+
+
+def test_delete_partition_index_leaves_its_entries_to_the_cleaner(glue: Any, db: str, store: Store) -> None:
+    """DeletePartitionIndex answers without deleting the index's entries (one per partition): a
+    cleanup job written with the new definitions deletes them, and nothing else of the table."""
+    fill(glue, db, "t", 120)
+    index_uid = uids(store, db, "t")["indexes"][0]
+    assert len(store.query("partition_index_entries", "index_uid", index_uid)) == 120
+    glue.delete_partition_index(DatabaseName=db, TableName="t", IndexName="by_region")
+    assert glue.get_partition_indexes(DatabaseName=db, TableName="t")["PartitionIndexDescriptorList"] == []
+    assert len(glue.get_partitions(DatabaseName=db, TableName="t", Expression="region = 'r3'")["Partitions"]) == 12
+    deadline = time.monotonic() + 60
+    while store.query("partition_index_entries", "index_uid", index_uid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert store.query("partition_index_entries", "index_uid", index_uid) == []
+    assert not any(job["uid"]["S"] == index_uid for job in store.query("cleanup_jobs", "queue", "purge"))
+    partitions = glue.get_paginator("get_partitions").paginate(DatabaseName=db, TableName="t")
+    assert sum(len(page["Partitions"]) for page in partitions) == 120

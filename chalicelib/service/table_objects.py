@@ -220,17 +220,6 @@ def visible_objects(table: TableItem, snapshot: int, bound: expressions.Node, ov
     ``seek``: skip each partition's versions added after the snapshot instead of reading them.
     With ``deadline`` (monotonic), once it has passed each version left out comes too, as
     (key, [], None): where a listing out of work budget can stop and resume exactly."""
-    def committed() -> Iterator[tuple[str, list[str], Optional[dict[str, Any]]]]:
-        versions = (store.versions_as_of(table.uid, snapshot, low, high, after) if seek
-                    else store.versions_in(table.uid, low, high, after))
-        for version in versions:
-            if (version.added_seq > snapshot or (version.removed_seq is not None and version.removed_seq <= snapshot)
-                    or version.uri in overlay or not expressions.evaluate(bound, version.values)):
-                if deadline is not None and out_of_time(deadline):
-                    yield version.key, [], None
-                continue
-            yield version.key, _values(version), {"Uri": version.uri, "ETag": version.etag, "Size": int(version.size)}
-
     extra = []
     for uri, (op, write, seq) in overlay.items():
         if op == "delete":
@@ -241,6 +230,22 @@ def visible_objects(table: TableItem, snapshot: int, bound: expressions.Node, ov
         if expressions.evaluate(bound, _values(write)):
             extra.append((key, _values(write), {"Uri": uri, "ETag": write.etag, "Size": int(write.size)}))
     extra.sort(key=lambda entry: entry[0])
+    # A commit partly applied has stored some of its versions under the very keys its overlay
+    # entries take: such a version is left out for its twin, and must not end a page at that
+    # key either, or the page after it (``after`` that key) would leave out the twin too.
+    twins = {entry[0] for entry in extra}
+
+    def committed() -> Iterator[tuple[str, list[str], Optional[dict[str, Any]]]]:
+        versions = (store.versions_as_of(table.uid, snapshot, low, high, after) if seek
+                    else store.versions_in(table.uid, low, high, after))
+        for version in versions:
+            if (version.added_seq > snapshot or (version.removed_seq is not None and version.removed_seq <= snapshot)
+                    or version.uri in overlay or not expressions.evaluate(bound, version.values)):
+                if deadline is not None and out_of_time(deadline) and version.key not in twins:
+                    yield version.key, [], None
+                continue
+            yield version.key, _values(version), {"Uri": version.uri, "ETag": version.etag, "Size": int(version.size)}
+
     return heapq.merge(committed(), extra, key=lambda entry: entry[0])
 
 

@@ -52,7 +52,8 @@ _other_kinds: dict[str, Callable[[CleanupJobItem, float], bool]] = {}
 # request, so has imported none of them (the deployed scheduled function; the local server's
 # thread before its first request): they are imported before any job is looked at. (Not at this
 # module's import: they import it.)
-_KIND_MODULES = ("chalicelib.service.partition_indexes", "chalicelib.service.partition_digest")
+_KIND_MODULES = ("chalicelib.service.partition_indexes", "chalicelib.service.partition_digest",
+                 "chalicelib.service.transactions")
 # The kinds this module purges itself: the contents of a deleted table or database.
 _PURGES = ("table", "database")
 _help_lock = threading.Lock()

@@ -12,7 +12,9 @@ when it started, plus its own pending writes. Commit, for any number of writes:
 4. the commit point — one DynamoDB transaction advances the catalog's commit counter and marks
    the transaction COMMITTED with that sequence number; before it nothing is visible, after it
    everything is (readers overlay a committed-but-unapplied transaction's pending writes);
-5. apply the pending writes (idempotent), release the locks, mark it applied.
+5. apply the pending writes (idempotent), release the locks, mark it applied; a commit still
+   applying when its work budget runs out answers COMMITTED and leaves the rest to a cleanup
+   job that rolls it forward.
 
 Every write of step 5 is fenced (``chalicelib.store.fence``): it lands only while the
 transaction still holds the scope's lock, so a committer that stalls past its lease while
@@ -34,17 +36,18 @@ from __future__ import annotations
 import os
 import secrets
 from dataclasses import replace
-from typing import Iterator, Optional
+from typing import Iterable, Iterator, Optional
 
-from chalicelib import clock, faults
+from chalicelib import clock, faults, work_budget
 from chalicelib.context import RequestContext
 from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
                                TransactionCanceledException, TransactionCommitInProgressException,
                                TransactionCommittedException, transaction_not_found)
-from chalicelib.service import table_commit
+from chalicelib.service import cleanup, table_commit
+from chalicelib.store import catalog
 from chalicelib.store import transactions as store
-from chalicelib.store.fence import Fenced
-from chalicelib.store.models import TransactionItem
+from chalicelib.store.fence import Fenced, OutOfTime
+from chalicelib.store.models import CleanupJobItem, TransactionItem
 from chalicelib.store.pending_tables import is_meta_scope
 from chalicelib.store.retry import Policy, attempts
 
@@ -52,6 +55,9 @@ from chalicelib.store.retry import Policy, attempts
 # callers name the type by this, so that only the service knows it is a store item.
 Transaction = TransactionItem
 
+# The cleanup job kind that finishes applying a commit whose committer reached its work budget
+# (uid: the transaction id; catalog: the transaction's).
+APPLY_JOB = "commit-apply"
 IDLE_SECONDS = float(os.environ.get("GLUE_LF_IDLE_SECONDS", "900"))
 COMMIT_LEASE_SECONDS = float(os.environ.get("GLUE_LF_COMMIT_LEASE_SECONDS", "60"))
 LOCK_WAIT_SECONDS = 20.0
@@ -148,33 +154,78 @@ def _apply_order(scopes: list[str]) -> list[str]:
     return sorted(scopes, key=lambda scope: (not is_meta_scope(scope), scope))
 
 
-def _apply(item: TransactionItem, scope: str, writes: list, current: Optional[dict], seq: int) -> None:
+def _apply(item: TransactionItem, scope: str, writes: list, current: Optional[dict], seq: int,
+           deadline: Optional[float]) -> None:
     """Apply one scope under the transaction's fence. Fenced: the transaction no longer holds
-    the scope's lock, which it loses only once the scope is fully applied, so nothing is left."""
+    the scope's lock, which it loses only once the scope is fully applied, so nothing is left.
+    OutOfTime: ``deadline`` passed between two of an object scope's DynamoDB transactions."""
     fence = store.fence_of(scope, item.transaction_id)
     try:
         if is_meta_scope(scope):
             table_commit.apply(item, scope, writes, seq, fence)
         else:
             assert current is not None  # an object scope comes with its objects' current states
-            store.apply_writes(fence, scope, writes, seq, current)
+            store.apply_writes(fence, scope, writes, seq, current, deadline)
     except Fenced:
         pass
 
 
-def roll_forward(item: TransactionItem) -> None:
-    """Finish applying a COMMITTED transaction's writes, release its locks and mark it applied
-    (idempotent, and safe alongside its own committer or another roll-forward: fenced)."""
+Scope = tuple[str, list, Optional[dict]]  # a commit scope, its pending writes, its objects' current states
+
+
+def _apply_scopes(item: TransactionItem, seq: int, scopes: Iterable[Scope], deadline: Optional[float]) -> bool:
+    """Apply each scope and release its lock, then drop the pending writes and mark the
+    transaction applied. False when ``deadline`` (``clock.monotonic``) passed first: what was
+    applied stays (applying is idempotent, and a scope's lock goes only once it is whole), the
+    rest is for a roll-forward. At least one scope is worked on per call, so a chain of short
+    deadlines still finishes."""
+    try:
+        for number, (scope, writes, current) in enumerate(scopes):
+            if number and deadline is not None and clock.monotonic() >= deadline:
+                return False
+            _apply(item, scope, writes, current, seq, deadline)
+            store.release_lock(scope, item.transaction_id)
+        if deadline is None:
+            store.drop_pending(item.transaction_id)
+        else:
+            with catalog.purging(catalog.Budget(_NO_ITEM_LIMIT, deadline)):
+                store.drop_pending(item.transaction_id)
+    except (OutOfTime, catalog.BudgetSpent):
+        return False
+    store.mark_applied(item)
+    return True
+
+
+_NO_ITEM_LIMIT = 1 << 62  # a purge budget bounded by its deadline only
+
+
+def _still_held(item: TransactionItem) -> Iterator[Scope]:
+    """The scopes whose lock the transaction still holds, read as an applier needs them."""
     for scope in _apply_order(list(item.tables or [])):
         lock = store.get_lock(scope)
         if lock is None or lock.transaction_id != item.transaction_id:
             continue  # released, so applied in full (a COMMITTED holder releases only then)
         writes = list(store.pending_of(item.transaction_id, scope))
         current = None if is_meta_scope(scope) else store.get_objects(scope, [w.uri for w in writes])
-        _apply(item, scope, writes, current, item.commit_seq)
-        store.release_lock(scope, item.transaction_id)
-    store.drop_pending(item.transaction_id)
-    store.mark_applied(item)
+        yield scope, writes, current
+
+
+def roll_forward(item: TransactionItem, deadline: Optional[float] = None) -> bool:
+    """Finish applying a COMMITTED transaction's writes, release its locks and mark it applied
+    (idempotent, and safe alongside its own committer or another roll-forward: fenced). With a
+    ``deadline``, False when it came first (see ``_apply_scopes``)."""
+    return _apply_scopes(item, item.commit_seq, _still_held(item), deadline)
+
+
+def _apply_job(job: CleanupJobItem, deadline: float) -> bool:
+    """An APPLY_JOB's share of work: roll its commit forward until ``deadline``."""
+    item = store.get_transaction(job.catalog, job.uid)
+    if item is None or item.status != "COMMITTED" or item.applied:
+        return True
+    return roll_forward(item, deadline)
+
+
+cleanup.register_kind(APPLY_JOB, _apply_job)
 
 
 def abort(item: TransactionItem, expected: tuple[str, ...] = ("ACTIVE", "COMMIT_IN_PROGRESS")) -> bool:
@@ -244,7 +295,10 @@ def _check_conflicts(item: TransactionItem) -> dict[str, tuple[list, Optional[di
 
 
 def commit(item: TransactionItem) -> str:
-    """Commit an ACTIVE transaction atomically (see the module docstring); its final status."""
+    """Commit an ACTIVE transaction atomically (see the module docstring); its final status.
+    The apply after the commit point stops at the work budget (from here) and leaves the rest
+    to a cleanup job (APPLY_JOB) that rolls the commit forward."""
+    deadline = clock.monotonic() + work_budget.seconds()
     if not item.tables or item.kind == "READ_ONLY":
         if store.change_status(item, ["ACTIVE"], "COMMITTED", end_time=clock.now(), applied=1):
             return "COMMITTED"
@@ -276,13 +330,17 @@ def commit(item: TransactionItem) -> str:
         abort(item, ("COMMIT_IN_PROGRESS",))
         raise
     faults.fault_point("after-commit-point")
-    for scope in _apply_order(list(work)):
-        writes, current = work[scope]
-        _apply(item, scope, writes, current, seq)
-        store.release_lock(scope, item.transaction_id)
-        faults.fault_point("mid-apply")  # one scope applied and released, the others not yet
-    store.drop_pending(item.transaction_id)
-    store.mark_applied(item)
+
+    def scopes() -> Iterator[Scope]:
+        for scope in _apply_order(list(work)):
+            yield (scope, *work[scope])
+            faults.fault_point("mid-apply")  # one scope applied and released, the others not yet
+
+    if not _apply_scopes(item, seq, scopes(), deadline):
+        # Committed, and visible (readers overlay the pending writes of a COMMITTED transaction
+        # that holds a table's lock): the rest of the apply is the cleaners', so the answer
+        # comes within the work budget however many writes the transaction made.
+        cleanup.enqueue(catalog.cleanup_job(APPLY_JOB, item.transaction_id, catalog=item.catalog))
     return "COMMITTED"
 
 

@@ -14,6 +14,7 @@ from typing import Callable, Optional, Sequence
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
+from chalicelib import clock
 from chalicelib.store.conditions import CONDITION_FAILED, classify
 from chalicelib.store.config import connection
 from chalicelib.store.models import CommitStateItem
@@ -45,6 +46,11 @@ class Fenced(Exception):
     released the lock (perhaps a later commit holds it now). Nothing of this write landed."""
 
 
+class OutOfTime(Exception):
+    """An apply stopped at its deadline between two DynamoDB transactions: what it wrote landed
+    whole, the rest is for the next applier (applying is idempotent)."""
+
+
 def transact(fence: Optional[Fence], build: Callable[[TransactWrite], None]) -> None:
     """Run one DynamoDB transaction made by ``build``, with ``fence``'s check first (if given).
 
@@ -67,10 +73,13 @@ def transact(fence: Optional[Fence], build: Callable[[TransactWrite], None]) -> 
         raise
 
 
-def write_all(fence: Fence, writes: Sequence[Write]) -> None:
+def write_all(fence: Fence, writes: Sequence[Write], deadline: Optional[float] = None) -> None:
     """Make unconditional writes under the fence, 99 to a DynamoDB transaction, in order.
-    Fenced as soon as one transaction fails the check (the ones before it have landed)."""
+    Fenced as soon as one transaction fails the check (the ones before it have landed);
+    OutOfTime when ``deadline`` (``clock.monotonic``) has passed with writes still to make."""
     for start in range(0, len(writes), WRITES_PER_TRANSACTION):
+        if start and deadline is not None and clock.monotonic() >= deadline:
+            raise OutOfTime()
         chunk = writes[start:start + WRITES_PER_TRANSACTION]
 
         def build(tx: TransactWrite, chunk: Sequence[Write] = chunk) -> None:

@@ -298,7 +298,7 @@ class TransactionStateChanged(Exception):
 
 
 def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
-                 current: dict[str, ObjectItem]) -> None:
+                 current: dict[str, ObjectItem], deadline: Optional[float] = None) -> None:
     """Apply a committed transaction's writes (ops add | delete | replace) to the object tables,
     under ``fence`` (Fenced once the transaction no longer holds the table's lock: then another
     applier has applied all of it).
@@ -307,6 +307,7 @@ def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem
     changed at ``seq`` is not removed again — so anyone may roll a committed transaction
     forward, as often as a crash makes necessary, even alongside its own committer.
     Partition summaries go first, computed from the objects as they were before the commit.
+    OutOfTime (``fence.write_all``) once ``deadline`` has passed: the rest is the next applier's.
     """
     apply_partition_changes(fence, table_uid, writes, seq, current)
     puts: list[Write] = []
@@ -328,7 +329,7 @@ def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem
             puts.append(_saver(ObjectItem(table_uid, write.uri, live=0, changed_seq=seq,
                                           version_key=old.version_key, etag=old.etag, size=old.size,
                                           values=old.values)))
-    write_all(fence, puts)
+    write_all(fence, puts, deadline)
 
 
 def _saver(item) -> Write:

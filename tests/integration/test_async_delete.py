@@ -285,3 +285,37 @@ def test_delete_partition_index_leaves_its_entries_to_the_cleaner(glue: Any, db:
     assert not any(job["uid"]["S"] == index_uid for job in store.query("cleanup_jobs", "queue", "purge"))
     partitions = glue.get_paginator("get_partitions").paginate(DatabaseName=db, TableName="t")
     assert sum(len(page["Partitions"]) for page in partitions) == 120
+
+
+@pytest.mark.slow
+def test_a_commit_past_its_work_budget_is_visible_whole_and_rolled_forward_by_a_job(tmp_path: Path) -> None:
+    """CommitTransaction applies until its work budget runs out, then answers COMMITTED and
+    leaves the rest to a cleanup job: every reader sees the whole commit at once (through the
+    overlay of its pending writes), and the job finishes the apply (locks released, pending
+    writes dropped, marked applied), after which the table commits as usual."""
+    env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0"}
+    with CatalogStack(log_dir=tmp_path / "logs", server_env=env) as own:
+        own_store = Store(own)
+        gov = Governed.create(own.endpoint)
+        ops = [add(f"s3://lake/objects/{n:03d}", ["2020", "eu"], etag=f"e{n}", size=n) for n in range(250)]
+        tx = gov.lf.start_transaction()["TransactionId"]
+        gov.write(tx, ops)
+        assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMITTED"
+        # Handed off: its job is queued and its pending writes are still there ...
+        jobs = [job for job in own_store.query("cleanup_jobs", "queue", "purge") if job["uid"]["S"] == tx]
+        assert [job["kind"]["S"] for job in jobs] == ["commit-apply"]
+        assert own_store.query("lf_pending_writes", "transaction_id", tx)
+        # ... yet the commit reads whole.
+        assert len(gov.objects()) == 250
+        assert gov.lf.describe_transaction(TransactionId=tx)["TransactionDescription"]["TransactionStatus"] == \
+            "COMMITTED"
+        # What the scheduled cleaner runs, in a process of its own.
+        subprocess.run([sys.executable, "-c", "import app\nfrom chalicelib.service import cleanup\n"
+                        "cleanup.run(max_seconds=30.0)"], env=own.env, cwd=REPO, check=True, timeout=120)
+        assert own_store.query("cleanup_jobs", "queue", "purge") == []
+        assert own_store.query("lf_pending_writes", "transaction_id", tx) == []
+        locks = own_store.client.scan(TableName=own_store.prefix + "lf_commit_state")["Items"]
+        assert not [lock for lock in locks if lock.get("transaction_id", {}).get("S") == tx]
+        assert len(gov.objects()) == 250
+        gov.commit_ops([add("s3://lake/objects/more", ["2021", "us"])])
+        assert len(gov.objects()) == 251

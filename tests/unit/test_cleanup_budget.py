@@ -133,5 +133,5 @@ def test_every_module_that_registers_a_job_kind_is_imported_before_a_job_runs() 
                    for path in (root / "chalicelib").rglob("*.py")
                    if re.search(r"^cleanup\.register_kind\(", path.read_text(), re.MULTILINE)}
     assert registering and registering <= set(cleanup._KIND_MODULES), registering
-    assert all(cleanup.known(kind) for kind in ("table", "database", "digest", "backfill", "index-entries"))
+    assert all(cleanup.known(kind) for kind in ("table", "database", "digest", "backfill", "index-entries", "commit-apply"))
     assert not cleanup.known("no-such-kind")

@@ -48,6 +48,9 @@ _wake = threading.Event()
 # cleaners: job kind -> work(job, deadline (clock.monotonic)) -> True when done. E.g. the
 # backfill of a large partition index (service.partition_indexes registers ``backfill``).
 _other_kinds: dict[str, Callable[[CleanupJobItem, float], bool]] = {}
+# Kinds whose chunks may run longer than CHUNK_SECONDS (still well inside the lease): each
+# chunk of theirs starts by reading what it needs afresh, so short chunks would mostly read.
+_chunk_seconds: dict[str, float] = {}
 # The modules that register those kinds. A cleaner may run in a process that has served no
 # request, so has imported none of them (the deployed scheduled function; the local server's
 # thread before its first request): they are imported before any job is looked at. (Not at this
@@ -65,9 +68,13 @@ def enqueued() -> None:
     _wake.set()
 
 
-def register_kind(kind: str, work: Callable[[CleanupJobItem, float], bool]) -> None:
-    """Let the cleaners run jobs of ``kind`` with ``work`` (see ``_other_kinds``)."""
+def register_kind(kind: str, work: Callable[[CleanupJobItem, float], bool],
+                  chunk_seconds: Optional[float] = None) -> None:
+    """Let the cleaners run jobs of ``kind`` with ``work`` (see ``_other_kinds``), each chunk
+    for at most ``chunk_seconds`` (default CHUNK_SECONDS; at most a third of the lease)."""
     _other_kinds[kind] = work
+    if chunk_seconds is not None:
+        _chunk_seconds[kind] = min(chunk_seconds, store.LEASE_SECONDS / 3)
 
 
 def enqueue(job: CleanupJobItem) -> None:
@@ -143,7 +150,7 @@ def run(max_seconds: float, only_expired: bool = False, chunk_items: Optional[in
             continue
         taken += 1
         while True:
-            chunk_deadline = min(deadline, clock.monotonic() + CHUNK_SECONDS)
+            chunk_deadline = min(deadline, clock.monotonic() + _chunk_seconds.get(job.kind, CHUNK_SECONDS))
             if work(job, catalog.Budget(chunk_items or CHUNK_ITEMS, chunk_deadline)):
                 store.finish(job)
                 break

@@ -225,7 +225,9 @@ def _apply_job(job: CleanupJobItem, deadline: float) -> bool:
     return roll_forward(item, deadline)
 
 
-cleanup.register_kind(APPLY_JOB, _apply_job)
+# A chunk reads the commit's pending writes and objects afresh before it applies any: let it
+# run long enough to apply far more than it reads (the cleaners cap it at a third of the lease).
+cleanup.register_kind(APPLY_JOB, _apply_job, chunk_seconds=20.0)
 
 
 def abort(item: TransactionItem, expected: tuple[str, ...] = ("ACTIVE", "COMMIT_IN_PROGRESS")) -> bool:

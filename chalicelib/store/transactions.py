@@ -303,9 +303,12 @@ def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem
     under ``fence`` (Fenced once the transaction no longer holds the table's lock: then another
     applier has applied all of it).
 
-    Idempotent — every applier of the commit writes the same items, and an object already
-    changed at ``seq`` is not removed again — so anyone may roll a committed transaction
-    forward, as often as a crash makes necessary, even alongside its own committer.
+    Idempotent — every applier of the commit writes the same items, and a write whose object
+    already shows ``seq`` is not made again — so anyone may roll a committed transaction
+    forward, as often as a crash or the work budget makes necessary, even alongside its own
+    committer, and each picks up where the others stopped. (A write's object item is its last
+    put, and every applier lands its DynamoDB transactions in order: once the object shows
+    ``seq``, the write's other puts have landed too.)
     Partition summaries go first, computed from the objects as they were before the commit.
     OutOfTime (``fence.write_all``) once ``deadline`` has passed: the rest is the next applier's.
     """
@@ -313,8 +316,9 @@ def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem
     puts: list[Write] = []
     for write in writes:
         old = current.get(write.uri)
-        already_applied = old is not None and old.changed_seq == seq
-        if write.op in ("delete", "replace") and old is not None and old.live and not already_applied:
+        if old is not None and old.changed_seq == seq:
+            continue  # applied already
+        if write.op in ("delete", "replace") and old is not None and old.live:
             added = split_version_key(old.version_key)[1]
             puts.append(_saver(ObjectVersionItem(table_uid, old.version_key, uri=old.uri, etag=old.etag,
                                                  size=old.size, values=old.values, added_seq=added,

@@ -387,9 +387,9 @@ def query_tables(db_uid: str, after: str | None, page_size: int, descending: boo
 def tables_from(db_uid: str, name: str | None, first: int, page_size: int,
                 descending: bool = False) -> Iterator[TableItem]:
     """Tables of a database in name order (``descending``: reversed) from ``name`` on, that
-    name included (None: from the first). The first Query reads ``first`` items, the next ones
-    ``page_size``: a merge across many databases reads each one's head cheaply and only the
-    databases it advances through further."""
+    name included (None: from the first). The first Query reads ``first`` items, each next one
+    twice as many, up to ``page_size``: a merge across many databases reads each one's head
+    cheaply, and about as far as it advances through each one."""
     if name is None:
         condition = None
     else:
@@ -406,7 +406,7 @@ def tables_from(db_uid: str, name: str | None, first: int, page_size: int,
         start = page.last_evaluated_key
         if len(items) < size or not start:
             return
-        size = page_size
+        size = min(page_size, size * 2)
 
 
 # ----------------------------------------------------------------------------- table versions

@@ -269,22 +269,29 @@ def test_a_cleaner_that_served_no_request_runs_every_job_as_its_kind(tmp_path: P
         assert sum(len(page["Partitions"]) for page in partitions) == 30
 
 
-def test_delete_partition_index_leaves_its_entries_to_the_cleaner(glue: Any, db: str, store: Store) -> None:
+@pytest.mark.slow
+def test_delete_partition_index_leaves_its_entries_to_the_cleaner(tmp_path: Path) -> None:
     """DeletePartitionIndex answers without deleting the index's entries (one per partition): a
-    cleanup job written with the new definitions deletes them, and nothing else of the table."""
-    fill(glue, db, "t", 120)
-    index_uid = uids(store, db, "t")["indexes"][0]
-    assert len(store.query("partition_index_entries", "index_uid", index_uid)) == 120
-    glue.delete_partition_index(DatabaseName=db, TableName="t", IndexName="by_region")
-    assert glue.get_partition_indexes(DatabaseName=db, TableName="t")["PartitionIndexDescriptorList"] == []
-    assert len(glue.get_partitions(DatabaseName=db, TableName="t", Expression="region = 'r3'")["Partitions"]) == 12
-    deadline = time.monotonic() + 60
-    while store.query("partition_index_entries", "index_uid", index_uid) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert store.query("partition_index_entries", "index_uid", index_uid) == []
-    assert not any(job["uid"]["S"] == index_uid for job in store.query("cleanup_jobs", "queue", "purge"))
-    partitions = glue.get_paginator("get_partitions").paginate(DatabaseName=db, TableName="t")
-    assert sum(len(page["Partitions"]) for page in partitions) == 120
+    cleanup job written with the new definitions deletes them, and nothing else of the table.
+    On a stack without a cleaner thread, so the entries are seen still there after the answer."""
+    with CatalogStack(log_dir=tmp_path / "logs", server_env={"GLUE_CLEANUP_THREAD": "0"}) as own:
+        glue, own_store = own.client("glue"), Store(own)
+        glue.create_database(DatabaseInput={"Name": "d"})
+        fill(glue, "d", "t", 120)
+        index_uid = uids(own_store, "d", "t")["indexes"][0]
+        glue.delete_partition_index(DatabaseName="d", TableName="t", IndexName="by_region")
+        assert len(own_store.query("partition_index_entries", "index_uid", index_uid)) == 120
+        jobs = own_store.query("cleanup_jobs", "queue", "purge")
+        assert [(job["kind"]["S"], job["uid"]["S"]) for job in jobs] == [("index-entries", index_uid)]
+        assert glue.get_partition_indexes(DatabaseName="d", TableName="t")["PartitionIndexDescriptorList"] == []
+        assert len(glue.get_partitions(DatabaseName="d", TableName="t", Expression="region = 'r3'")["Partitions"]) == 12
+        # What the scheduled function runs, in a process of its own.
+        subprocess.run([sys.executable, "-c", "import app\nfrom chalicelib.service import cleanup\n"
+                        "cleanup.run(max_seconds=10.0)"], env=own.env, cwd=REPO, check=True, timeout=120)
+        assert own_store.query("partition_index_entries", "index_uid", index_uid) == []
+        assert own_store.query("cleanup_jobs", "queue", "purge") == []
+        partitions = glue.get_paginator("get_partitions").paginate(DatabaseName="d", TableName="t")
+        assert sum(len(page["Partitions"]) for page in partitions) == 120
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ from chalicelib.actions import action
 from chalicelib.actions.common import make_token, read_token
 from chalicelib.context import RequestContext
 from chalicelib.errors import InvalidInputException
+from chalicelib.service import paging
 from chalicelib.service import transactions as service
 
 
@@ -64,17 +65,12 @@ def list_transactions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, 
     status_filter = params.get("StatusFilter") or "ALL"
     scope = (catalog, status_filter)
     after: Optional[str] = read_token(ctx, params, *scope)
-    limit = params.get("MaxResults") or 100
-    found: list[dict[str, Any]] = []
-    last, more = None, False
-    for item, listed in service.list_transactions(catalog, status_filter, after):
-        if not listed:
-            last = item.transaction_id
-            continue
-        if len(found) == limit:
-            more = True
-            break
-        found.append(_describe(item))
-        last = item.transaction_id
-    token = make_token(ctx, last if more else None, *scope)
+    deadline = paging.work_deadline()
+    # Settling transactions and skipping those the filter leaves out both count against the
+    # work budget: a page may come back short (or empty) with a NextToken, as Glue's do.
+    found, last = paging.take_page(
+        service.list_transactions(catalog, status_filter, after, deadline), params.get("MaxResults") or 100,
+        lambda listed: _describe(listed[0]) if listed[1] else None,
+        lambda listed: listed[0].transaction_id, deadline=deadline)
+    token = make_token(ctx, last, *scope)
     return {"Transactions": found, **({"NextToken": token} if token else {})}

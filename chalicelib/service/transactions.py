@@ -26,6 +26,12 @@ from the start of the commit): a COMMIT_IN_PROGRESS one is aborted (its locks re
 COMMITTED one not yet applied is rolled forward. A committer waiting for a lock does the same
 for the lock's holder.
 
+All of it within the request's work budget: a roll-forward that does not finish in it goes to
+an APPLY_JOB, and the commit's lease restarts (readers leave the commit to the job meanwhile;
+the job restarts it after every chunk); pending writes of an aborted transaction that are not
+dropped in it go to a DROP_JOB. Aborted pending writes are never read again, so they may go
+later.
+
 A transaction's ``tables`` are its commit scopes: a governed table's uid for object writes, and
 ``meta SEP database uid`` for table definitions (``chalicelib.service.table_commit``); both kinds
 go through every step above alike.
@@ -55,9 +61,12 @@ from chalicelib.store.retry import Policy, attempts
 # callers name the type by this, so that only the service knows it is a store item.
 Transaction = TransactionItem
 
-# The cleanup job kind that finishes applying a commit whose committer reached its work budget
-# (uid: the transaction id; catalog: the transaction's).
+# The cleanup job kind that finishes applying a commit whose committer (or a reader rolling it
+# forward) reached its work budget (uid: the transaction id; catalog: the transaction's).
 APPLY_JOB = "commit-apply"
+# The cleanup job kind that drops the pending writes an abort could not drop within its work
+# budget (uid: the transaction id).
+DROP_JOB = "pending-drop"
 IDLE_SECONDS = float(os.environ.get("GLUE_LF_IDLE_SECONDS", "900"))
 COMMIT_LEASE_SECONDS = float(os.environ.get("GLUE_LF_COMMIT_LEASE_SECONDS", "60"))
 LOCK_WAIT_SECONDS = 20.0
@@ -76,12 +85,17 @@ def _catalog(ctx: RequestContext) -> str:
     return ctx.catalog_key({})
 
 
-def expire_if_idle(item: TransactionItem) -> TransactionItem:
+def _deadline(deadline: Optional[float]) -> float:
+    """``deadline`` (``clock.monotonic``), or the work budget from now."""
+    return deadline if deadline is not None else clock.monotonic() + work_budget.seconds()
+
+
+def expire_if_idle(item: TransactionItem, deadline: Optional[float] = None) -> TransactionItem:
     """Abort an ACTIVE transaction idle for longer than IDLE_SECONDS (as AWS does)."""
     now = clock.now()
     if item.status == "ACTIVE" and now - item.last_activity > IDLE_SECONDS:
         if store.change_status(item, ["ACTIVE"], "ABORTED", end_time=now):
-            store.drop_pending(item.transaction_id)
+            _drop_pending(item, _deadline(deadline))
         fresh = store.get_transaction(item.catalog, item.transaction_id)
         return fresh or item
     return item
@@ -93,18 +107,19 @@ def past_lease(item: TransactionItem) -> bool:
     return clock.now() - float(item.last_activity or 0) > COMMIT_LEASE_SECONDS
 
 
-def resolve(item: TransactionItem) -> TransactionItem:
+def resolve(item: TransactionItem, deadline: Optional[float] = None) -> TransactionItem:
     """Settle a transaction a stalled or crashed server left unfinished, and return its state:
     an idle ACTIVE one is aborted (as AWS does); past its commit lease, a COMMIT_IN_PROGRESS
     one is aborted and a COMMITTED one not fully applied is rolled forward. Costs nothing more
-    for a transaction that needs none of this (its item tells)."""
+    for a transaction that needs none of this (its item tells). Within ``deadline`` (default:
+    the work budget from now); what is left then goes to a cleanup job (module docstring)."""
     if item.status == "ACTIVE":
-        return expire_if_idle(item)
+        return expire_if_idle(item, deadline)
     if item.status == "COMMIT_IN_PROGRESS" and past_lease(item):
-        abort(item, ("COMMIT_IN_PROGRESS",))
+        abort(item, ("COMMIT_IN_PROGRESS",), deadline)
         return store.get_transaction(item.catalog, item.transaction_id) or item
     if item.status == "COMMITTED" and not item.applied and past_lease(item):
-        roll_forward(item)
+        _finish_or_hand_off(item, _deadline(deadline))
     return item
 
 
@@ -217,12 +232,33 @@ def roll_forward(item: TransactionItem, deadline: Optional[float] = None) -> boo
     return _apply_scopes(item, item.commit_seq, _still_held(item), deadline)
 
 
+def _hand_off(item: TransactionItem, read_as: Optional[float] = None) -> None:
+    """Leave the rest of a COMMITTED transaction's apply to an APPLY_JOB, restarting its commit
+    lease so that readers leave it to the job (``read_as``: see ``store.renew_commit_lease``;
+    a reader that loses that race leaves the commit to whoever won)."""
+    if store.renew_commit_lease(item, clock.now(), read_as) or read_as is None:
+        cleanup.enqueue(catalog.cleanup_job(APPLY_JOB, item.transaction_id, catalog=item.catalog))
+
+
+def _finish_or_hand_off(item: TransactionItem, deadline: float) -> bool:
+    """Roll a COMMITTED transaction forward within ``deadline``; True when it is applied.
+    Otherwise the rest goes to an APPLY_JOB (``_hand_off``)."""
+    if clock.monotonic() < deadline and roll_forward(item, deadline):
+        return True
+    _hand_off(item, float(item.last_activity))
+    return False
+
+
 def _apply_job(job: CleanupJobItem, deadline: float) -> bool:
-    """An APPLY_JOB's share of work: roll its commit forward until ``deadline``."""
+    """An APPLY_JOB's share of work: roll its commit forward until ``deadline``; when it is not
+    done by then, restart the commit's lease (this job is still at it)."""
     item = store.get_transaction(job.catalog, job.uid)
     if item is None or item.status != "COMMITTED" or item.applied:
         return True
-    return roll_forward(item, deadline)
+    if roll_forward(item, deadline):
+        return True
+    store.renew_commit_lease(item, clock.now())
+    return False
 
 
 # A chunk reads the commit's pending writes and objects afresh before it applies any: let it
@@ -230,19 +266,45 @@ def _apply_job(job: CleanupJobItem, deadline: float) -> bool:
 cleanup.register_kind(APPLY_JOB, _apply_job, chunk_seconds=20.0)
 
 
-def abort(item: TransactionItem, expected: tuple[str, ...] = ("ACTIVE", "COMMIT_IN_PROGRESS")) -> bool:
-    """Abort a transaction that has not reached its commit point; release its locks."""
+def _drop_pending(item: TransactionItem, deadline: float) -> None:
+    """Drop an aborted transaction's pending writes until ``deadline``; the rest to a DROP_JOB."""
+    try:
+        with catalog.purging(catalog.Budget(_NO_ITEM_LIMIT, deadline)):
+            store.drop_pending(item.transaction_id)
+    except catalog.BudgetSpent:
+        cleanup.enqueue(catalog.cleanup_job(DROP_JOB, item.transaction_id, catalog=item.catalog))
+
+
+def _drop_job(job: CleanupJobItem, deadline: float) -> bool:
+    """A DROP_JOB's share of work: drop its transaction's pending writes until ``deadline``."""
+    with catalog.purging(catalog.Budget(cleanup.CHUNK_ITEMS, deadline)):
+        try:
+            store.drop_pending(job.uid)
+        except catalog.BudgetSpent:
+            return False
+    return True
+
+
+cleanup.register_kind(DROP_JOB, _drop_job)
+
+
+def abort(item: TransactionItem, expected: tuple[str, ...] = ("ACTIVE", "COMMIT_IN_PROGRESS"),
+          deadline: Optional[float] = None) -> bool:
+    """Abort a transaction that has not reached its commit point; release its locks. Its
+    pending writes are dropped within ``deadline`` (default: the work budget from now), the
+    rest by a DROP_JOB."""
     if not store.change_status(item, list(expected), "ABORTED", end_time=clock.now()):
         return False
     for table_uid in item.tables or []:
         store.release_lock(table_uid, item.transaction_id)
-    store.drop_pending(item.transaction_id)
+    _drop_pending(item, _deadline(deadline))
     return True
 
 
-def clear_lock(table_uid: str, catalog: str) -> bool:
+def clear_lock(table_uid: str, catalog: str, deadline: Optional[float] = None) -> bool:
     """Resolve a lock left by another transaction if it is finished or stale; True if the lock
-    is now free (or was), False if a live committer still holds it."""
+    is now free (or was), False if a live committer still holds it, or a roll-forward of its
+    holder did not finish within ``deadline`` (default: the work budget from now)."""
     lock = store.get_lock(table_uid)
     if lock is None:
         return True
@@ -255,20 +317,21 @@ def clear_lock(table_uid: str, catalog: str) -> bool:
     if not past_lease(holder):
         return False
     if holder.status == "COMMITTED":
-        roll_forward(holder)
-        return True
+        return _finish_or_hand_off(holder, _deadline(deadline))
     # Aborting releases its locks; it fails if the holder reached its commit point meanwhile,
     # and then the lock must stay until the commit is applied (the caller looks again).
-    return abort(holder, ("COMMIT_IN_PROGRESS",))
+    return abort(holder, ("COMMIT_IN_PROGRESS",), deadline)
 
 
-def _lock_tables(item: TransactionItem) -> None:
+def _lock_tables(item: TransactionItem, work_deadline: float) -> None:
+    """Take the transaction's locks (waiting up to LOCK_WAIT_SECONDS for them in all), clearing
+    stale ones with the commit's work budget (``work_deadline``)."""
     deadline = clock.monotonic() + LOCK_WAIT_SECONDS  # for all the locks together
     for table_uid in sorted(item.tables or []):
         for _ in attempts(replace(LOCK_WAIT, total_seconds=max(0.0, deadline - clock.monotonic()))):
             if store.acquire_lock(table_uid, item.transaction_id, clock.now()):
                 break
-            clear_lock(table_uid, item.catalog)
+            clear_lock(table_uid, item.catalog, work_deadline)
         else:
             raise ConcurrentModificationException("Another transaction is committing to the same table; retry")
 
@@ -312,7 +375,7 @@ def commit(item: TransactionItem) -> str:
         raise ConcurrentModificationException("Transaction changed concurrently; retry")
     faults.fault_point("before-locks")
     try:
-        _lock_tables(item)
+        _lock_tables(item, deadline)
         work = _check_conflicts(item)
         faults.fault_point("before-commit-point")
         for _ in attempts(_COMMIT_POINT):
@@ -329,7 +392,7 @@ def commit(item: TransactionItem) -> str:
         raise TransactionCanceledException(
             f"Transaction {item.transaction_id} was aborted while committing (its commit stalled)") from None
     except BaseException:
-        abort(item, ("COMMIT_IN_PROGRESS",))
+        abort(item, ("COMMIT_IN_PROGRESS",), deadline)
         raise
     faults.fault_point("after-commit-point")
 
@@ -342,7 +405,7 @@ def commit(item: TransactionItem) -> str:
         # Committed, and visible (readers overlay the pending writes of a COMMITTED transaction
         # that holds a table's lock): the rest of the apply is the cleaners', so the answer
         # comes within the work budget however many writes the transaction made.
-        cleanup.enqueue(catalog.cleanup_job(APPLY_JOB, item.transaction_id, catalog=item.catalog))
+        _hand_off(item)
     return "COMMITTED"
 
 
@@ -376,13 +439,14 @@ def extend_transaction(ctx: RequestContext, transaction_id: str) -> None:
         _require_still_active(item)
 
 
-def list_transactions(catalog: str, status_filter: str, after: Optional[str]
+def list_transactions(catalog: str, status_filter: str, after: Optional[str], deadline: float
                       ) -> Iterator[tuple[TransactionItem, bool]]:
     """The catalog's transactions in start order after ``after``, each settled (see
-    :func:`resolve`), with whether ``status_filter`` (a key of STATUS_FILTERS) lists it."""
+    :func:`resolve`, all within ``deadline``), with whether ``status_filter`` (a key of
+    STATUS_FILTERS) lists it."""
     wanted = STATUS_FILTERS[status_filter]
     for item in store.list_transactions(catalog, after):
-        item = resolve(item)
+        item = resolve(item, deadline)
         yield item, wanted is None or item.status in wanted
 
 

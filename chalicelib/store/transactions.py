@@ -101,6 +101,17 @@ def mark_applied(item: TransactionItem) -> None:
     item.applied = 1
 
 
+def renew_commit_lease(item: TransactionItem, when: float, read_as: Optional[float] = None) -> bool:
+    """Restart the commit lease of a COMMITTED transaction not yet applied at ``when``: its
+    apply has gone to a background job, and readers leave it to that job for a lease. With
+    ``read_as`` (the ``last_activity`` read), only while that is still the lease: of several
+    readers handing the same commit off, one wins. False when the condition failed."""
+    condition = (TransactionItem.status == "COMMITTED") & TransactionItem.applied.does_not_exist()
+    if read_as is not None:
+        condition &= TransactionItem.last_activity == read_as
+    return _conditional(lambda: item.update(actions=[TransactionItem.last_activity.set(when)], condition=condition))
+
+
 def touch(item: TransactionItem, when: float, tables: Iterable[str] = ()) -> bool:
     """Record activity (and tables written) on an ACTIVE transaction."""
     actions: list[Action] = [TransactionItem.last_activity.set(when)]

@@ -326,3 +326,79 @@ def test_a_commit_past_its_work_budget_is_visible_whole_and_rolled_forward_by_a_
         assert len(gov.objects()) == 250
         gov.commit_ops([add("s3://lake/objects/more", ["2021", "us"])])
         assert len(gov.objects()) == 251
+
+
+def _jobs_of(store: Store, transaction_id: str) -> list[str]:
+    return [job["kind"]["S"] for job in store.query("cleanup_jobs", "queue", "purge") if job["uid"]["S"] == transaction_id]
+
+
+def _run_scheduled_cleaner(stack: CatalogStack) -> None:
+    """What the deployed scheduled cleaner runs, in a process of its own."""
+    subprocess.run([sys.executable, "-c", "import app\nfrom chalicelib.service import cleanup\n"
+                    "cleanup.run(max_seconds=30.0)"], env=stack.env, cwd=REPO, check=True, timeout=120)
+
+
+@pytest.mark.slow
+def test_readers_of_a_commit_past_its_lease_roll_it_forward_only_within_their_work_budget(tmp_path: Path) -> None:
+    """A reader that meets a COMMITTED transaction still applying past its commit lease rolls it
+    forward within its own work budget, then hands the rest to a cleanup job and restarts the
+    lease, so the readers after it leave the commit to the job instead of each re-applying it."""
+    env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0", "GLUE_LF_COMMIT_LEASE_SECONDS": "1"}
+    with CatalogStack(log_dir=tmp_path / "logs", server_env=env) as own:
+        own_store = Store(own)
+        gov = Governed.create(own.endpoint)
+        ops = [add(f"s3://lake/objects/{n:03d}", ["2020", "eu"], etag=f"e{n}", size=n) for n in range(250)]
+        tx = gov.lf.start_transaction()["TransactionId"]
+        gov.write(tx, ops)
+        assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMITTED"
+        assert _jobs_of(own_store, tx) == ["commit-apply"]
+        time.sleep(1.5)  # past the lease the hand-off restarted: as if the job's cleaner had died
+        described = gov.lf.describe_transaction(TransactionId=tx)["TransactionDescription"]
+        assert described["TransactionStatus"] == "COMMITTED"
+        # Not rolled forward in the request (a budget of 0 s): handed to a job, the lease restarted ...
+        assert own_store.query("lf_pending_writes", "transaction_id", tx)
+        assert _jobs_of(own_store, tx) == ["commit-apply", "commit-apply"]
+        # ... so readers within the new lease leave it alone.
+        request: dict[str, Any] = {"StatusFilter": "COMMITTED"}
+        listed: list[str] = []
+        for _ in range(100):  # a budget of 0 s: about one transaction examined per page
+            page = gov.lf.list_transactions(**request)
+            listed += [t["TransactionId"] for t in page["Transactions"]]
+            if "NextToken" not in page:
+                break
+            request["NextToken"] = page["NextToken"]
+        assert tx in listed
+        gov.lf.describe_transaction(TransactionId=tx)
+        assert _jobs_of(own_store, tx) == ["commit-apply", "commit-apply"]
+        assert len(gov.objects()) == 250  # whole all along, through the overlay
+        _run_scheduled_cleaner(own)
+        assert own_store.query("cleanup_jobs", "queue", "purge") == []
+        assert own_store.query("lf_pending_writes", "transaction_id", tx) == []
+        assert len(gov.objects()) == 250
+        gov.commit_ops([add("s3://lake/objects/more", ["2021", "us"])])
+        assert len(gov.objects()) == 251
+
+
+@pytest.mark.slow
+def test_cancel_transaction_drops_pending_writes_within_its_work_budget(tmp_path: Path) -> None:
+    """CancelTransaction aborts at once; the pending writes it cannot drop within its work
+    budget go to a cleanup job, and are never read meanwhile."""
+    env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0"}
+    with CatalogStack(log_dir=tmp_path / "logs", server_env=env) as own:
+        own_store = Store(own)
+        gov = Governed.create(own.endpoint)
+        tx = gov.lf.start_transaction()["TransactionId"]
+        gov.write(tx, [add(f"s3://lake/objects/{n:03d}", ["2020", "eu"]) for n in range(250)])
+        gov.lf.cancel_transaction(TransactionId=tx)
+        assert gov.lf.describe_transaction(TransactionId=tx)["TransactionDescription"]["TransactionStatus"] == \
+            "ABORTED"
+        assert len(own_store.query("lf_pending_writes", "transaction_id", tx)) > 200
+        assert _jobs_of(own_store, tx) == ["pending-drop"]
+        assert len(gov.objects()) == 0
+        with pytest.raises(gov.lf.exceptions.TransactionCanceledException):
+            gov.lf.commit_transaction(TransactionId=tx)
+        _run_scheduled_cleaner(own)
+        assert own_store.query("lf_pending_writes", "transaction_id", tx) == []
+        assert own_store.query("cleanup_jobs", "queue", "purge") == []
+        gov.commit_ops([add("s3://lake/objects/after", ["2021", "us"])])
+        assert len(gov.objects()) == 1

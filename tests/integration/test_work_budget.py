@@ -228,3 +228,23 @@ def test_paimon_partition_listing_out_of_budget(glue: Any, spent: str, endpoint:
     assert expected == [f"us/{hour}" for hour in range(8)]
     budgeted = listing(spent)
     assert flat(budgeted) == expected and all(len(names) <= 1 for names, _ in budgeted)
+
+
+def test_list_transactions_out_of_budget(endpoint: str, spent: str) -> None:
+    """ListTransactions settles and filters transactions within the work budget: out of it, a
+    page holds what was examined so far (perhaps nothing) and a NextToken, and the pages
+    together list exactly what the unhurried server lists, for every StatusFilter."""
+    account = random_account()
+    lf = client(endpoint, "lakeformation", account=account)
+    hurried = client(spent, "lakeformation", account=account)
+    started = [lf.start_transaction()["TransactionId"] for _ in range(7)]
+    for tx in started[:3]:
+        lf.commit_transaction(TransactionId=tx)
+    lf.cancel_transaction(TransactionId=started[3])
+    for status_filter in ["ALL", "COMPLETED", "ACTIVE", "COMMITTED", "ABORTED"]:
+        wanted = flat(pages(lf, "list_transactions", "Transactions", StatusFilter=status_filter))
+        found = pages(hurried, "list_transactions", "Transactions", StatusFilter=status_filter, MaxResults=3)
+        assert [t["TransactionId"] for t in flat(found)] == [t["TransactionId"] for t in wanted]
+        assert len(wanted) == {"ALL": 7, "COMPLETED": 4, "ACTIVE": 3, "COMMITTED": 3, "ABORTED": 1}[status_filter]
+        assert all(len(items) <= 1 for items, _ in found)
+        assert len(found) > 1

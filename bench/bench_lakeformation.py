@@ -205,10 +205,11 @@ def commit_latency(lf: Any, writes: int, runs: int, first_partition: int) -> lis
     return samples
 
 
-def large_commit(lf: Any, ddb: Any, pending_table: str, writes: int) -> tuple[float, float]:
-    """A transaction of ``writes`` new objects: seconds CommitTransaction took to answer, and
-    seconds until its apply was finished (its pending writes gone from DynamoDB: the commit
-    hands what its work budget leaves to the background cleaner)."""
+def large_commit(lf: Any, ddb: Any, pending_table: str, writes: int) -> tuple[float, float, str]:
+    """A transaction of ``writes`` new objects: seconds CommitTransaction took to answer, seconds
+    until its apply was finished (its pending writes gone from DynamoDB: the commit hands what
+    its work budget leaves to the background cleaner), and the status it answered (COMMITTED,
+    or COMMIT_IN_PROGRESS when the budget ran out before its commit point)."""
     tx = lf.start_transaction()["TransactionId"]
     ops = [{"AddObject": {"Uri": f"s3://bench-lake/{TABLE}/large/{i}.parquet", "ETag": "e", "Size": 1,
                           "PartitionValues": ["large", str(i % 10)]}} for i in range(writes)]
@@ -218,14 +219,18 @@ def large_commit(lf: Any, ddb: Any, pending_table: str, writes: int) -> tuple[fl
     start = time.perf_counter()
     status = lf.commit_transaction(TransactionId=tx)["TransactionStatus"]
     answered = time.perf_counter() - start
-    if status != "COMMITTED":
+    if status not in ("COMMITTED", "COMMIT_IN_PROGRESS"):
         raise RuntimeError(f"commit of {writes} writes: {status}")
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         left = ddb.query(TableName=pending_table, KeyConditionExpression="transaction_id = :t", Limit=1,
                          ExpressionAttributeValues={":t": {"S": tx}}, ConsistentRead=True)["Items"]
         if not left:
-            return answered, time.perf_counter() - start
+            applied = time.perf_counter() - start
+            final = lf.describe_transaction(TransactionId=tx)["TransactionDescription"]["TransactionStatus"]
+            if final != "COMMITTED":  # pending writes also go when a commit is aborted
+                raise RuntimeError(f"commit of {writes} writes ended {final}")
+            return answered, applied, status
         time.sleep(0.2)
     raise RuntimeError(f"the commit of {writes} writes was not applied within 600 s")
 
@@ -378,10 +383,10 @@ def run(args: argparse.Namespace, stack: CatalogStack, report: Report) -> None:
     writes = args.large_commit
     log(f"a commit of {writes:,} writes")
     ddb = make_client("dynamodb", stack.ddb_endpoint, access_key=stack.ddb_access_key_id)
-    answered, applied = large_commit(lf, ddb, stack.table_prefix + "lf_pending_writes", writes)
+    answered, applied, status = large_commit(lf, ddb, stack.table_prefix + "lf_pending_writes", writes)
     report.check(f"CommitTransaction of {writes:,} writes: the answer (within the work budget, "
                  f"{work_budget.seconds():.0f} s, + one DynamoDB transaction); the apply finished by the cleaner",
-                 f"answer {ms(answered)}; applied after {ms(applied)}", f"answer ≤ {work_budget.seconds() + 1:.0f} s",
+                 f"answer {ms(answered)} ({status}); applied after {ms(applied)}", f"answer ≤ {work_budget.seconds() + 1:.0f} s",
                  answered <= work_budget.seconds() + 1)
     report.notes.append(
         f"Layout: transaction i adds {PER_PARTITION} objects to each of the {GROUP} partitions of group "

@@ -12,9 +12,11 @@ when it started, plus its own pending writes. Commit, for any number of writes:
 4. the commit point — one DynamoDB transaction advances the catalog's commit counter and marks
    the transaction COMMITTED with that sequence number; before it nothing is visible, after it
    everything is (readers overlay a committed-but-unapplied transaction's pending writes);
-5. apply the pending writes (idempotent), release the locks, mark it applied; a commit still
-   applying when its work budget runs out answers COMMITTED and leaves the rest to a cleanup
-   job that rolls it forward.
+5. apply the pending writes (idempotent), release the locks, mark it applied.
+
+A commit whose work budget runs out during step 3 answers COMMIT_IN_PROGRESS (as Lake
+Formation may; clients poll DescribeTransaction) and leaves steps 3-5 to a cleanup job; one
+whose budget runs out during step 5 answers COMMITTED and leaves the rest of the apply to it.
 
 Every write of step 5 is fenced (``chalicelib.store.fence``): it lands only while the
 transaction still holds the scope's lock, so a committer that stalls past its lease while
@@ -22,9 +24,9 @@ someone else rolls its commit forward can never land a write after a later commi
 
 Recovery needs no later traffic: reading a transaction (any action that loads it by id, or
 ListTransactions) settles one whose commit has run past its lease (``COMMIT_LEASE_SECONDS``
-from the start of the commit): a COMMIT_IN_PROGRESS one is aborted (its locks released), a
-COMMITTED one not yet applied is rolled forward. A committer waiting for a lock does the same
-for the lock's holder.
+from the start of the commit): a COMMIT_IN_PROGRESS one is aborted (its locks released) unless
+it was handed to a job (then it is queued again), and a COMMITTED one not yet applied is rolled
+forward. A committer waiting for a lock does the same for the lock's holder.
 
 All of it within the request's work budget: a roll-forward that does not finish in it goes to
 an APPLY_JOB, and the commit's lease restarts (readers leave the commit to the job meanwhile;
@@ -39,6 +41,7 @@ go through every step above alike.
 
 from __future__ import annotations
 
+import itertools
 import os
 import secrets
 from dataclasses import replace
@@ -61,8 +64,9 @@ from chalicelib.store.retry import Policy, attempts
 # callers name the type by this, so that only the service knows it is a store item.
 Transaction = TransactionItem
 
-# The cleanup job kind that finishes applying a commit whose committer (or a reader rolling it
-# forward) reached its work budget (uid: the transaction id; catalog: the transaction's).
+# The cleanup job kind that finishes a commit whose committer (or a reader rolling it forward)
+# reached its work budget (uid: the transaction id; catalog: the transaction's): its conflict
+# check and commit point if it is still COMMIT_IN_PROGRESS, then its apply.
 APPLY_JOB = "commit-apply"
 # The cleanup job kind that drops the pending writes an abort could not drop within its work
 # budget (uid: the transaction id).
@@ -116,6 +120,9 @@ def resolve(item: TransactionItem, deadline: Optional[float] = None) -> Transact
     if item.status == "ACTIVE":
         return expire_if_idle(item, deadline)
     if item.status == "COMMIT_IN_PROGRESS" and past_lease(item):
+        if item.handed_off:  # its job died or has not started: queue it again
+            _hand_off(item, float(item.last_activity), "COMMIT_IN_PROGRESS")
+            return item
         abort(item, ("COMMIT_IN_PROGRESS",), deadline)
         return store.get_transaction(item.catalog, item.transaction_id) or item
     if item.status == "COMMITTED" and not item.applied and past_lease(item):
@@ -232,11 +239,12 @@ def roll_forward(item: TransactionItem, deadline: Optional[float] = None) -> boo
     return _apply_scopes(item, item.commit_seq, _still_held(item), deadline)
 
 
-def _hand_off(item: TransactionItem, read_as: Optional[float] = None) -> None:
-    """Leave the rest of a COMMITTED transaction's apply to an APPLY_JOB, restarting its commit
-    lease so that readers leave it to the job (``read_as``: see ``store.renew_commit_lease``;
-    a reader that loses that race leaves the commit to whoever won)."""
-    if store.renew_commit_lease(item, clock.now(), read_as) or read_as is None:
+def _hand_off(item: TransactionItem, read_as: Optional[float] = None, status: str = "COMMITTED") -> None:
+    """Leave the rest of a commit (``status``: COMMITTED, its apply; COMMIT_IN_PROGRESS, from its
+    conflict check on) to an APPLY_JOB, restarting its commit lease so that readers leave it to
+    the job (``read_as``: see ``store.renew_commit_lease``; a reader that loses that race leaves
+    the commit to whoever won)."""
+    if store.renew_commit_lease(item, clock.now(), read_as, status) or read_as is None:
         cleanup.enqueue(catalog.cleanup_job(APPLY_JOB, item.transaction_id, catalog=item.catalog))
 
 
@@ -250,12 +258,34 @@ def _finish_or_hand_off(item: TransactionItem, deadline: float) -> bool:
 
 
 def _apply_job(job: CleanupJobItem, deadline: float) -> bool:
-    """An APPLY_JOB's share of work: roll its commit forward until ``deadline``; when it is not
-    done by then, restart the commit's lease (this job is still at it)."""
+    """An APPLY_JOB's share of work: finish its commit's checks and commit point if they are
+    still to do, then roll it forward until ``deadline``; when it is not done by then, restart
+    the commit's lease (this job is still at it)."""
     item = store.get_transaction(job.catalog, job.uid)
+    if item is not None and item.status == "COMMIT_IN_PROGRESS":
+        return _finish_checks(item, deadline)
     if item is None or item.status != "COMMITTED" or item.applied:
         return True
     if roll_forward(item, deadline):
+        return True
+    store.renew_commit_lease(item, clock.now())
+    return False
+
+
+def _finish_checks(item: TransactionItem, deadline: float) -> bool:
+    """Steps 3-5 of a commit its committer handed off during step 3 (it holds its locks still).
+    The check reads everything again, whatever the deadline: it cannot be resumed part way."""
+    if not store.renew_commit_lease(item, clock.now(), status="COMMIT_IN_PROGRESS"):
+        return False  # aborted (its lease ran out) or committed meanwhile: the next chunk sees which
+    try:
+        work = _check_conflicts(item)
+        seq = _commit_point(item)
+    except store.TransactionStateChanged:
+        return True  # aborted by a reader meanwhile (which released its locks)
+    except ConcurrentModificationException:
+        abort(item, ("COMMIT_IN_PROGRESS",), deadline)
+        return True
+    if _apply_scopes(item, seq, _scopes(work), deadline):
         return True
     store.renew_commit_lease(item, clock.now())
     return False
@@ -318,6 +348,9 @@ def clear_lock(table_uid: str, catalog: str, deadline: Optional[float] = None) -
         return False
     if holder.status == "COMMITTED":
         return _finish_or_hand_off(holder, _deadline(deadline))
+    if holder.handed_off:
+        _hand_off(holder, float(holder.last_activity), "COMMIT_IN_PROGRESS")
+        return False
     # Aborting releases its locks; it fails if the holder reached its commit point meanwhile,
     # and then the lock must stay until the commit is applied (the caller looks again).
     return abort(holder, ("COMMIT_IN_PROGRESS",), deadline)
@@ -336,33 +369,71 @@ def _lock_tables(item: TransactionItem, work_deadline: float) -> None:
             raise ConcurrentModificationException("Another transaction is committing to the same table; retry")
 
 
-def _check_conflicts(item: TransactionItem) -> dict[str, tuple[list, Optional[dict]]]:
+class _PastBudget(Exception):
+    """A commit's conflict check reached the work budget: the rest goes to an APPLY_JOB."""
+
+
+_CHECK_CHUNK = 1000  # pending writes checked between two looks at the clock
+
+
+def _in_time(deadline: Optional[float]) -> None:
+    if deadline is not None and clock.monotonic() >= deadline:
+        raise _PastBudget()
+
+
+def _check_conflicts(item: TransactionItem, deadline: Optional[float] = None
+                     ) -> dict[str, tuple[list, Optional[dict]]]:
     """Pending writes and current objects per scope; ConcurrentModificationException if any
-    object or table definition was changed by another writer after this one's snapshot."""
+    object or table definition was changed by another writer after this one's snapshot.
+    _PastBudget once ``deadline`` has passed (looked at every _CHECK_CHUNK writes)."""
     work: dict[str, tuple[list, Optional[dict]]] = {}
     for table_uid in item.tables or []:
-        writes = list(store.pending_of(item.transaction_id, table_uid))
+        _in_time(deadline)
         if is_meta_scope(table_uid):
+            writes = list(store.pending_of(item.transaction_id, table_uid))
             table_commit.check(item, table_uid, writes)
             work[table_uid] = (writes, None)
             continue
-        current = store.get_objects(table_uid, [w.uri for w in writes])
-        for write in writes:
-            state = current.get(write.uri)
-            if state is not None and state.changed_seq > item.snapshot_seq:
-                raise ConcurrentModificationException(
-                    f"Object {write.uri} was changed by a transaction committed after this one started")
-            live = state is not None and state.live
-            if (write.op == "add" and live) or (write.op != "add" and not live):
-                raise ConcurrentModificationException(f"Object {write.uri} changed concurrently")
+        writes, current = [], {}
+        pending = store.pending_of(item.transaction_id, table_uid)
+        while chunk := list(itertools.islice(pending, _CHECK_CHUNK)):
+            states = store.get_objects(table_uid, [w.uri for w in chunk])
+            for write in chunk:
+                state = states.get(write.uri)
+                if state is not None and state.changed_seq > item.snapshot_seq:
+                    raise ConcurrentModificationException(
+                        f"Object {write.uri} was changed by a transaction committed after this one started")
+                live = state is not None and state.live
+                if (write.op == "add" and live) or (write.op != "add" and not live):
+                    raise ConcurrentModificationException(f"Object {write.uri} changed concurrently")
+            writes += chunk
+            current.update(states)
+            _in_time(deadline)
         work[table_uid] = (writes, current)
     return work
 
 
+def _commit_point(item: TransactionItem) -> int:
+    """Step 4: the commit's seq once it is COMMITTED. ConcurrentModificationException when other
+    commits kept moving the counter; TransactionStateChanged when it was aborted meanwhile."""
+    for _ in attempts(_COMMIT_POINT):
+        previous = store.last_commit_seq(item.catalog)
+        seq = store.next_commit_seq(previous)
+        if store.commit_point(item.catalog, item, previous, seq, seq / 1_000_000):
+            return seq
+    raise ConcurrentModificationException("Other commits kept moving the catalog's commit counter; retry")
+
+
+def _scopes(work: dict[str, tuple[list, Optional[dict]]]) -> Iterator[Scope]:
+    for scope in _apply_order(list(work)):
+        yield (scope, *work[scope])
+        faults.fault_point("mid-apply")  # one scope applied and released, the others not yet
+
+
 def commit(item: TransactionItem) -> str:
-    """Commit an ACTIVE transaction atomically (see the module docstring); its final status.
-    The apply after the commit point stops at the work budget (from here) and leaves the rest
-    to a cleanup job (APPLY_JOB) that rolls the commit forward."""
+    """Commit an ACTIVE transaction atomically (see the module docstring); its status. The
+    work budget (from here) ends the conflict check (COMMIT_IN_PROGRESS) or the apply
+    (COMMITTED); a cleanup job (APPLY_JOB) then does the rest."""
     deadline = clock.monotonic() + work_budget.seconds()
     if not item.tables or item.kind == "READ_ONLY":
         if store.change_status(item, ["ACTIVE"], "COMMITTED", end_time=clock.now(), applied=1):
@@ -376,15 +447,17 @@ def commit(item: TransactionItem) -> str:
     faults.fault_point("before-locks")
     try:
         _lock_tables(item, deadline)
-        work = _check_conflicts(item)
+        try:
+            work = _check_conflicts(item, deadline)
+        except _PastBudget:
+            # Nothing is visible yet, the locks stay taken: the job checks again and commits.
+            # Marked handed off, so that readers past its lease queue it again, not abort it.
+            if not store.renew_commit_lease(item, clock.now(), status="COMMIT_IN_PROGRESS"):
+                raise store.TransactionStateChanged() from None
+            cleanup.enqueue(catalog.cleanup_job(APPLY_JOB, item.transaction_id, catalog=item.catalog))
+            return "COMMIT_IN_PROGRESS"
         faults.fault_point("before-commit-point")
-        for _ in attempts(_COMMIT_POINT):
-            previous = store.last_commit_seq(item.catalog)
-            seq = store.next_commit_seq(previous)
-            if store.commit_point(item.catalog, item, previous, seq, seq / 1_000_000):
-                break
-        else:  # aborted below: nothing of it is visible
-            raise ConcurrentModificationException("Other commits kept moving the catalog's commit counter; retry")
+        seq = _commit_point(item)  # a failure is aborted below: nothing of it is visible
     except store.TransactionStateChanged:
         # Aborted by recovery while we stalled; locks we took after it released them go too.
         for scope in item.tables or []:
@@ -395,13 +468,7 @@ def commit(item: TransactionItem) -> str:
         abort(item, ("COMMIT_IN_PROGRESS",), deadline)
         raise
     faults.fault_point("after-commit-point")
-
-    def scopes() -> Iterator[Scope]:
-        for scope in _apply_order(list(work)):
-            yield (scope, *work[scope])
-            faults.fault_point("mid-apply")  # one scope applied and released, the others not yet
-
-    if not _apply_scopes(item, seq, scopes(), deadline):
+    if not _apply_scopes(item, seq, _scopes(work), deadline):
         # Committed, and visible (readers overlay the pending writes of a COMMITTED transaction
         # that holds a table's lock): the rest of the apply is the cleaners', so the answer
         # comes within the work budget however many writes the transaction made.

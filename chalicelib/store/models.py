@@ -233,6 +233,9 @@ class TransactionItem(StoreModel):
     commit_seq = IntAttribute(null=True)
     tables = StrListAttribute(null=True)  # uids of tables it wrote
     applied = IntAttribute(null=True)  # 1 once a COMMITTED transaction is fully applied
+    # 1 once a commit went to a cleanup job before its commit point (its work budget ran out in
+    # the conflict check): past its lease it is queued again, not aborted.
+    handed_off = IntAttribute(null=True)
 
 
 class PendingWriteItem(StoreModel):

@@ -101,15 +101,22 @@ def mark_applied(item: TransactionItem) -> None:
     item.applied = 1
 
 
-def renew_commit_lease(item: TransactionItem, when: float, read_as: Optional[float] = None) -> bool:
-    """Restart the commit lease of a COMMITTED transaction not yet applied at ``when``: its
-    apply has gone to a background job, and readers leave it to that job for a lease. With
-    ``read_as`` (the ``last_activity`` read), only while that is still the lease: of several
-    readers handing the same commit off, one wins. False when the condition failed."""
-    condition = (TransactionItem.status == "COMMITTED") & TransactionItem.applied.does_not_exist()
+def renew_commit_lease(item: TransactionItem, when: float, read_as: Optional[float] = None,
+                       status: str = "COMMITTED") -> bool:
+    """Restart the commit lease of a transaction still in ``status`` (COMMITTED: and not yet
+    applied; or COMMIT_IN_PROGRESS, marking it ``handed_off``) at ``when``: its commit has gone
+    to a background job, and readers leave it to that job for a lease. With ``read_as`` (the ``last_activity`` read),
+    only while that is still the lease: of several readers handing the same commit off, one
+    wins. False when the condition failed."""
+    condition = TransactionItem.status == status
+    actions: list[Action] = [TransactionItem.last_activity.set(when)]
+    if status == "COMMITTED":
+        condition &= TransactionItem.applied.does_not_exist()
+    else:
+        actions.append(TransactionItem.handed_off.set(1))
     if read_as is not None:
         condition &= TransactionItem.last_activity == read_as
-    return _conditional(lambda: item.update(actions=[TransactionItem.last_activity.set(when)], condition=condition))
+    return _conditional(lambda: item.update(actions=actions, condition=condition))
 
 
 def touch(item: TransactionItem, when: float, tables: Iterable[str] = ()) -> bool:

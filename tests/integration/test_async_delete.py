@@ -295,11 +295,13 @@ def test_delete_partition_index_leaves_its_entries_to_the_cleaner(tmp_path: Path
 
 
 @pytest.mark.slow
-def test_a_commit_past_its_work_budget_is_visible_whole_and_rolled_forward_by_a_job(tmp_path: Path) -> None:
-    """CommitTransaction applies until its work budget runs out, then answers COMMITTED and
-    leaves the rest to a cleanup job: every reader sees the whole commit at once (through the
-    overlay of its pending writes), and the job finishes the apply (locks released, pending
-    writes dropped, marked applied), after which the table commits as usual."""
+def test_a_commit_past_its_work_budget_is_finished_by_a_job_and_visible_whole_from_its_commit_point(
+        tmp_path: Path) -> None:
+    """CommitTransaction checks for conflicts until its work budget runs out, then answers
+    COMMIT_IN_PROGRESS (as Lake Formation may) and leaves the rest to a cleanup job: nothing is
+    visible until the job's commit point, everything is from then on (through the overlay of
+    its pending writes while it applies), and the job finishes the apply (locks released,
+    pending writes dropped, marked applied), after which the table commits as usual."""
     env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0"}
     with CatalogStack(log_dir=tmp_path / "logs", server_env=env) as own:
         own_store = Store(own)
@@ -307,24 +309,29 @@ def test_a_commit_past_its_work_budget_is_visible_whole_and_rolled_forward_by_a_
         ops = [add(f"s3://lake/objects/{n:03d}", ["2020", "eu"], etag=f"e{n}", size=n) for n in range(250)]
         tx = gov.lf.start_transaction()["TransactionId"]
         gov.write(tx, ops)
-        assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMITTED"
-        # Handed off: its job is queued and its pending writes are still there ...
-        jobs = [job for job in own_store.query("cleanup_jobs", "queue", "purge") if job["uid"]["S"] == tx]
-        assert [job["kind"]["S"] for job in jobs] == ["commit-apply"]
+        assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMIT_IN_PROGRESS"
+        # Handed off: its job is queued, and nothing of it is visible yet.
+        assert _jobs_of(own_store, tx) == ["commit-apply"]
+        assert _status(gov, tx) == "COMMIT_IN_PROGRESS"
+        assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMIT_IN_PROGRESS"
+        assert len(gov.objects()) == 0
+        # One chunk of the job, out of time after its commit point: COMMITTED, partly applied ...
+        _run_one_chunk(own, tx)
+        assert _status(gov, tx) == "COMMITTED"
         assert own_store.query("lf_pending_writes", "transaction_id", tx)
         # ... yet the commit reads whole.
         assert len(gov.objects()) == 250
-        assert gov.lf.describe_transaction(TransactionId=tx)["TransactionDescription"]["TransactionStatus"] == \
-            "COMMITTED"
-        # What the scheduled cleaner runs, in a process of its own.
-        subprocess.run([sys.executable, "-c", "import app\nfrom chalicelib.service import cleanup\n"
-                        "cleanup.run(max_seconds=30.0)"], env=own.env, cwd=REPO, check=True, timeout=120)
+        _run_scheduled_cleaner(own)
         assert own_store.query("cleanup_jobs", "queue", "purge") == []
         assert own_store.query("lf_pending_writes", "transaction_id", tx) == []
         locks = own_store.client.scan(TableName=own_store.prefix + "lf_commit_state")["Items"]
         assert not [lock for lock in locks if lock.get("transaction_id", {}).get("S") == tx]
         assert len(gov.objects()) == 250
-        gov.commit_ops([add("s3://lake/objects/more", ["2021", "us"])])
+        follow = gov.lf.start_transaction()["TransactionId"]
+        gov.write(follow, [add("s3://lake/objects/more", ["2021", "us"])])
+        gov.lf.commit_transaction(TransactionId=follow)
+        _run_scheduled_cleaner(own)
+        assert _status(gov, follow) == "COMMITTED"
         assert len(gov.objects()) == 251
 
 
@@ -338,11 +345,29 @@ def _run_scheduled_cleaner(stack: CatalogStack) -> None:
                     "cleanup.run(max_seconds=30.0)"], env=stack.env, cwd=REPO, check=True, timeout=120)
 
 
+def _run_one_chunk(stack: CatalogStack, transaction_id: str) -> None:
+    """One chunk of the transaction's commit-apply job whose time is up at once (its job stays
+    queued), in a process of its own: after its commit point it applies one DynamoDB
+    transaction of writes and stops."""
+    code = ("import app\nfrom chalicelib import clock\nfrom chalicelib.service import transactions\n"
+            "from chalicelib.store import cleanup\n"
+            f"job = next(j for j in cleanup.jobs() if j.uid == {transaction_id!r})\n"
+            "assert transactions._apply_job(job, clock.monotonic()) is False\n")
+    subprocess.run([sys.executable, "-c", code], env=stack.env, cwd=REPO, check=True, timeout=120)
+
+
+def _status(gov: Governed, transaction_id: str) -> str:
+    return gov.lf.describe_transaction(TransactionId=transaction_id)["TransactionDescription"]["TransactionStatus"]
+
+
 @pytest.mark.slow
-def test_readers_of_a_commit_past_its_lease_roll_it_forward_only_within_their_work_budget(tmp_path: Path) -> None:
-    """A reader that meets a COMMITTED transaction still applying past its commit lease rolls it
-    forward within its own work budget, then hands the rest to a cleanup job and restarts the
-    lease, so the readers after it leave the commit to the job instead of each re-applying it."""
+def test_readers_of_a_handed_off_commit_past_its_lease_queue_it_again_within_their_work_budget(
+        tmp_path: Path) -> None:
+    """A reader that meets a handed-off commit past its commit lease (its job's cleaner died, or
+    has not come) does not abort it: before its commit point it queues the job again; after it,
+    it rolls the commit forward within its own work budget and queues the rest. Either way the
+    lease restarts, so the readers after it leave the commit to the job instead of each
+    re-applying it."""
     env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0", "GLUE_LF_COMMIT_LEASE_SECONDS": "1"}
     with CatalogStack(log_dir=tmp_path / "logs", server_env=env) as own:
         own_store = Store(own)
@@ -350,14 +375,19 @@ def test_readers_of_a_commit_past_its_lease_roll_it_forward_only_within_their_wo
         ops = [add(f"s3://lake/objects/{n:03d}", ["2020", "eu"], etag=f"e{n}", size=n) for n in range(250)]
         tx = gov.lf.start_transaction()["TransactionId"]
         gov.write(tx, ops)
-        assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMITTED"
+        assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMIT_IN_PROGRESS"
         assert _jobs_of(own_store, tx) == ["commit-apply"]
-        time.sleep(1.5)  # past the lease the hand-off restarted: as if the job's cleaner had died
-        described = gov.lf.describe_transaction(TransactionId=tx)["TransactionDescription"]
-        assert described["TransactionStatus"] == "COMMITTED"
-        # Not rolled forward in the request (a budget of 0 s): handed to a job, the lease restarted ...
+        time.sleep(1.5)  # past the lease the hand-off restarted: as if no cleaner had come
+        assert _status(gov, tx) == "COMMIT_IN_PROGRESS"  # not aborted: queued again
+        assert _jobs_of(own_store, tx) == ["commit-apply"] * 2
+        assert _status(gov, tx) == "COMMIT_IN_PROGRESS"  # within the new lease: left alone
+        assert _jobs_of(own_store, tx) == ["commit-apply"] * 2
+        _run_one_chunk(own, tx)  # committed, partly applied; the lease restarts
+        time.sleep(1.5)  # past it: as if the job's cleaner had died
+        assert _status(gov, tx) == "COMMITTED"
+        # Not rolled forward in the request (a budget of 0 s): queued again, the lease restarted ...
         assert own_store.query("lf_pending_writes", "transaction_id", tx)
-        assert _jobs_of(own_store, tx) == ["commit-apply", "commit-apply"]
+        assert _jobs_of(own_store, tx) == ["commit-apply"] * 3
         # ... so readers within the new lease leave it alone.
         request: dict[str, Any] = {"StatusFilter": "COMMITTED"}
         listed: list[str] = []
@@ -368,15 +398,13 @@ def test_readers_of_a_commit_past_its_lease_roll_it_forward_only_within_their_wo
                 break
             request["NextToken"] = page["NextToken"]
         assert tx in listed
-        gov.lf.describe_transaction(TransactionId=tx)
-        assert _jobs_of(own_store, tx) == ["commit-apply", "commit-apply"]
+        assert _status(gov, tx) == "COMMITTED"
+        assert _jobs_of(own_store, tx) == ["commit-apply"] * 3
         assert len(gov.objects()) == 250  # whole all along, through the overlay
         _run_scheduled_cleaner(own)
         assert own_store.query("cleanup_jobs", "queue", "purge") == []
         assert own_store.query("lf_pending_writes", "transaction_id", tx) == []
         assert len(gov.objects()) == 250
-        gov.commit_ops([add("s3://lake/objects/more", ["2021", "us"])])
-        assert len(gov.objects()) == 251
 
 
 @pytest.mark.slow
@@ -390,8 +418,7 @@ def test_cancel_transaction_drops_pending_writes_within_its_work_budget(tmp_path
         tx = gov.lf.start_transaction()["TransactionId"]
         gov.write(tx, [add(f"s3://lake/objects/{n:03d}", ["2020", "eu"]) for n in range(250)])
         gov.lf.cancel_transaction(TransactionId=tx)
-        assert gov.lf.describe_transaction(TransactionId=tx)["TransactionDescription"]["TransactionStatus"] == \
-            "ABORTED"
+        assert _status(gov, tx) == "ABORTED"
         assert len(own_store.query("lf_pending_writes", "transaction_id", tx)) > 200
         assert _jobs_of(own_store, tx) == ["pending-drop"]
         assert len(gov.objects()) == 0
@@ -400,5 +427,3 @@ def test_cancel_transaction_drops_pending_writes_within_its_work_budget(tmp_path
         _run_scheduled_cleaner(own)
         assert own_store.query("lf_pending_writes", "transaction_id", tx) == []
         assert own_store.query("cleanup_jobs", "queue", "purge") == []
-        gov.commit_ops([add("s3://lake/objects/after", ["2021", "us"])])
-        assert len(gov.objects()) == 1

@@ -432,8 +432,8 @@ def _scopes(work: dict[str, tuple[list, Optional[dict]]]) -> Iterator[Scope]:
 
 def commit(item: TransactionItem) -> str:
     """Commit an ACTIVE transaction atomically (see the module docstring); its status. The
-    work budget (from here) ends the conflict check (COMMIT_IN_PROGRESS) or the apply
-    (COMMITTED); a cleanup job (APPLY_JOB) then does the rest."""
+    work budget (from when the locks are held) ends the conflict check (COMMIT_IN_PROGRESS) or
+    the apply (COMMITTED); a cleanup job (APPLY_JOB) then does the rest."""
     deadline = clock.monotonic() + work_budget.seconds()
     if not item.tables or item.kind == "READ_ONLY":
         if store.change_status(item, ["ACTIVE"], "COMMITTED", end_time=clock.now(), applied=1):
@@ -447,6 +447,9 @@ def commit(item: TransactionItem) -> str:
     faults.fault_point("before-locks")
     try:
         _lock_tables(item, deadline)
+        # The budget counts the commit's work, not its wait for the locks (LOCK_WAIT_SECONDS
+        # bounds that): a commit that queued behind others is not handed off for having queued.
+        deadline = clock.monotonic() + work_budget.seconds()
         try:
             work = _check_conflicts(item, deadline)
         except _PastBudget:

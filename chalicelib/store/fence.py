@@ -8,8 +8,9 @@ later commit's: its transaction fails the check instead, and it stops with :clas
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -73,14 +74,18 @@ def transact(fence: Optional[Fence], build: Callable[[TransactWrite], None]) -> 
         raise
 
 
-def write_all(fence: Fence, writes: Sequence[Write], deadline: Optional[float] = None) -> None:
+def write_all(fence: Fence, writes: Iterable[Write], deadline: Optional[float] = None) -> None:
     """Make unconditional writes under the fence, 99 to a DynamoDB transaction, in order.
     Fenced as soon as one transaction fails the check (the ones before it have landed);
-    OutOfTime when ``deadline`` (``clock.monotonic``) has passed with writes still to make."""
-    for start in range(0, len(writes), WRITES_PER_TRANSACTION):
-        if start and deadline is not None and clock.monotonic() >= deadline:
+    OutOfTime when ``deadline`` (``clock.monotonic``) has passed with writes still to make.
+    ``writes`` is taken a transaction's worth at a time: a generator builds only what is sent
+    (building 40,000 items up front took seconds past the deadline)."""
+    pending = iter(writes)
+    first = True
+    while chunk := list(itertools.islice(pending, WRITES_PER_TRANSACTION)):
+        if not first and deadline is not None and clock.monotonic() >= deadline:
             raise OutOfTime()
-        chunk = writes[start:start + WRITES_PER_TRANSACTION]
+        first = False
 
         def build(tx: TransactWrite, chunk: Sequence[Write] = chunk) -> None:
             for write in chunk:

@@ -331,27 +331,29 @@ def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem
     OutOfTime (``fence.write_all``) once ``deadline`` has passed: the rest is the next applier's.
     """
     apply_partition_changes(fence, table_uid, writes, seq, current)
-    puts: list[Write] = []
+    write_all(fence, _object_puts(table_uid, writes, seq, current), deadline)
+
+
+def _object_puts(table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
+                 current: dict[str, ObjectItem]) -> Iterator[Write]:
+    """The puts of ``apply_writes``, in order, built as they are sent."""
     for write in writes:
         old = current.get(write.uri)
         if old is not None and old.changed_seq == seq:
             continue  # applied already
         if write.op in ("delete", "replace") and old is not None and old.live:
             added = split_version_key(old.version_key)[1]
-            puts.append(_saver(ObjectVersionItem(table_uid, old.version_key, uri=old.uri, etag=old.etag,
-                                                 size=old.size, values=old.values, added_seq=added,
-                                                 removed_seq=seq)))
+            yield _saver(ObjectVersionItem(table_uid, old.version_key, uri=old.uri, etag=old.etag, size=old.size,
+                                           values=old.values, added_seq=added, removed_seq=seq))
         if write.op in ("add", "replace"):
             key = version_key(write.partition_key, seq, write.uri)
-            puts.append(_saver(ObjectVersionItem(table_uid, key, uri=write.uri, etag=write.etag, size=write.size,
-                                                 values=write.values, added_seq=seq)))
-            puts.append(_saver(ObjectItem(table_uid, write.uri, live=1, changed_seq=seq, version_key=key,
-                                          etag=write.etag, size=write.size, values=write.values)))
+            yield _saver(ObjectVersionItem(table_uid, key, uri=write.uri, etag=write.etag, size=write.size,
+                                           values=write.values, added_seq=seq))
+            yield _saver(ObjectItem(table_uid, write.uri, live=1, changed_seq=seq, version_key=key,
+                                    etag=write.etag, size=write.size, values=write.values))
         elif old is not None:
-            puts.append(_saver(ObjectItem(table_uid, write.uri, live=0, changed_seq=seq,
-                                          version_key=old.version_key, etag=old.etag, size=old.size,
-                                          values=old.values)))
-    write_all(fence, puts, deadline)
+            yield _saver(ObjectItem(table_uid, write.uri, live=0, changed_seq=seq, version_key=old.version_key,
+                                    etag=old.etag, size=old.size, values=old.values))
 
 
 def _saver(item) -> Write:

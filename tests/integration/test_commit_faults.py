@@ -247,3 +247,28 @@ def test_a_commit_in_progress_is_reported_until_its_lease_passes(stack, start_se
     assert isinstance(outcome.get("error"), first.exceptions.TransactionCanceledException), outcome
     assert stored(stack, gov, tx) == {"status": "ABORTED", "scopes": 3, "pending": 0, "locked": [],
                                       "applied": False}
+
+
+def test_a_commit_that_waited_for_a_lock_still_has_its_work_budget(stack, start_server):
+    """The work budget counts a commit's work from when its locks are held, not its wait for
+    them: a commit that queued behind a stalled committer longer than its budget still
+    commits in its request (it would otherwise answer COMMIT_IN_PROGRESS and leave its check
+    to the cleaners for having waited)."""
+    gov, _ = seeded(stack.endpoint)
+    stalling = start_server(GLUE_FAULT_STOP_AT="before-commit-point")  # holds both tables' locks
+    tx, _ = first_transaction(gov, stalling.endpoint)
+    first = patient(gov, stalling.endpoint)
+    thread, outcome = in_thread(lambda: first.commit_transaction(TransactionId=tx))
+    wait_until_stopped(stalling.process.pid)
+    hurried = start_server(GLUE_WORK_BUDGET_SECONDS="1")
+    lf = gov.client(endpoint=hurried.endpoint)
+    second = lf.start_transaction()["TransactionId"]
+    gov.write(second, [add(uri("alpha", "queued"), ["2030", "us"], etag="q")], table="alpha", lf=lf)
+    waiting, result = in_thread(lambda: lf.commit_transaction(TransactionId=second)["TransactionStatus"])
+    time.sleep(2.5)  # longer than the second commit's budget, within its lock wait (20 s)
+    os.kill(stalling.process.pid, signal.SIGCONT)
+    thread.join(120)
+    waiting.join(120)
+    assert outcome.get("result", {}).get("TransactionStatus") == "COMMITTED", outcome
+    assert result == {"result": "COMMITTED"}
+    assert uri("alpha", "queued") in gov.objects("alpha", lf=lf)

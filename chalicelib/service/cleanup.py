@@ -77,6 +77,20 @@ def register_kind(kind: str, work: Callable[[CleanupJobItem, float], bool],
         _chunk_seconds[kind] = min(chunk_seconds, store.LEASE_SECONDS / 3)
 
 
+def register_deletion_kind(kind: str, delete: Callable[[CleanupJobItem], None]) -> None:
+    """Let the cleaners run jobs of ``kind`` that delete what ``delete(job)`` deletes, a
+    budgeted chunk at a time (``delete`` deletes through ``catalog.delete_all`` /
+    ``delete_items``, which stop at the budget)."""
+    def work(job: CleanupJobItem, deadline: float) -> bool:
+        with catalog.purging(catalog.Budget(CHUNK_ITEMS, deadline)):
+            try:
+                delete(job)
+            except catalog.BudgetSpent:
+                return False
+        return True
+    register_kind(kind, work)
+
+
 def enqueue(job: CleanupJobItem) -> None:
     """Store ``job`` (built by ``catalog.cleanup_job``) and wake this process's cleaner."""
     store.enqueue(job)

@@ -399,17 +399,8 @@ def _forget_entries(index_uid: str) -> None:
     cleanup.enqueue(store.index_entries_job(index_uid))
 
 
-def _entries_job(job: CleanupJobItem, deadline: float) -> bool:
-    """An ``index-entries`` job's share of work: delete the index's entries until ``deadline``."""
-    with catalog.purging(catalog.Budget(cleanup.CHUNK_ITEMS, deadline)):
-        try:
-            store.delete_index_entries(job.uid)
-        except catalog.BudgetSpent:
-            return False
-    return True
-
-
-cleanup.register_kind(store.INDEX_ENTRIES_JOB, _entries_job)
+# An ``index-entries`` job deletes the entries of its index (uid).
+cleanup.register_deletion_kind(store.INDEX_ENTRIES_JOB, lambda job: store.delete_index_entries(job.uid))
 
 
 @dataclass

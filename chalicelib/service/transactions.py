@@ -114,7 +114,8 @@ def past_lease(item: TransactionItem) -> bool:
 def resolve(item: TransactionItem, deadline: Optional[float] = None) -> TransactionItem:
     """Settle a transaction a stalled or crashed server left unfinished, and return its state:
     an idle ACTIVE one is aborted (as AWS does); past its commit lease, a COMMIT_IN_PROGRESS
-    one is aborted and a COMMITTED one not fully applied is rolled forward. Costs nothing more
+    one is aborted (or, handed off to a job, queued again) and a COMMITTED one not fully
+    applied is rolled forward. Costs nothing more
     for a transaction that needs none of this (its item tells). Within ``deadline`` (default:
     the work budget from now); what is left then goes to a cleanup job (module docstring)."""
     if item.status == "ACTIVE":
@@ -305,17 +306,7 @@ def _drop_pending(item: TransactionItem, deadline: float) -> None:
         cleanup.enqueue(catalog.cleanup_job(DROP_JOB, item.transaction_id, catalog=item.catalog))
 
 
-def _drop_job(job: CleanupJobItem, deadline: float) -> bool:
-    """A DROP_JOB's share of work: drop its transaction's pending writes until ``deadline``."""
-    with catalog.purging(catalog.Budget(cleanup.CHUNK_ITEMS, deadline)):
-        try:
-            store.drop_pending(job.uid)
-        except catalog.BudgetSpent:
-            return False
-    return True
-
-
-cleanup.register_kind(DROP_JOB, _drop_job)
+cleanup.register_deletion_kind(DROP_JOB, lambda job: store.drop_pending(job.uid))
 
 
 def abort(item: TransactionItem, expected: tuple[str, ...] = ("ACTIVE", "COMMIT_IN_PROGRESS"),

@@ -304,12 +304,7 @@ def test_a_commit_past_its_work_budget_is_finished_by_a_job_and_visible_whole_fr
     pending writes dropped, marked applied), after which the table commits as usual."""
     env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0"}
     with CatalogStack(log_dir=tmp_path / "logs", server_env=env) as own:
-        own_store = Store(own)
-        gov = Governed.create(own.endpoint)
-        ops = [add(f"s3://lake/objects/{n:03d}", ["2020", "eu"], etag=f"e{n}", size=n) for n in range(250)]
-        tx = gov.lf.start_transaction()["TransactionId"]
-        gov.write(tx, ops)
-        assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMIT_IN_PROGRESS"
+        own_store, gov, tx = _handed_off_commit(own)
         # Handed off: its job is queued, and nothing of it is visible yet.
         assert _jobs_of(own_store, tx) == ["commit-apply"]
         assert _status(gov, tx) == "COMMIT_IN_PROGRESS"
@@ -356,6 +351,16 @@ def _run_one_chunk(stack: CatalogStack, transaction_id: str) -> None:
     subprocess.run([sys.executable, "-c", code], env=stack.env, cwd=REPO, check=True, timeout=120)
 
 
+def _handed_off_commit(stack: CatalogStack) -> tuple[Store, Governed, str]:
+    """On a stack whose work budget is 0 s: a transaction of 250 new objects committed, which
+    answers COMMIT_IN_PROGRESS (its conflict check handed to a job)."""
+    gov = Governed.create(stack.endpoint)
+    tx = gov.lf.start_transaction()["TransactionId"]
+    gov.write(tx, [add(f"s3://lake/objects/{n:03d}", ["2020", "eu"], etag=f"e{n}", size=n) for n in range(250)])
+    assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMIT_IN_PROGRESS"
+    return Store(stack), gov, tx
+
+
 def _status(gov: Governed, transaction_id: str) -> str:
     return gov.lf.describe_transaction(TransactionId=transaction_id)["TransactionDescription"]["TransactionStatus"]
 
@@ -370,12 +375,7 @@ def test_readers_of_a_handed_off_commit_past_its_lease_queue_it_again_within_the
     re-applying it."""
     env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0", "GLUE_LF_COMMIT_LEASE_SECONDS": "1"}
     with CatalogStack(log_dir=tmp_path / "logs", server_env=env) as own:
-        own_store = Store(own)
-        gov = Governed.create(own.endpoint)
-        ops = [add(f"s3://lake/objects/{n:03d}", ["2020", "eu"], etag=f"e{n}", size=n) for n in range(250)]
-        tx = gov.lf.start_transaction()["TransactionId"]
-        gov.write(tx, ops)
-        assert gov.lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMIT_IN_PROGRESS"
+        own_store, gov, tx = _handed_off_commit(own)
         assert _jobs_of(own_store, tx) == ["commit-apply"]
         time.sleep(1.5)  # past the lease the hand-off restarted: as if no cleaner had come
         assert _status(gov, tx) == "COMMIT_IN_PROGRESS"  # not aborted: queued again

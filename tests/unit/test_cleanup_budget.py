@@ -121,7 +121,7 @@ def test_a_request_helping_looks_at_the_front_of_the_queue_only(monkeypatch: pyt
 
 def test_every_module_that_registers_a_job_kind_is_imported_before_a_job_runs() -> None:
     """A cleaner may run in a process that served no request (the scheduled function): every
-    module calling ``cleanup.register_kind`` must be in ``_KIND_MODULES``, or its jobs (which
+    module calling ``cleanup.register_kind`` (or ``register_deletion_kind``) must be in ``_KIND_MODULES``, or its jobs (which
     name live tables) would be unknown there."""
     import re
     from pathlib import Path
@@ -131,7 +131,8 @@ def test_every_module_that_registers_a_job_kind_is_imported_before_a_job_runs() 
     root = Path(__file__).resolve().parents[2]
     registering = {".".join(path.relative_to(root).with_suffix("").parts)
                    for path in (root / "chalicelib").rglob("*.py")
-                   if re.search(r"^cleanup\.register_kind\(", path.read_text(), re.MULTILINE)}
+                   if re.search(r"^cleanup\.register_(deletion_)?kind\(", path.read_text(), re.MULTILINE)}
     assert registering and registering <= set(cleanup._KIND_MODULES), registering
-    assert all(cleanup.known(kind) for kind in ("table", "database", "digest", "backfill", "index-entries", "commit-apply"))
+    assert all(cleanup.known(kind) for kind in ("table", "database", "digest", "backfill", "index-entries", "commit-apply",
+                                                "pending-drop"))
     assert not cleanup.known("no-such-kind")

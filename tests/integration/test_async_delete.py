@@ -373,17 +373,18 @@ def test_readers_of_a_handed_off_commit_past_its_lease_queue_it_again_within_the
     it rolls the commit forward within its own work budget and queues the rest. Either way the
     lease restarts, so the readers after it leave the commit to the job instead of each
     re-applying it."""
-    env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0", "GLUE_LF_COMMIT_LEASE_SECONDS": "1"}
+    # A lease of 3 s: long enough for the reads "within the new lease" on a loaded machine.
+    env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0", "GLUE_LF_COMMIT_LEASE_SECONDS": "3"}
     with CatalogStack(log_dir=tmp_path / "logs", server_env=env) as own:
         own_store, gov, tx = _handed_off_commit(own)
         assert _jobs_of(own_store, tx) == ["commit-apply"]
-        time.sleep(1.5)  # past the lease the hand-off restarted: as if no cleaner had come
+        time.sleep(3.5)  # past the lease the hand-off restarted: as if no cleaner had come
         assert _status(gov, tx) == "COMMIT_IN_PROGRESS"  # not aborted: queued again
         assert _jobs_of(own_store, tx) == ["commit-apply"] * 2
         assert _status(gov, tx) == "COMMIT_IN_PROGRESS"  # within the new lease: left alone
         assert _jobs_of(own_store, tx) == ["commit-apply"] * 2
         _run_one_chunk(own, tx)  # committed, partly applied; the lease restarts
-        time.sleep(1.5)  # past it: as if the job's cleaner had died
+        time.sleep(3.5)  # past it: as if the job's cleaner had died
         assert _status(gov, tx) == "COMMITTED"
         # Not rolled forward in the request (a budget of 0 s): queued again, the lease restarted ...
         assert own_store.query("lf_pending_writes", "transaction_id", tx)

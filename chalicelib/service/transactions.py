@@ -187,13 +187,14 @@ def _apply(item: TransactionItem, scope: str, writes: list, current: Optional[di
         if is_meta_scope(scope):
             table_commit.apply(item, scope, writes, seq, fence)
         else:
-            assert current is not None  # an object scope comes with its objects' current states
             store.apply_writes(fence, scope, writes, seq, current, deadline)
     except Fenced:
         pass
 
 
-Scope = tuple[str, list, Optional[dict]]  # a commit scope, its pending writes, its objects' current states
+# A commit scope, its pending writes, and its objects' states before the commit (None for a
+# table-definition scope, and for an object scope resumed past its applied prefix).
+Scope = tuple[str, list, Optional[dict]]
 
 
 def _apply_scopes(item: TransactionItem, seq: int, scopes: Iterable[Scope], deadline: Optional[float]) -> bool:
@@ -223,14 +224,23 @@ _NO_ITEM_LIMIT = 1 << 62  # a purge budget bounded by its deadline only
 
 
 def _still_held(item: TransactionItem) -> Iterator[Scope]:
-    """The scopes whose lock the transaction still holds, read as an applier needs them."""
+    """The scopes whose lock the transaction still holds, read as an applier needs them: an
+    object scope whose apply has begun (a prefix of its writes is applied, and its partition
+    summaries are) resumes after that prefix, reading objects only as it goes, so each chunk
+    of a large commit's roll-forward costs about what it applies, not a read of every object."""
     for scope in _apply_order(list(item.tables or [])):
         lock = store.get_lock(scope)
         if lock is None or lock.transaction_id != item.transaction_id:
             continue  # released, so applied in full (a COMMITTED holder releases only then)
         writes = list(store.pending_of(item.transaction_id, scope))
-        current = None if is_meta_scope(scope) else store.get_objects(scope, [w.uri for w in writes])
-        yield scope, writes, current
+        if is_meta_scope(scope):
+            yield scope, writes, None
+            continue
+        applied = store.applied_prefix(scope, writes, item.commit_seq)
+        if applied:
+            yield scope, writes[applied:], None  # summaries go before any object: applied
+        else:
+            yield scope, writes, store.get_objects(scope, [w.uri for w in writes])
 
 
 def roll_forward(item: TransactionItem, deadline: Optional[float] = None) -> bool:
@@ -292,8 +302,9 @@ def _finish_checks(item: TransactionItem, deadline: float) -> bool:
     return False
 
 
-# A chunk reads the commit's pending writes and objects afresh before it applies any: let it
-# run long enough to apply far more than it reads (the cleaners cap it at a third of the lease).
+# A chunk reads the commit's pending writes afresh before it applies any (and, before the commit
+# point, every object too): let it run long enough to apply far more than it reads (the
+# cleaners cap it at a third of the lease).
 cleanup.register_kind(APPLY_JOB, _apply_job, chunk_seconds=20.0)
 
 

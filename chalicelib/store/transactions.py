@@ -316,7 +316,7 @@ class TransactionStateChanged(Exception):
 
 
 def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
-                 current: dict[str, ObjectItem], deadline: Optional[float] = None) -> None:
+                 current: Optional[dict[str, ObjectItem]], deadline: Optional[float] = None) -> None:
     """Apply a committed transaction's writes (ops add | delete | replace) to the object tables,
     under ``fence`` (Fenced once the transaction no longer holds the table's lock: then another
     applier has applied all of it).
@@ -327,18 +327,44 @@ def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem
     committer, and each picks up where the others stopped. (A write's object item is its last
     put, and every applier lands its DynamoDB transactions in order: once the object shows
     ``seq``, the write's other puts have landed too.)
-    Partition summaries go first, computed from the objects as they were before the commit.
+    So the writes applied form a prefix of the commit's writes in key order (``applied_prefix``).
+    Partition summaries go first, computed from ``current``, the objects as they were before the
+    commit. ``current`` None: resuming past that prefix, with the summaries applied already;
+    the objects are then read as the writes are made, a chunk at a time.
     OutOfTime (``fence.write_all``) once ``deadline`` has passed: the rest is the next applier's.
     """
-    apply_partition_changes(fence, table_uid, writes, seq, current)
+    if current is not None:
+        apply_partition_changes(fence, table_uid, writes, seq, current)
     write_all(fence, _object_puts(table_uid, writes, seq, current), deadline)
 
 
+_OBJECTS_PER_READ = 1000  # objects read at a time when resuming
+
+
+def applied_prefix(table_uid: str, writes: Sequence[PendingWriteItem], seq: int) -> int:
+    """How many of a commit's ``writes`` to one table (in key order) are applied: their objects
+    show ``seq``. They form a prefix (``apply_writes``), so bisection finds it with a GetItem a
+    step, instead of reading every object to know where a roll-forward stands."""
+    low, high = 0, len(writes)  # writes[:low] are applied, writes[high:] are not
+    while low < high:
+        middle = (low + high) // 2
+        state = get_objects(table_uid, [writes[middle].uri]).get(writes[middle].uri)
+        if state is not None and state.changed_seq == seq:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
 def _object_puts(table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
-                 current: dict[str, ObjectItem]) -> Iterator[Write]:
-    """The puts of ``apply_writes``, in order, built as they are sent."""
-    for write in writes:
-        old = current.get(write.uri)
+                 current: Optional[dict[str, ObjectItem]]) -> Iterator[Write]:
+    """The puts of ``apply_writes``, in order, built as they are sent (and with ``current`` None,
+    their objects read as they are needed)."""
+    states: dict[str, ObjectItem] = current if current is not None else {}
+    for position, write in enumerate(writes):
+        if current is None and position % _OBJECTS_PER_READ == 0:
+            states = get_objects(table_uid, [w.uri for w in writes[position:position + _OBJECTS_PER_READ]])
+        old = states.get(write.uri)
         if old is not None and old.changed_seq == seq:
             continue  # applied already
         if write.op in ("delete", "replace") and old is not None and old.live:

@@ -24,7 +24,7 @@ from botocore.exceptions import ConnectionError as BotoConnectionError
 from botocore.exceptions import HTTPClientError
 
 from infra.local.stack import REGION, CatalogStack, client
-from tests.integration.lf_helpers import Governed, add
+from tests.integration.lf_helpers import Governed, add, listed_partitions, partitions_of
 from tests.integration.partition_helpers import create_partitions, partition_input, partitioned_table
 from tests.integration.store_helpers import DEFAULT_ACCOUNT, Store
 
@@ -322,6 +322,9 @@ def test_a_commit_past_its_work_budget_is_finished_by_a_job_and_visible_whole_fr
         locks = own_store.client.scan(TableName=own_store.prefix + "lf_commit_state")["Items"]
         assert not [lock for lock in locks if lock.get("transaction_id", {}).get("S") == tx]
         assert len(gov.objects()) == 250
+        # The cleaner resumed after the applied prefix, leaving the partition summary as it was.
+        assert listed_partitions(gov.glue, gov.db, "objects") == partitions_of(gov.objects()) == \
+            {("2020", "eu"): (250, sum(range(250)))}
         follow = gov.lf.start_transaction()["TransactionId"]
         gov.write(follow, [add("s3://lake/objects/more", ["2021", "us"])])
         gov.lf.commit_transaction(TransactionId=follow)

@@ -78,8 +78,8 @@ def write_all(fence: Fence, writes: Iterable[Write], deadline: Optional[float] =
     """Make unconditional writes under the fence, 99 to a DynamoDB transaction, in order.
     Fenced as soon as one transaction fails the check (the ones before it have landed);
     OutOfTime when ``deadline`` (``clock.monotonic``) has passed with writes still to make.
-    ``writes`` is taken a transaction's worth at a time: a generator builds only what is sent
-    (building 40,000 items up front took seconds past the deadline)."""
+    ``writes`` is taken a transaction's worth at a time, so a generator builds only what is
+    sent (the 40,000 items of a 20,000-write commit take 0.7 s of CPU to build)."""
     pending = iter(writes)
     first = True
     while chunk := list(itertools.islice(pending, WRITES_PER_TRANSACTION)):

@@ -105,9 +105,9 @@ def renew_commit_lease(item: TransactionItem, when: float, read_as: Optional[flo
                        status: str = "COMMITTED") -> bool:
     """Restart the commit lease of a transaction still in ``status`` (COMMITTED: and not yet
     applied; or COMMIT_IN_PROGRESS, marking it ``handed_off``) at ``when``: its commit has gone
-    to a background job, and readers leave it to that job for a lease. With ``read_as`` (the ``last_activity`` read),
-    only while that is still the lease: of several readers handing the same commit off, one
-    wins. False when the condition failed."""
+    to a background job, and readers leave it to that job for a lease. With ``read_as`` (the
+    ``last_activity`` read), only while that is still the lease: of several readers handing the
+    same commit off, one wins. False when the condition failed."""
     condition = TransactionItem.status == status
     actions: list[Action] = [TransactionItem.last_activity.set(when)]
     if status == "COMMITTED":

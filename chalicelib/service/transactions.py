@@ -47,12 +47,13 @@ import secrets
 from dataclasses import replace
 from typing import Iterable, Iterator, Optional
 
-from chalicelib import clock, faults, work_budget
+from chalicelib import clock, faults
 from chalicelib.context import RequestContext
 from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
                                TransactionCanceledException, TransactionCommitInProgressException,
                                TransactionCommittedException, transaction_not_found)
 from chalicelib.service import cleanup, table_commit
+from chalicelib.service.paging import work_deadline
 from chalicelib.store import catalog
 from chalicelib.store import transactions as store
 from chalicelib.store.fence import Fenced, OutOfTime
@@ -91,7 +92,7 @@ def _catalog(ctx: RequestContext) -> str:
 
 def _deadline(deadline: Optional[float]) -> float:
     """``deadline`` (``clock.monotonic``), or the work budget from now."""
-    return deadline if deadline is not None else clock.monotonic() + work_budget.seconds()
+    return deadline if deadline is not None else work_deadline()
 
 
 def expire_if_idle(item: TransactionItem, deadline: Optional[float] = None) -> TransactionItem:
@@ -256,7 +257,11 @@ def _hand_off(item: TransactionItem, read_as: Optional[float] = None, status: st
     the job (``read_as``: see ``store.renew_commit_lease``; a reader that loses that race leaves
     the commit to whoever won)."""
     if store.renew_commit_lease(item, clock.now(), read_as, status) or read_as is None:
-        cleanup.enqueue(catalog.cleanup_job(APPLY_JOB, item.transaction_id, catalog=item.catalog))
+        _queue_apply(item)
+
+
+def _queue_apply(item: TransactionItem) -> None:
+    cleanup.enqueue(catalog.cleanup_job(APPLY_JOB, item.transaction_id, catalog=item.catalog))
 
 
 def _finish_or_hand_off(item: TransactionItem, deadline: float) -> bool:
@@ -436,7 +441,7 @@ def commit(item: TransactionItem) -> str:
     """Commit an ACTIVE transaction atomically (see the module docstring); its status. The
     work budget (from when the locks are held) ends the conflict check (COMMIT_IN_PROGRESS) or
     the apply (COMMITTED); a cleanup job (APPLY_JOB) then does the rest."""
-    deadline = clock.monotonic() + work_budget.seconds()
+    deadline = work_deadline()
     if not item.tables or item.kind == "READ_ONLY":
         if store.change_status(item, ["ACTIVE"], "COMMITTED", end_time=clock.now(), applied=1):
             return "COMMITTED"
@@ -451,7 +456,7 @@ def commit(item: TransactionItem) -> str:
         _lock_tables(item, deadline)
         # The budget counts the commit's work, not its wait for the locks (LOCK_WAIT_SECONDS
         # bounds that): a commit that queued behind others is not handed off for having queued.
-        deadline = clock.monotonic() + work_budget.seconds()
+        deadline = work_deadline()
         try:
             work = _check_conflicts(item, deadline)
         except _PastBudget:
@@ -459,7 +464,7 @@ def commit(item: TransactionItem) -> str:
             # Marked handed off, so that readers past its lease queue it again, not abort it.
             if not store.renew_commit_lease(item, clock.now(), status="COMMIT_IN_PROGRESS"):
                 raise store.TransactionStateChanged() from None
-            cleanup.enqueue(catalog.cleanup_job(APPLY_JOB, item.transaction_id, catalog=item.catalog))
+            _queue_apply(item)
             return "COMMIT_IN_PROGRESS"
         faults.fault_point("before-commit-point")
         seq = _commit_point(item)  # a failure is aborted below: nothing of it is visible

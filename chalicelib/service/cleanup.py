@@ -25,7 +25,7 @@ from chalicelib.service import search_index, tags
 from chalicelib.store import catalog, catalog_entries
 from chalicelib.store import cleanup as store
 from chalicelib.store.documents import decode_document
-from chalicelib.store.models import CleanupJobItem
+from chalicelib.store.models import CleanupJobItem, TableItem
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +56,12 @@ _chunk_seconds: dict[str, float] = {}
 # thread before its first request): they are imported before any job is looked at. (Not at this
 # module's import: they import it.)
 _KIND_MODULES = ("chalicelib.service.partition_indexes", "chalicelib.service.partition_digest",
-                 "chalicelib.service.transactions")
+                 "chalicelib.service.transactions", "chalicelib.service.paimon_tables")
 # The kinds this module purges itself: the contents of a deleted table or database.
 _PURGES = ("table", "database")
+# What removes a table's files when its database was dropped with ``drop_files`` (a Paimon
+# drop): remover(table item, deadline) -> True when done. Registered by the modules above.
+_files_removers: list[Callable[[TableItem, float], bool]] = []
 _help_lock = threading.Lock()
 _next_help = 0.0
 
@@ -91,6 +94,13 @@ def register_deletion_kind(kind: str, delete: Callable[[CleanupJobItem], None]) 
     register_kind(kind, work)
 
 
+def register_files_remover(remove: Callable[[TableItem, float], bool]) -> None:
+    """Let the purge of a database dropped with ``drop_files`` remove its tables' files with
+    ``remove(table, deadline)`` (True when done; False: the deadline came first, call again), each
+    table's before its items are purged (they say where its files are)."""
+    _files_removers.append(remove)
+
+
 def enqueue(job: CleanupJobItem) -> None:
     """Store ``job`` (built by ``catalog.cleanup_job``) and wake this process's cleaner."""
     store.enqueue(job)
@@ -101,6 +111,8 @@ def _purge_database(job: CleanupJobItem) -> None:
     # Tables first, each one's contents before its item (the item names what to purge), then
     # the database's own Paimon functions and postings. Every step deletes what is still there.
     for table in catalog.tables_of_unlinked_database(job.uid, page_size=25):
+        if job.drop_files:
+            _remove_files(table)
         catalog.purge_table(table)
         doc = catalog.load(table)
         search_index.drop_unlinked_table(job.catalog, job.database, job.uid, doc)
@@ -112,6 +124,13 @@ def _purge_database(job: CleanupJobItem) -> None:
         tags.forget_resource(job.catalog, "database", job.uid)
     if job.doc is not None:
         search_index.drop_unlinked_database(job.catalog, job.database, job.uid, decode_document(job.doc))
+
+
+def _remove_files(table: TableItem) -> None:
+    deadline = catalog.purge_deadline()
+    for remove in _files_removers:
+        if not remove(table, clock.monotonic() + CHUNK_SECONDS if deadline is None else deadline):
+            raise catalog.BudgetSpent()
 
 
 def _register_all_kinds() -> None:

@@ -168,19 +168,20 @@ def update_database(catalog_key: str, name: str, database_input: dict[str, Any])
     search_index.after_database_write(item.catalog, doc, old)
 
 
-def delete_database(catalog_key: str, name: str) -> None:
+def delete_database(catalog_key: str, name: str, drop_files: bool = False) -> None:
     """Delete a database and everything in it (tables, versions, partitions, statistics...).
 
     One atomic store write (conditional on the same database) unlinks the database item and
     records a cleanup job: from then on the name is free and nothing below it is reachable (it
     is all keyed by the database's uid); the contents are deleted in the background
     (``service.cleanup``), so the answer takes the same time however much the database holds.
-    EntityNotFoundException if there is no such database; ConcurrentModificationException if
-    it was deleted or re-created meanwhile.
+    ``drop_files``: the cleanup removes the managed directories of its tables too (see
+    ``cleanup.register_files_remover``). EntityNotFoundException if there is no such database;
+    ConcurrentModificationException if it was deleted or re-created meanwhile.
     """
     item = require_database(catalog_key, name)
     try:
-        catalog.delete_database_item(item)
+        catalog.delete_database_item(item, drop_files)
     except catalog.ConditionFailed:
         raise ConcurrentModificationException("Database was deleted or re-created concurrently.") from None
     cleanup.enqueued()

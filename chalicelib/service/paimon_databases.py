@@ -14,7 +14,7 @@ from typing import Any, Iterable, Iterator, Optional
 
 from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.errors import AlreadyExistsException, EntityNotFoundException
-from chalicelib.service import databases
+from chalicelib.service import databases, paging
 from chalicelib.service.lookups import Database, fold
 from chalicelib.store import catalog
 
@@ -135,14 +135,15 @@ def alter_database(catalog_key: str, name: str, updates: dict[str, str], removal
 def drop_database(catalog_key: str, name: str) -> None:
     """Drop a database and everything in it, as Paimon's servers do (the cascade check is the
     client's: pypaimon lists the tables first unless asked to cascade). Each Paimon table's
-    catalog state goes with it (purged by table uid); EntityNotFoundException (DATABASE) if
-    there is none."""
+    catalog state goes with it (purged by table uid), and each managed table's directory: within
+    the request's work budget, the rest by the database's cleanup job. EntityNotFoundException
+    (DATABASE) if there is none."""
     from chalicelib.service import paimon_tables  # the tables module builds on this one
 
+    deadline = paging.work_deadline()
     item = require_database(catalog_key, name)
-    managed = paimon_tables.managed_paths(item)
     try:
-        databases.delete_database(catalog_key, name)
+        databases.delete_database(catalog_key, name, drop_files=True)
     except EntityNotFoundException:
         raise not_found(name) from None
-    paimon_tables.remove_directories(managed)
+    paimon_tables.remove_directories_of(item, deadline)

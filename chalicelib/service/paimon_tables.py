@@ -10,6 +10,7 @@ order, crash repair, costs) is docs/design.md, "The Paimon catalog".
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -25,7 +26,8 @@ from chalicelib.domain.paimon.schema_changes import SchemaChange, apply_changes
 from chalicelib.domain.paimon.types import DataField, glue_type, highest_field_id
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
-from chalicelib.service import lookups, paimon_databases, tables
+from chalicelib import clock
+from chalicelib.service import cleanup, lookups, paging, paimon_databases, tables
 from chalicelib.service.lookups import Database, Table, fold, require_table
 from chalicelib.service.paimon_databases import require_database
 from chalicelib.store import catalog
@@ -447,18 +449,19 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
 # -------------------------------------------------------------------------------------- drop
 def drop_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str) -> None:
     """Drop a table: the Glue item (and, purged by its uid, the Paimon items and partitions),
-    then, for a managed Paimon table, its directory, as Paimon's catalogs do.
-    EntityNotFoundException (DATABASE / TABLE)."""
+    then, for a managed Paimon table, its directory, as Paimon's catalogs do: within the
+    request's work budget, the rest by a cleanup job. EntityNotFoundException (DATABASE / TABLE)."""
+    deadline = paging.work_deadline()
     database = require_database(catalog_key, database_name)
     table = _table(database, name)
-    doc = catalog.load(table)
-    managed = managed_path(doc)
+    directory = _directory_of(table)  # read before the drop: the purge deletes the schema texts
     try:
         tables.delete_table(ctx, catalog_key, database.name, table.name)
     except EntityNotFoundException:
         raise not_found(database.name, name) from None
-    if managed:
-        remove_directories([managed])
+    if directory is not None and not remove_directory(*directory, deadline):
+        cleanup.enqueue(catalog.cleanup_job(DIRECTORY_JOB, catalog.new_uid(), path=directory[0],
+                                            digest=directory[1]))
 
 
 def managed_path(doc: dict[str, Any]) -> Optional[str]:
@@ -468,22 +471,63 @@ def managed_path(doc: dict[str, Any]) -> Optional[str]:
     return (doc.get("StorageDescriptor") or {}).get("Location") or None
 
 
-def managed_paths(database: Database) -> list[str]:
-    """The managed Paimon table directories of a database (what dropping it removes)."""
-    paths = []
-    for item in catalog.query_tables(database.uid, None, 100):
-        path = managed_path(catalog.load(item))
-        if path:
-            paths.append(path)
-    return paths
+# ------------------------------------------------------------ removing dropped tables' directories
+# A managed table's directory can hold any number of files (on S3, one DeleteObjects per 1,000):
+# a drop removes what its work budget allows and leaves the rest to a cleanup job of this kind.
+# While any of it is left, its schema-0 file is (it goes last), so the path stays taken: a table
+# created under the same name meanwhile gets a directory of its own (``create_table``).
+DIRECTORY_JOB = "paimon-directory"
 
 
-def remove_directories(paths: list[str]) -> None:
-    """Remove table directories (after their tables are gone). The drop has happened by then, so
-    a storage error is logged, not raised: files no table names are harmless (a new table at
-    that path gets a directory of its own), and the client must not be told the drop failed."""
-    for path in paths:
-        try:
-            warehouse.delete_tree(path)
-        except Exception:  # noqa: BLE001 - see the docstring
-            log.warning("Paimon table directory %s not removed after its drop", path, exc_info=True)
+def _digest(text: str | bytes) -> str:
+    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
+
+
+def _directory_of(table: Table) -> Optional[tuple[str, Optional[str]]]:
+    """A managed Paimon table's directory and the SHA-256 of its schema-0 as the catalog wrote it
+    (None when the catalog has none: a table whose client wrote its own files); None for any
+    other table."""
+    path = managed_path(catalog.load(table))
+    if not path:
+        return None
+    text = store.get_schema(table.uid, 0)
+    return path, None if text is None else _digest(text)
+
+
+def remove_directory(path: str, digest: Optional[str], deadline: float) -> bool:
+    """Remove a dropped table's directory, or what is left of it, until ``deadline``; True when
+    nothing of it is left. Nothing is removed once its schema-0 is gone or differs from
+    ``digest``: the removal finished, and the path may be another table's by now. The drop has
+    happened, so a storage error is logged, not raised (and not retried): files no table names
+    are harmless, and the client must not be told the drop failed."""
+    schema_0 = warehouse.schema_file(path, 0)
+    try:
+        if digest is not None:
+            found = warehouse.get(schema_0)
+            if found is None or _digest(found) != digest:
+                return True
+        return warehouse.delete_tree(path, deadline, last=schema_0)
+    except Exception:  # noqa: BLE001 - see the docstring
+        log.warning("Paimon table directory %s not removed after its drop", path, exc_info=True)
+        return True
+
+
+def remove_directories_of(database: Database, deadline: float) -> None:
+    """After a Paimon DropDatabase: remove its managed tables' directories until ``deadline``.
+    The database's cleanup job (``drop_files``) removes each one again before purging its table,
+    so what this leaves is removed there, and what it removed is found gone."""
+    for table in catalog.tables_of_unlinked_database(database.uid, page_size=25):
+        if clock.monotonic() >= deadline:
+            return
+        directory = _directory_of(table)
+        if directory is not None and directory[1] is not None and not remove_directory(*directory, deadline):
+            return
+
+
+def _remove_files_of_purged(table: Table, deadline: float) -> bool:
+    directory = _directory_of(table)
+    return directory is None or remove_directory(*directory, deadline)
+
+
+cleanup.register_kind(DIRECTORY_JOB, lambda job, deadline: remove_directory(job.path, job.digest, deadline))
+cleanup.register_files_remover(_remove_files_of_purged)

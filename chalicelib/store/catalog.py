@@ -151,13 +151,15 @@ def replace_database(item: DatabaseItem, doc: dict[str, Any], unchanged: bool = 
         raise ConditionFailed()
 
 
-def delete_database_item(item: DatabaseItem) -> None:
+def delete_database_item(item: DatabaseItem, drop_files: bool = False) -> None:
     """Unlink a database and record the cleanup of its contents, in one DynamoDB transaction:
-    from here on nothing below it is reachable, and a cleaner deletes it (``CleanupJobItem``).
-    ConditionFailed unless it is still the incarnation ``item``."""
+    from here on nothing below it is reachable, and a cleaner deletes it (``CleanupJobItem``;
+    ``drop_files``: its tables' managed directories too). ConditionFailed unless it is still the
+    incarnation ``item``."""
     def build(tx: TransactWrite) -> None:
         tx.delete(item, condition=DatabaseItem.uid == item.uid)
-        tx.save(cleanup_job("database", item.uid, catalog=item.catalog, database=item.name, doc=item.doc))
+        tx.save(cleanup_job("database", item.uid, catalog=item.catalog, database=item.name, doc=item.doc,
+                            drop_files=drop_files or None))
     try:
         transact(None, build)
     except TransactWriteError as error:
@@ -482,6 +484,12 @@ def purging(budget: Budget) -> Iterator[Budget]:
         yield budget
     finally:
         _budget.reset(token)
+
+
+def purge_deadline() -> Optional[float]:
+    """The current purge budget's deadline (``clock.monotonic``), None outside ``purging``."""
+    budget = _budget.get()
+    return budget.deadline if budget is not None else None
 
 
 def spend(count: int = 1) -> None:

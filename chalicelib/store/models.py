@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from pynamodb.attributes import (Attribute, BinaryAttribute, ListAttribute, NumberAttribute,
+from pynamodb.attributes import (Attribute, BinaryAttribute, BooleanAttribute, ListAttribute, NumberAttribute,
                                  UnicodeAttribute)
 from pynamodb.constants import NUMBER
 from pynamodb.models import Model
@@ -415,6 +415,13 @@ class CleanupJobItem(StoreModel):
     name = UnicodeAttribute(null=True)  # table: its name
     indexes = UnicodeAttribute(null=True)  # table: its partition index definitions (JSON)
     doc = BinaryAttribute(legacy_encoding=False, null=True)  # database: its definition (postings)
+    # database: also remove its tables' managed directories (a drop through Paimon's protocol,
+    # whose drops remove files; Glue's DeleteDatabase never does).
+    drop_files = BooleanAttribute(null=True)
+    # paimon-directory: the dropped table's directory and the SHA-256 of its schema-0 file (None:
+    # not known), so a directory that became another table's is never removed.
+    path = UnicodeAttribute(null=True)
+    digest = UnicodeAttribute(null=True)
     owner = UnicodeAttribute(null=True)
     lease_until = NumberAttribute()
     created = NumberAttribute()

@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import quote, unquote, urlsplit
 
+from chalicelib import clock
+
 DB_SUFFIX = ".db"  # Paimon's Catalog.DB_SUFFIX: <warehouse>/<database>.db/<table>
 MAIN_BRANCH = "main"
 
@@ -151,24 +153,85 @@ def delete(uri: str) -> None:
         _s3().delete_object(Bucket=bucket, Key=key)
 
 
-def delete_tree(uri: str) -> None:
-    """Remove the directory ``uri`` and everything under it (nothing if it is absent)."""
+def delete_tree(uri: str, deadline: float | None = None, last: str | None = None) -> bool:
+    """Remove the directory ``uri`` and everything under it (nothing if it is absent); True when
+    it is gone. With ``deadline`` (``clock.monotonic``), stop once it has passed and answer False:
+    what is left is still there, to remove by calling again. ``last``: a file under ``uri`` removed
+    only after every other one (Paimon's schema-0, whose presence keeps a path taken: a table
+    created meanwhile never moves into a directory that is still being removed)."""
     scheme, where = _split(uri)
     if scheme == "file":
-        shutil.rmtree(Path(where), ignore_errors=True)
-        return
+        return _local_delete_tree(Path(where), deadline, Path(_split(last)[1]) if last else None)
     bucket, key = where
-    keys = list(_s3_keys(bucket, key.rstrip("/") + "/"))
+    last_key = _split(last)[1][1] if last else None
     client = _s3()
-    for start in range(0, len(keys), 1000):  # DeleteObjects takes at most 1,000 keys
-        answer = client.delete_objects(Bucket=bucket, Delete={
-            "Objects": [{"Key": k} for k in keys[start:start + 1000]], "Quiet": True})
-        # DeleteObjects answers 200 even when keys failed (AccessDenied...): they are listed in
-        # Errors, and a drop that left files behind must not pass for done.
-        if answer.get("Errors"):
-            failed = answer["Errors"]
-            raise WarehouseError(f"could not delete {len(failed)} objects under {uri!r}, e.g. "
-                                 f"{failed[0].get('Key')!r}: {failed[0].get('Code')} {failed[0].get('Message')}")
+    batch: list[str] = []
+    for found in _s3_keys(bucket, key.rstrip("/") + "/"):
+        if found != last_key:
+            batch.append(found)
+        if len(batch) == _DELETE_BATCH:  # DeleteObjects takes at most 1,000 keys
+            _s3_delete(client, bucket, batch, uri)
+            batch = []
+            if _past(deadline):
+                return False
+    if batch:
+        _s3_delete(client, bucket, batch, uri)
+    if last_key is not None:
+        _s3_delete(client, bucket, [last_key], uri)
+    return True
+
+
+_DELETE_BATCH = 1000
+# A local removal looks at the clock after this many files.
+_LOCAL_CHECK_EVERY = 200
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and clock.monotonic() >= deadline
+
+
+def _s3_delete(client: Any, bucket: str, keys: list[str], uri: str) -> None:
+    answer = client.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys], "Quiet": True})
+    # DeleteObjects answers 200 even when keys failed (AccessDenied...): they are listed in
+    # Errors, and a removal that left files behind must not pass for done.
+    if answer.get("Errors"):
+        failed = answer["Errors"]
+        raise WarehouseError(f"could not delete {len(failed)} objects under {uri!r}, e.g. "
+                             f"{failed[0].get('Key')!r}: {failed[0].get('Code')} {failed[0].get('Message')}")
+
+
+def _local_delete_tree(root: Path, deadline: float | None, last: Path | None) -> bool:
+    if deadline is None and last is None:
+        shutil.rmtree(root, ignore_errors=True)
+        return True
+    removed = 0
+    # Bottom-up, so each directory is empty (but for ``last``'s) when it is reached.
+    for walked, _subdirectories, files in os.walk(root, topdown=False):
+        for name in files:
+            path = Path(walked, name)
+            if path == last:
+                continue
+            path.unlink(missing_ok=True)
+            removed += 1
+            if removed % _LOCAL_CHECK_EVERY == 0 and _past(deadline):
+                return False
+        _remove_if_empty(Path(walked))
+    if last is not None:
+        last.unlink(missing_ok=True)
+        # Its directories, up to the root: only while empty (a table created at this path the
+        # moment ``last`` went may already be writing there).
+        for directory in [last.parent, *last.parent.parents]:
+            _remove_if_empty(directory)
+            if directory == root:
+                break
+    return True
+
+
+def _remove_if_empty(directory: Path) -> None:
+    try:
+        directory.rmdir()
+    except OSError:  # not empty, or gone already
+        pass
 
 
 # ------------------------------------------------------------------------------ backends

@@ -234,6 +234,22 @@ def test_warehouse_put_get_exists_list_and_delete_on_s3(on_moto: str, s3: Any) -
         "s3a" + u[2:] for u in [odd, warehouse.schema_file(table + "2", 0)])
 
 
+def test_warehouse_s3_delete_tree_within_a_deadline_keeps_the_last_file_to_the_end(on_moto: str) -> None:
+    """Past its deadline a removal stops after one DeleteObjects of 1,000 keys, keeping schema-0
+    (which keeps the path taken); called again it removes the rest, schema-0 last."""
+    from chalicelib import clock
+
+    table = warehouse.table_path("db", "big")
+    schema_0 = warehouse.schema_file(table, 0)
+    warehouse.put(schema_0, "{}")
+    for n in range(1500):
+        warehouse.put(f"{table}/data/f-{n:04d}", b"x")
+    assert warehouse.delete_tree(table, clock.monotonic(), last=schema_0) is False
+    assert len(warehouse.list_prefix(table)) == 501 and warehouse.exists(schema_0)
+    assert warehouse.delete_tree(table, clock.monotonic() + 60, last=schema_0) is True
+    assert warehouse.list_prefix(table) == []
+
+
 def test_warehouse_s3_uri_without_bucket_is_refused() -> None:
     with pytest.raises(warehouse.WarehouseError):
         warehouse.put("s3:///key", b"x")

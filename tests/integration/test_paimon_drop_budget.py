@@ -1,0 +1,154 @@
+"""Paimon DropTable / DropDatabase within the work budget, through pypaimon's RESTCatalog: a
+managed table's directory can hold any number of files, so a drop removes what its budget allows
+and leaves the rest to a cleanup job (chalicelib/service/paimon_tables.py, "removing dropped
+tables' directories"). Until the job is done the old directory keeps its schema-0, so a table
+re-created under the same name gets a directory of its own, which the job never touches.
+
+A stack of its own: work budget 0 s (a removal stops at its first look at the clock, after 200
+files) and no background cleaner, so what a drop left is seen before the scheduled cleaner's code
+(run in a process of its own, as deployed) finishes it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import unquote, urlparse
+
+import pytest
+from pypaimon.catalog.catalog_factory import CatalogFactory
+from pypaimon.catalog.catalog_exception import TableNotExistException
+from pypaimon.catalog.rest.rest_catalog import RESTCatalog
+from pypaimon.common.identifier import Identifier
+
+from infra.local.stack import CatalogStack
+from tests.integration.store_helpers import Store
+from tests.integration.test_paimon_catalog import simple_schema
+from tests.integration.test_paimon_protocol import options
+
+REPO = Path(__file__).resolve().parents[2]
+EXTRA_FILES = 450
+
+
+@pytest.fixture(scope="module")
+def spent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogStack]:
+    env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0"}
+    with CatalogStack(log_dir=tmp_path_factory.mktemp("drop-budget-logs"), server_env=env) as stack:
+        yield stack
+
+
+@pytest.fixture(scope="module")
+def paimon(spent: CatalogStack) -> RESTCatalog:
+    catalog = CatalogFactory.create(options(spent.endpoint))
+    assert isinstance(catalog, RESTCatalog)
+    return catalog
+
+
+def _directory(paimon: RESTCatalog, identifier: Identifier) -> Path:
+    return Path(unquote(urlparse(paimon.rest_api.get_table(identifier).path).path))
+
+
+def _big_table(paimon: RESTCatalog, db: str, name: str) -> Path:
+    """A managed table whose directory holds EXTRA_FILES data files besides its schema-0."""
+    identifier = Identifier.create(db, name)
+    paimon.create_table(identifier, simple_schema(), False)
+    directory = _directory(paimon, identifier)
+    (directory / "bucket-0").mkdir()
+    for n in range(EXTRA_FILES):
+        (directory / "bucket-0" / f"data-{n}.parquet").write_bytes(b"x")
+    return directory
+
+
+def _files(directory: Path) -> int:
+    return sum(1 for path in directory.rglob("*") if path.is_file()) if directory.exists() else 0
+
+
+def _jobs(stack: CatalogStack, kind: str) -> list[dict[str, Any]]:
+    return [job for job in Store(stack).query("cleanup_jobs", "queue", "purge") if job["kind"]["S"] == kind]
+
+
+def _run_scheduled_cleaner(stack: CatalogStack) -> None:
+    subprocess.run([sys.executable, "-c", "import app\nfrom chalicelib.service import cleanup\n"
+                    "cleanup.run(max_seconds=30.0)"], env=stack.env, cwd=REPO, check=True, timeout=120)
+
+
+def test_drop_table_leaves_a_large_directory_to_a_job_and_a_new_table_of_that_name_its_own(
+        paimon: RESTCatalog, spent: CatalogStack) -> None:
+    db = f"pdrop_{uuid.uuid4().hex[:8]}"
+    paimon.create_database(db, False)
+    old = _big_table(paimon, db, "big")
+    identifier = Identifier.create(db, "big")
+
+    paimon.drop_table(identifier)
+    with pytest.raises(TableNotExistException):
+        paimon.get_table(identifier)
+    # The answer came after at most one look at the clock: part of the directory is left, schema-0 too.
+    assert 0 < _files(old) < EXTRA_FILES
+    assert (old / "schema" / "schema-0").is_file()
+    jobs = [job for job in _jobs(spent, "paimon-directory") if job["path"]["S"] == old.as_uri()]
+    assert len(jobs) == 1 and len(jobs[0]["digest"]["S"]) == 64
+
+    # Re-created meanwhile: the old path is still taken, so the new table gets its own directory.
+    paimon.create_table(identifier, simple_schema(), False)
+    new = _directory(paimon, identifier)
+    assert new != old and (new / "schema" / "schema-0").is_file()
+
+    _run_scheduled_cleaner(spent)
+    assert not old.exists()
+    assert (new / "schema" / "schema-0").is_file()
+    assert paimon.get_table(identifier) is not None
+    assert not [job for job in _jobs(spent, "paimon-directory") if job["path"]["S"] == old.as_uri()]
+
+
+def test_a_directory_job_removes_nothing_once_the_path_is_another_tables(
+        paimon: RESTCatalog, spent: CatalogStack) -> None:
+    """The job checks schema-0 against the dropped table's: were the directory finished and the path
+    taken by a new table before the job ran, the job leaves that table's files alone."""
+    db = f"pdrop_{uuid.uuid4().hex[:8]}"
+    paimon.create_database(db, False)
+    old = _big_table(paimon, db, "big")
+    paimon.drop_table(Identifier.create(db, "big"))
+    assert (old / "schema" / "schema-0").is_file()
+    # What a finished removal followed by a create at the same path leaves there.
+    for path in sorted(old.rglob("*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    (old / "schema").mkdir(parents=True)
+    (old / "schema" / "schema-0").write_text('{"another": "table"}')
+    (old / "bucket-0").mkdir()
+    (old / "bucket-0" / "data-0.parquet").write_bytes(b"theirs")
+
+    _run_scheduled_cleaner(spent)
+    assert (old / "schema" / "schema-0").read_text() == '{"another": "table"}'
+    assert (old / "bucket-0" / "data-0.parquet").read_bytes() == b"theirs"
+    assert not [job for job in _jobs(spent, "paimon-directory") if job["path"]["S"] == old.as_uri()]
+
+
+def test_drop_database_leaves_its_tables_directories_to_its_cleanup_job(
+        paimon: RESTCatalog, spent: CatalogStack) -> None:
+    db = f"pdrop_{uuid.uuid4().hex[:8]}"
+    paimon.create_database(db, False)
+    directories = [_big_table(paimon, db, name) for name in ("one", "two")]
+
+    paimon.drop_database(db, ignore_if_not_exists=False, cascade=True)
+    assert sum(_files(d) for d in directories) > EXTRA_FILES  # a budget of 0 s: not both removed
+    jobs = [job for job in _jobs(spent, "database") if job["database"]["S"] == db]
+    assert len(jobs) == 1 and jobs[0]["drop_files"]["BOOL"] is True
+
+    _run_scheduled_cleaner(spent)
+    assert not any(d.exists() for d in directories)
+    assert not [job for job in _jobs(spent, "database") if job["database"]["S"] == db]
+
+
+def test_glue_delete_database_leaves_paimon_files_alone(paimon: RESTCatalog, spent: CatalogStack) -> None:
+    """Glue's DeleteDatabase never removes data: its cleanup job purges the catalog only."""
+    db = f"pdrop_{uuid.uuid4().hex[:8]}"
+    paimon.create_database(db, False)
+    identifier = Identifier.create(db, "kept")
+    paimon.create_table(identifier, simple_schema(), False)
+    directory = _directory(paimon, identifier)
+    spent.client("glue").delete_database(Name=db)
+    _run_scheduled_cleaner(spent)
+    assert (directory / "schema" / "schema-0").is_file()

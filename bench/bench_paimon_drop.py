@@ -1,0 +1,110 @@
+"""Paimon DropTable of a managed table with many files: the answer stays within the work budget.
+
+Starts DynamoDB Local and two API servers on the same store and local warehouse: one with the
+work budget (``--budget``, 5 s as deployed), one whose budget is 600 s, which removes the whole
+directory in the request, as every drop did before. Each drops a table whose directory holds
+``--files`` files (pypaimon creates the table; the files are written straight into its
+directory). Printed side by side: the time to the answer, and to the directory being gone (the
+bounded server's background cleaner removes what its drop left).
+
+Run: ``.venv/bin/python -m bench.bench_paimon_drop [--files 300000] [--budget 5] [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Optional, Sequence
+from urllib.parse import unquote, urlparse
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+from bench.common import log, print_table  # noqa: E402
+from infra.local.stack import CatalogStack  # noqa: E402
+
+ACCOUNT = "123456789012"
+WAREHOUSE = "bench"
+
+
+def _catalog(endpoint: str) -> Any:
+    from pypaimon.catalog.catalog_factory import CatalogFactory
+    return CatalogFactory.create({"metastore": "rest", "uri": endpoint, "warehouse": WAREHOUSE,
+                                  "token.provider": "bear", "token": ACCOUNT})
+
+
+def _big_table(catalog: Any, database: str, name: str, files: int) -> Path:
+    from pypaimon.schema import data_types as pt
+    from pypaimon.schema.schema import Schema
+    schema = Schema(fields=[pt.DataField(0, "id", pt.AtomicType("INT"))], options={"bucket": "-1"})
+    catalog.create_table(f"{database}.{name}", schema, False)
+    directory = Path(unquote(urlparse(catalog.rest_api.get_table(_identifier(database, name)).path).path))
+    for bucket in range(0, files, 10_000):
+        folder = directory / f"bucket-{bucket // 10_000}"
+        folder.mkdir()
+        for n in range(bucket, min(bucket + 10_000, files)):
+            (folder / f"data-{n}.parquet").write_bytes(b"x")
+    return directory
+
+
+def _identifier(database: str, name: str) -> Any:
+    from pypaimon.common.identifier import Identifier
+    return Identifier.create(database, name)
+
+
+def _drop(catalog: Any, database: str, name: str, directory: Path, timeout: float) -> tuple[float, float]:
+    """Seconds to the drop's answer, and to its directory being gone."""
+    started = time.perf_counter()
+    catalog.drop_table(_identifier(database, name))
+    answered = time.perf_counter() - started
+    while directory.exists():
+        if time.perf_counter() - started > timeout:
+            raise SystemExit(f"{directory} still there after {timeout:.0f} s")
+        time.sleep(0.05)
+    return answered, time.perf_counter() - started
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, help="files in each dropped table's directory (default 300,000; quick 20,000)")
+    parser.add_argument("--budget", type=float, help="the bounded server's work budget, seconds (default 5; quick 0.2)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run")
+    args = parser.parse_args(argv)
+    files = args.files or (20_000 if args.quick else 300_000)
+    budget = args.budget if args.budget is not None else (0.2 if args.quick else 5.0)
+    command = " ".join([".venv/bin/python -m bench.bench_paimon_drop",
+                        *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
+    env = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python {platform.python_version()}; "
+           f"local warehouse (file://), DynamoDB Local in memory")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-paimon-drop-") as tmp:
+        server_env = {"PAIMON_WAREHOUSE": Path(tmp, "warehouse").as_uri(), "GLUE_WORK_BUDGET_SECONDS": str(budget)}
+        with CatalogStack(log_dir=Path(tmp) / "logs", server_env=server_env) as stack:
+            unbounded = stack.extra_server({"GLUE_WORK_BUDGET_SECONDS": "600"}, name="unbounded").start()
+            try:
+                for label, endpoint in ((f"work budget {budget:g} s", stack.endpoint),
+                                        ("budget 600 s: the whole removal in the request, as before",
+                                         unbounded.endpoint)):
+                    catalog = _catalog(endpoint)
+                    database = f"drop_{len(rows)}"
+                    catalog.create_database(database, False)
+                    log(f"writing {files:,} files into a table's directory")
+                    directory = _big_table(catalog, database, "big", files)
+                    log(f"dropping it through the server with {label}")
+                    answered, gone = _drop(catalog, database, "big", directory, timeout=max(600.0, files / 100))
+                    rows.append([label, f"{answered:.2f} s", f"{gone:.2f} s"])
+            finally:
+                unbounded.stop()
+    print(f"\n## Paimon DropTable of a managed table of {files:,} files\n\n`{command}`: {env}.\n")
+    print_table(["server", "answer", "directory gone"], rows)
+    print(f"\nRatio of the answers, bounded ÷ in one request: {float(rows[0][1][:-2]) / float(rows[1][1][:-2]):.2f}")
+
+
+if __name__ == "__main__":
+    main()

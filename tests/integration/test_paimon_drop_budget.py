@@ -11,6 +11,7 @@ files) and no background cleaner, so what a drop left is seen before the schedul
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import uuid
@@ -152,3 +153,32 @@ def test_glue_delete_database_leaves_paimon_files_alone(paimon: RESTCatalog, spe
     spent.client("glue").delete_database(Name=db)
     _run_scheduled_cleaner(spent)
     assert (directory / "schema" / "schema-0").is_file()
+
+
+def test_a_database_purge_cut_short_after_a_tables_purge_began_leaves_the_path_alone(
+        paimon: RESTCatalog, spent: CatalogStack) -> None:
+    """A database job's chunk that stopped after a table's directory was removed and its Paimon
+    items partly purged finds no stored schema-0 to check against when it runs again: it must not
+    remove the directory unchecked, since the path may be a new table's by then."""
+    db = f"pdrop_{uuid.uuid4().hex[:8]}"
+    paimon.create_database(db, False)
+    identifier = Identifier.create(db, "t")
+    paimon.create_table(identifier, simple_schema(), False)
+    directory = _directory(paimon, identifier)
+    store = Store(spent)
+    uid = store.table_item(db, "t")["uid"]["S"]
+    paimon.drop_database(db, ignore_if_not_exists=False, cascade=True)
+    assert directory.exists()  # a budget of 0 s: the request removed nothing
+    # As a chunk cut short leaves it: the directory removed, the schema items purged, the table
+    # item still there...
+    shutil.rmtree(directory)
+    for item in store.query("paimon", "table_uid", uid):
+        store.client.delete_item(TableName=store.prefix + "paimon",
+                                 Key={"table_uid": item["table_uid"], "key": item["key"]})
+    # ...and meanwhile a new table at the path.
+    (directory / "schema").mkdir(parents=True)
+    (directory / "schema" / "schema-0").write_text('{"another": "table"}')
+
+    _run_scheduled_cleaner(spent)
+    assert (directory / "schema" / "schema-0").read_text() == '{"another": "table"}'
+    assert not [job for job in _jobs(spent, "database") if job["database"]["S"] == db]

@@ -315,8 +315,8 @@ def _unpublish_above(table: TableBranch, snapshot_id: int, upto: int) -> None:
     """Delete the files of rolled-back snapshots, newest first: a file-system reader takes
     ``snapshot-(LATEST+1)`` or the highest file listed as the latest, so none may outlive the
     rollback (their item is harmless: the next commit of that id overwrites it)."""
-    for number in range(upto, snapshot_id, -1):
-        warehouse.delete(warehouse.snapshot_file(table.path, number, table.branch))
+    warehouse.delete_many([warehouse.snapshot_file(table.path, number, table.branch)
+                           for number in range(upto, snapshot_id, -1)])
 
 
 # ------------------------------------------------------------------------------ tags

@@ -153,6 +153,27 @@ def delete(uri: str) -> None:
         _s3().delete_object(Bucket=bucket, Key=key)
 
 
+def delete_many(uris: list[str]) -> None:
+    """Remove these files (absent ones: nothing), in the order given: on S3 a DeleteObjects per
+    1,000 of a bucket's keys in a row instead of a DeleteObject each (a rollback over 10,000
+    snapshots: 10 calls, not 10,000)."""
+    batch: list[str] = []
+    batch_bucket: str | None = None
+    for uri in uris:
+        scheme, where = _split(uri)
+        if scheme == "file":
+            Path(where).unlink(missing_ok=True)
+            continue
+        bucket, key = where
+        if batch and (bucket != batch_bucket or len(batch) == _DELETE_BATCH):
+            _s3_delete(_s3(), str(batch_bucket), batch, f"s3://{batch_bucket}")
+            batch = []
+        batch_bucket = bucket
+        batch.append(key)
+    if batch:
+        _s3_delete(_s3(), str(batch_bucket), batch, f"s3://{batch_bucket}")
+
+
 def delete_tree(uri: str, deadline: float | None = None, last: str | None = None) -> bool:
     """Remove the directory ``uri`` and everything under it (nothing if it is absent); True when
     it is gone. With ``deadline`` (``clock.monotonic``), stop once it has passed and answer False:

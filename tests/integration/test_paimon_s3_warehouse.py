@@ -250,6 +250,30 @@ def test_warehouse_s3_delete_tree_within_a_deadline_keeps_the_last_file_to_the_e
     assert warehouse.list_prefix(table) == []
 
 
+def test_warehouse_s3_delete_many_in_batches(on_moto: str, s3: Any) -> None:
+    """delete_many: one DeleteObjects per 1,000 keys (a rollback's snapshot files), absent ones
+    ignored, other keys kept."""
+    calls: list[int] = []
+    client = warehouse._s3()
+    real = client.delete_objects
+
+    def counted(**kwargs: Any) -> Any:
+        calls.append(len(kwargs["Delete"]["Objects"]))
+        return real(**kwargs)
+
+    table = warehouse.table_path("db", "rolled")
+    files = [warehouse.snapshot_file(table, n) for n in range(1, 1201)]
+    for uri in files:
+        warehouse.put(uri, b"s")
+    client.delete_objects = counted
+    try:
+        warehouse.delete_many(files[:0:-1] + [warehouse.snapshot_file(table, 9999)])  # newest first, one absent
+    finally:
+        client.delete_objects = real
+    assert calls == [1000, 200]
+    assert warehouse.list_prefix(table) == [files[0]]
+
+
 def test_warehouse_s3_uri_without_bucket_is_refused() -> None:
     with pytest.raises(warehouse.WarehouseError):
         warehouse.put("s3:///key", b"x")

@@ -58,3 +58,10 @@ def test_without_a_deadline_or_last_file_the_whole_tree_goes(tmp_path: Path) -> 
     uri, _ = _table_directory(tmp_path, 5)
     assert warehouse.delete_tree(uri) is True
     assert not (tmp_path / "db.db" / "t").exists()
+
+
+def test_delete_many_removes_the_files_named_and_ignores_absent_ones(tmp_path: Path) -> None:
+    uri, schema_0 = _table_directory(tmp_path, 3)
+    data = [f"{uri}/data/bucket-0/f-{n}" for n in range(3)]
+    warehouse.delete_many([*data[1:], f"{uri}/data/bucket-0/absent"])
+    assert warehouse.list_prefix(uri) == sorted([data[0], schema_0])

@@ -26,7 +26,9 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Iterator
+from itertools import groupby, islice
+from operator import itemgetter
+from typing import Any, Iterable, Iterator
 from urllib.parse import quote, unquote, urlsplit
 
 from chalicelib import clock
@@ -157,21 +159,14 @@ def delete_many(uris: list[str]) -> None:
     """Remove these files (absent ones: nothing), in the order given: on S3 a DeleteObjects per
     1,000 of a bucket's keys in a row instead of a DeleteObject each (a rollback over 10,000
     snapshots: 10 calls, not 10,000)."""
-    batch: list[str] = []
-    batch_bucket: str | None = None
-    for uri in uris:
-        scheme, where = _split(uri)
+    located = [_split(uri) for uri in uris]
+    for scheme, where in located:
         if scheme == "file":
             Path(where).unlink(missing_ok=True)
-            continue
-        bucket, key = where
-        if batch and (bucket != batch_bucket or len(batch) == _DELETE_BATCH):
-            _s3_delete(_s3(), str(batch_bucket), batch, f"s3://{batch_bucket}")
-            batch = []
-        batch_bucket = bucket
-        batch.append(key)
-    if batch:
-        _s3_delete(_s3(), str(batch_bucket), batch, f"s3://{batch_bucket}")
+    in_buckets = [where for scheme, where in located if scheme != "file"]
+    for bucket, entries in groupby(in_buckets, key=itemgetter(0)):
+        for batch in _key_batches(key for _, key in entries):
+            _s3_delete(_s3(), bucket, batch, f"s3://{bucket}")
 
 
 def delete_tree(uri: str, deadline: float | None = None, last: str | None = None) -> bool:
@@ -186,25 +181,26 @@ def delete_tree(uri: str, deadline: float | None = None, last: str | None = None
     bucket, key = where
     last_key = _split(last)[1][1] if last else None
     client = _s3()
-    batch: list[str] = []
-    for found in _s3_keys(bucket, key.rstrip("/") + "/"):
-        if found != last_key:
-            batch.append(found)
-        if len(batch) == _DELETE_BATCH:  # DeleteObjects takes at most 1,000 keys
-            _s3_delete(client, bucket, batch, uri)
-            batch = []
-            if _past(deadline):
-                return False
-    if batch:
+    # Deleting while listing: a listing page's continuation starts after its last key.
+    for batch in _key_batches(found for found in _s3_keys(bucket, key.rstrip("/") + "/") if found != last_key):
         _s3_delete(client, bucket, batch, uri)
+        if _past(deadline):
+            return False
     if last_key is not None:
         _s3_delete(client, bucket, [last_key], uri)
     return True
 
 
-_DELETE_BATCH = 1000
+_DELETE_BATCH = 1000  # DeleteObjects takes at most 1,000 keys
 # A local removal looks at the clock after this many files.
 _LOCAL_CHECK_EVERY = 200
+
+
+def _key_batches(keys: Iterable[str]) -> Iterator[list[str]]:
+    """``keys`` in lists of at most _DELETE_BATCH, in order."""
+    remaining = iter(keys)
+    while batch := list(islice(remaining, _DELETE_BATCH)):
+        yield batch
 
 
 def _past(deadline: float | None) -> bool:

@@ -18,6 +18,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from chalicelib import clock
 from chalicelib.context import RequestContext
 from chalicelib.domain.paimon.hive_types import fields_from_columns
 from chalicelib.domain.paimon.like_patterns import PrefixPattern
@@ -26,7 +27,6 @@ from chalicelib.domain.paimon.schema_changes import SchemaChange, apply_changes
 from chalicelib.domain.paimon.types import DataField, glue_type, highest_field_id
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
-from chalicelib import clock
 from chalicelib.service import cleanup, lookups, paging, paimon_databases, tables
 from chalicelib.service.lookups import Database, Table, fold, require_table
 from chalicelib.service.paimon_databases import require_database

@@ -128,8 +128,9 @@ def _purge_database(job: CleanupJobItem) -> None:
 
 def _remove_files(table: TableItem) -> None:
     deadline = catalog.purge_deadline()
+    assert deadline is not None  # a purge runs within its chunk's budget (``work``)
     for remove in _files_removers:
-        if not remove(table, clock.monotonic() + CHUNK_SECONDS if deadline is None else deadline):
+        if not remove(table, deadline):
             raise catalog.BudgetSpent()
 
 

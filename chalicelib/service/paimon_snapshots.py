@@ -172,22 +172,27 @@ def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta])
             by_key[partition_sort_key(_values(table, delta.spec), table.key_types)] = delta
     result = store.apply_partition_deltas(table.uid, seq, list(by_key.items()))
     # A missing partition is created only when the delta adds files: a removal meeting no
-    # partition (emptied and deleted by a concurrent roll-forward) must not resurrect it.
+    # partition (emptied and deleted by a concurrent roll-forward) must not resurrect it. It is
+    # born with the delta's statistics, stamped with ``seq``, in the same write.
     create = [key for key in result.missing if by_key[key].file_count > 0]
     emptied = list(result.emptied)
     if create:
         inputs = [{"Values": _values(table, by_key[key].spec),
                    "StorageDescriptor": {"Location": _partition_path(table, by_key[key].spec)}} for key in create]
-        errors = glue_partitions.create_partitions(table.ref, inputs)
+        errors = glue_partitions.create_partitions(
+            table.ref, inputs, [store.stats_attributes(seq, by_key[key]) for key in create])
+        raced = []  # created by someone else meanwhile: add the delta to theirs
         for position, error in errors.items():
-            if not isinstance(error, AlreadyExistsException):
+            if isinstance(error, AlreadyExistsException):
+                raced.append(create[position])
+            else:
                 # A value the Glue partition cannot hold (e.g. unfit for a partition index) loses
                 # that partition's statistics; raising would leave ``pending`` to fail every
                 # later call of the table the same way.
                 log.warning("Paimon statistics of partition %s of %s not kept: %s", inputs[position]["Values"],
                             table.ref.table, error)
-        again = store.apply_partition_deltas(table.uid, seq, [(key, by_key[key]) for key in create])
-        emptied += again.emptied
+        if raced:
+            emptied += store.apply_partition_deltas(table.uid, seq, [(key, by_key[key]) for key in raced]).emptied
     if emptied:
         glue_partitions.delete_partitions(table.ref, [_values(table, by_key[key].spec) for key in emptied])
 

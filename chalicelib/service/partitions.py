@@ -233,7 +233,7 @@ def _apply(ref: TableRef, build: Build, failure: Callable[[int, str], ServiceErr
     raise ConcurrentModificationException("The table changed repeatedly while writing partitions; retry")
 
 
-def _create_builder(inputs: Sequence[dict[str, Any]]) -> Build:
+def _create_builder(inputs: Sequence[dict[str, Any]], carry: Optional[Sequence[dict[str, int]]] = None) -> Build:
     def build(view: PartitionTableView):
         writes, positions, errors = [], [], {}
         seen: set[str] = set()
@@ -248,7 +248,7 @@ def _create_builder(inputs: Sequence[dict[str, Any]]) -> Build:
                 doc = encode_document(_partition_document(partition_input, created, values), "partition")
                 writes.append(store.PartitionWrite("create", key=key, values=list(values), doc=doc,
                                                    segment=segment_of(key), entries=_entries(view, values),
-                                                   uid=catalog.new_uid()))
+                                                   uid=catalog.new_uid(), carry=carry[position] if carry else {}))
                 positions.append(position)
                 seen.add(key)
             except ServiceError as error:
@@ -261,10 +261,12 @@ def _create_failure(position: int, reason: str) -> ServiceError:
     return partition_already_exists()
 
 
-def create_partitions(ref: TableRef, inputs: Sequence[dict[str, Any]]) -> Errors:
+def create_partitions(ref: TableRef, inputs: Sequence[dict[str, Any]],
+                      carry: Optional[Sequence[dict[str, int]]] = None) -> Errors:
     """Create partitions from PartitionInput documents, each with its index entries; each
-    succeeds or fails on its own. Returns the failures by position in ``inputs``."""
-    return _apply(ref, _create_builder(inputs), _create_failure)
+    succeeds or fails on its own. Returns the failures by position in ``inputs``. ``carry``:
+    per input, Paimon statistics the partition is born with (``store.paimon.stats_attributes``)."""
+    return _apply(ref, _create_builder(inputs, carry), _create_failure)
 
 
 def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Build:

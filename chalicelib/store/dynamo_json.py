@@ -178,11 +178,17 @@ def _native_value(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-def batch_get(keys: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+def batch_get(keys: dict[str, list[dict[str, Any]]],
+              attributes: Optional[Sequence[str]] = None) -> dict[str, list[dict[str, Any]]]:
     """Items by full key from several tables in one BatchGetItem (strongly consistent; keys that
-    DynamoDB leaves unprocessed are asked again), by table name; missing items are absent."""
+    DynamoDB leaves unprocessed are asked again), by table name; missing items are absent.
+    ``attributes``: only these of each item (include the key attributes to match items to keys)."""
     found: dict[str, list[dict[str, Any]]] = {table: [] for table in keys}
-    wanted: dict[str, Any] = {table: {"Keys": table_keys, "ConsistentRead": True}
+    projection: dict[str, Any] = {}
+    if attributes:
+        names = {f"#a{i}": name for i, name in enumerate(attributes)}
+        projection = {"ProjectionExpression": ", ".join(names), "ExpressionAttributeNames": names}
+    wanted: dict[str, Any] = {table: {"Keys": table_keys, "ConsistentRead": True, **projection}
                               for table, table_keys in keys.items() if table_keys}
     pause = 0.01
     while wanted:

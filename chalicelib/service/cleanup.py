@@ -56,7 +56,8 @@ _chunk_seconds: dict[str, float] = {}
 # thread before its first request): they are imported before any job is looked at. (Not at this
 # module's import: they import it.)
 _KIND_MODULES = ("chalicelib.service.partition_indexes", "chalicelib.service.partition_digest",
-                 "chalicelib.service.transactions", "chalicelib.service.paimon_tables")
+                 "chalicelib.service.transactions", "chalicelib.service.paimon_tables",
+                 "chalicelib.service.paimon_snapshots")
 # The kinds this module purges itself: the contents of a deleted table or database.
 _PURGES = ("table", "database")
 # What removes a table's files when its database was dropped with ``drop_files`` (a Paimon

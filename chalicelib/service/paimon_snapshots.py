@@ -6,6 +6,12 @@ applied (``pending``: missing partitions are created through the ordinary Glue p
 path, emptied ones deleted), then the ``snapshot-N`` / ``LATEST`` / ``EARLIEST`` files are
 written and the head marked published. Whatever a crash leaves half done (pending statistics,
 files behind the head) is rolled forward by the next call that reads the head (``settle``).
+
+Statistics are applied within the request's work budget (a commit may name any number of
+partitions: 10,000 took 10 s): what is left stays ``pending`` on the published head, a cleanup
+job (``STATS_JOB``) goes on with it, and so does every call that settles the head, each within
+its own budget. Until it is done the next commit answers "not committed" (False), which
+Paimon's clients retry as after a lost race, and a rollback or fast-forward is refused.
 """
 
 from __future__ import annotations
@@ -23,11 +29,13 @@ from chalicelib.domain.paimon.snapshots import (PartitionDelta, SnapshotFormatEr
 from chalicelib.domain.partition_keys import first_value_prefix_bounds, partition_sort_key
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
-from chalicelib.service import lookups
+from chalicelib import clock
+from chalicelib.service import cleanup, lookups, paging
 from chalicelib.service import partitions as glue_partitions
 from chalicelib.service.paging import take_page
 from chalicelib.service.paimon_tables import is_paimon
 from chalicelib.service.table_ref import TableRef
+from chalicelib.store import catalog
 from chalicelib.store import paimon as store
 from chalicelib.store import warehouse
 from chalicelib.store.ranges import Demand
@@ -114,10 +122,14 @@ def _head(table: TableBranch, fresh: bool = False) -> store.Head:
 
 
 # ----------------------------------------------------------------- settling the head
-def settle(table: TableBranch) -> store.Head:
+def settle(table: TableBranch, deadline: Optional[float] = None) -> store.Head:
     """The head, with whatever the last decision left undone finished first: a commit's snap
     item saved (``unsaved``), its partition statistics applied (``pending``) and its files
-    written (``published`` behind the id)."""
+    written (``published`` behind the id). Statistics only until ``deadline`` (a work
+    deadline; None: the request's, from now): the head returned still has ``pending`` when
+    some are left."""
+    if deadline is None:
+        deadline = paging.work_deadline()
     head = _head(table)
     unpublished = head.snapshot_id is not None and (head.published or 0) != head.snapshot_id
     if head.pending is None and head.unsaved is None and not unpublished:
@@ -125,13 +137,13 @@ def settle(table: TableBranch) -> store.Head:
     latest = head.latest_text if head.latest_text is not None and _id_of(head.latest_text) == head.snapshot_id else None
     if head.unsaved is not None and head.unsaved == head.snapshot_id and latest is not None:
         store.save_snapshot(table.uid, head, latest)
-    if head.pending is not None:
-        _apply_stats(table, head.stats_seq, head.pending)
+    applied = head.pending is None or _apply_stats(table, head.stats_seq, head.pending, deadline)
     if unpublished:
         assert head.snapshot_id is not None  # (unpublished says so)
-        _publish(table, head, {} if latest is None else {head.snapshot_id: latest})  # and store.finish
-        return replace(head, pending=None, unsaved=None, published=head.snapshot_id)
-    if head.pending is not None:
+        # and store.finish (which keeps ``pending`` while some is left)
+        _publish(table, head, {} if latest is None else {head.snapshot_id: latest}, applied)
+        return replace(head, pending=None if applied else head.pending, unsaved=None, published=head.snapshot_id)
+    if head.pending is not None and applied:
         store.clear_pending(table.uid, head.stats_seq, table.branch)
         return replace(head, pending=None)
     return head
@@ -161,15 +173,32 @@ def check_specs(table: TableBranch, specs: Sequence[dict[str, str]], where: str)
                 raise InvalidInputException(f"{where}[{n}].spec.{key} must be a non-empty string")
 
 
-def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta]) -> None:
+# A stats operation is applied this many partitions at a time, the work deadline looked at
+# between them (one such chunk of new partitions takes about half a second here).
+STATS_CHUNK = 500
+
+
+def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta],
+                 deadline: Optional[float] = None) -> bool:
     """Add a decided stats operation to the partition items, once (``p_seq``); create the
-    partitions it adds files to, delete the ones it empties (ordinary Glue partition writes)."""
+    partitions it adds files to, delete the ones it empties (ordinary Glue partition writes).
+    True when all of it is applied; False when ``deadline`` came first (after one chunk at
+    least, so every call goes on): what is applied stays, stamped, and a call again goes on."""
     if table.branch != MAIN or not table.keys:
-        return  # partitions are the main branch's; an unpartitioned table has only totals
+        return True  # partitions are the main branch's; an unpartitioned table has only totals
     by_key: dict[str, PartitionDelta] = {}
     for delta in deltas:
         if set(delta.spec) == set(table.keys):
             by_key[partition_sort_key(_values(table, delta.spec), table.key_types)] = delta
+    pairs = list(by_key.items())
+    for start in range(0, len(pairs), STATS_CHUNK):
+        if start and deadline is not None and clock.monotonic() >= deadline:
+            return False
+        _apply_stats_chunk(table, seq, dict(pairs[start:start + STATS_CHUNK]))
+    return True
+
+
+def _apply_stats_chunk(table: TableBranch, seq: int, by_key: dict[str, PartitionDelta]) -> None:
     result = store.apply_partition_deltas(table.uid, seq, list(by_key.items()))
     # A missing partition is created only when the delta adds files: a removal meeting no
     # partition (emptied and deleted by a concurrent roll-forward) must not resurrect it. It is
@@ -201,9 +230,10 @@ def _partition_path(table: TableBranch, spec: dict[str, str]) -> str:
     return table.path.rstrip("/") + "/" + "/".join(f"{k}={spec[k]}" for k in table.keys)
 
 
-def _publish(table: TableBranch, head: store.Head, known: dict[int, str]) -> None:
+def _publish(table: TableBranch, head: store.Head, known: dict[int, str], stats_applied: bool = True) -> None:
     """Write the snapshot files the head has and the directory may lack (from ``known`` texts,
-    else the items), then LATEST (and EARLIEST on the first publish), then mark published."""
+    else the items), then LATEST (and EARLIEST on the first publish), then mark published (and
+    the statistics applied, unless not ``stats_applied``)."""
     assert head.snapshot_id is not None
     if (head.published or 0) > head.snapshot_id:  # a rollback stopped before its own clean-up
         _unpublish_above(table, head.snapshot_id, head.published or 0)
@@ -220,7 +250,7 @@ def _publish(table: TableBranch, head: store.Head, known: dict[int, str]) -> Non
     warehouse.put(warehouse.latest_file(table.path, table.branch), str(head.snapshot_id))
     if first and written:
         warehouse.put(warehouse.earliest_file(table.path, table.branch), str(written[0]))
-    store.finish(table.uid, head.snapshot_id, head.stats_seq, table.branch)
+    store.finish(table.uid, head.snapshot_id, head.stats_seq, table.branch, stats_applied)
 
 
 # ------------------------------------------------------------------------------ commit
@@ -238,7 +268,10 @@ def commit(table: TableBranch, table_id: Optional[str], base_uuid: Optional[str]
                                       table.ref.table)
     if table.keys:
         check_specs(table, [d.spec for d in deltas], "statistics")
-    head = settle(table)
+    deadline = paging.work_deadline()
+    head = settle(table, deadline)
+    if head.pending is not None:
+        return False  # the last move's statistics are not all applied yet: retried as a lost race
     if head.snapshot_uuid != base_uuid:
         return False
     expected = (head.snapshot_id or 0) + 1
@@ -250,10 +283,11 @@ def commit(table: TableBranch, table_id: Optional[str], base_uuid: Optional[str]
                      list(deltas) or None, head.published, snapshot.text(), snapshot.id)
     # The snap item and the statistics are independent writes: one round trip for both.
     saving = _BACKGROUND.submit(store.save_snapshot, table.uid, won, snapshot.text())
-    if deltas:
-        _apply_stats(table, won.stats_seq, deltas)
+    applied = not deltas or _apply_stats(table, won.stats_seq, deltas, deadline)
     saving.result()
-    _publish(table, won, {snapshot.id: snapshot.text()})  # and store.finish: nothing pending or unsaved
+    _publish(table, won, {snapshot.id: snapshot.text()}, applied)  # and store.finish
+    if not applied:
+        _finish_stats_later(table)
     return True
 
 
@@ -281,12 +315,49 @@ def latest(table: TableBranch) -> dict[str, Any]:
     return table_snapshot_json(json.loads(stored.text), head.totals)
 
 
+# ---------------------------------------------------------- statistics left past the budget
+STATS_JOB = "paimon-stats"
+
+
+def _settled(table: TableBranch, deadline: float) -> store.Head:
+    """The head settled within ``deadline``; ConcurrentModificationException while statistics of
+    the last move are still left: a move decided now would apply its own before them."""
+    head = settle(table, deadline)
+    if head.pending is not None:
+        raise ConcurrentModificationException(
+            "The last commit's partition statistics are still being applied; retry in a few seconds")
+    return head
+
+
+def _finish_stats_later(table: TableBranch) -> None:
+    """Have a cleaner go on with the statistics a move left ``pending`` past its work budget."""
+    ref = table.ref
+    cleanup.enqueue(catalog.cleanup_job(STATS_JOB, table.uid, catalog=ref.catalog_key, database=ref.database,
+                                        name=ref.table))
+
+
+def _stats_job(job: Any, deadline: float) -> bool:
+    """A ``STATS_JOB`` chunk: settle the table's head until ``deadline``; True when nothing is
+    pending any more (or the table is gone or renamed: its purge, or its next call, sees to it)."""
+    try:
+        table = open_table(TableRef(job.catalog, "", job.database, job.name))
+    except EntityNotFoundException:
+        return True
+    if table.uid != job.uid:
+        return True
+    return settle(table, deadline).pending is None
+
+
+cleanup.register_kind(STATS_JOB, _stats_job)
+
+
 # ------------------------------------------------------------------------------ rollback
 def rollback(table: TableBranch, snapshot_id: Optional[int], tag: Optional[str],
              from_snapshot: Optional[int]) -> None:
     """Move the branch back to a snapshot (or a tag's), with its partition statistics; the
     snapshots above it and their files are removed."""
-    head = settle(table)
+    deadline = paging.work_deadline()
+    head = _settled(table, deadline)
     if tag is not None:
         found = store.get_tag(table.uid, tag, table.branch)
         if found is None:
@@ -307,13 +378,15 @@ def rollback(table: TableBranch, snapshot_id: Optional[int], tag: Optional[str],
     if not store.rollback(table.uid, head, target, undone):
         raise ConcurrentModificationException("The table was committed to meanwhile; the rollback was not applied")
     seq = head.stats_seq + 1
-    if undone:
-        _apply_stats(table, seq, undone)
-    store.clear_pending(table.uid, seq, table.branch)
+    applied = not undone or _apply_stats(table, seq, undone, deadline)
+    if applied:
+        store.clear_pending(table.uid, seq, table.branch)
     _unpublish_above(table, snapshot_id, head.snapshot_id)
     warehouse.put(warehouse.latest_file(table.path, table.branch), str(snapshot_id))
-    store.finish(table.uid, snapshot_id, seq, table.branch)
+    store.finish(table.uid, snapshot_id, seq, table.branch, applied)
     store.delete_snapshots_above(table.uid, snapshot_id, head.snapshot_id, table.branch)
+    if not applied:
+        _finish_stats_later(table)
 
 
 def _unpublish_above(table: TableBranch, snapshot_id: int, upto: int) -> None:
@@ -536,9 +609,10 @@ def fast_forward(table: TableBranch, name: str) -> None:
     than MAX_FAST_FORWARD_ITEMS snapshots and schemas to copy is refused)."""
     if name == MAIN or not store.branch_exists(table.uid, name):
         raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
+    deadline = paging.work_deadline()
     source = replace(table, branch=name, head=None)
     branch = settle(source)
-    main = settle(replace(table, branch=MAIN, head=None))
+    main = _settled(replace(table, branch=MAIN, head=None), deadline)
     if branch.snapshot_id is None:
         raise InvalidInputException(f"Branch {name} has no snapshot to fast-forward main to.")
     copied = store.snapshots_between(table.uid, 0, branch.snapshot_id, name)
@@ -560,16 +634,18 @@ def fast_forward(table: TableBranch, name: str) -> None:
     if not store.fast_forward(table.item, main, branch, copied, drop_snapshots, schemas, drop_schemas, deltas):
         raise ConcurrentModificationException("Main was committed to meanwhile; the fast-forward was not applied")
     seq = main.stats_seq + 1
-    if deltas:
-        _apply_stats(main_table, seq, deltas)
-    store.clear_pending(table.uid, seq, MAIN)
+    applied = not deltas or _apply_stats(main_table, seq, deltas, deadline)
+    if applied:
+        store.clear_pending(table.uid, seq, MAIN)
     _unpublish_above(main_table, branch.snapshot_id, max(drop_snapshots, default=branch.snapshot_id))
     for number in drop_schemas:
         warehouse.delete(warehouse.schema_file(table.path, number))
     for number, text in schemas:
         warehouse.put(warehouse.schema_file(table.path, number), text)
     _publish(main_table, store.Head(MAIN, branch.snapshot_id, branch.snapshot_uuid, branch.totals, seq, None,
-                                    first - 1), {s.snapshot_id: s.text for s in copied})
+                                    first - 1), {s.snapshot_id: s.text for s in copied}, applied)
+    if not applied:
+        _finish_stats_later(main_table)
 
 
 def rename_branch(table: TableBranch, old: str, new: str) -> None:

@@ -310,16 +310,19 @@ def snapshots_between(table_uid: str, low: int, high: int, branch: str = MAIN) -
     return [_stored(item) for item in _counted(query)]
 
 
-def finish(table_uid: str, snapshot_id: int, seq: int, branch: str = MAIN) -> bool:
+def finish(table_uid: str, snapshot_id: int, seq: int, branch: str = MAIN, stats_applied: bool = True) -> bool:
     """Record that head move ``seq`` to ``snapshot_id`` is complete: its snap item saved
-    (``unsaved`` removed), its statistics applied (``pending`` removed) and LATEST and the files
-    up to it written (``published``), in one
-    UpdateItem, if the head is still that move. False: the head moved meanwhile (a later move
-    finishes itself; an earlier mover must not clear a later move's ``pending``)."""
+    (``unsaved`` removed), its statistics applied (``pending`` removed; kept when not
+    ``stats_applied``, for whoever settles the head next to go on with) and LATEST and the files
+    up to it written (``published``), in one UpdateItem, if the head is still that move. False:
+    the head moved meanwhile (a later move finishes itself; an earlier mover must not clear a
+    later move's ``pending``)."""
     item = PaimonItem(table_uid, head_key(branch))
+    actions: list[Any] = [PaimonItem.published.set(snapshot_id), PaimonItem.unsaved.remove()]
+    if stats_applied:
+        actions.append(PaimonItem.pending.remove())
     return conditional(lambda: item.update(
-        actions=[PaimonItem.published.set(snapshot_id), PaimonItem.pending.remove(), PaimonItem.unsaved.remove()],
-        condition=(PaimonItem.snapshot_id == snapshot_id) & (PaimonItem.stats_seq == seq)))
+        actions=actions, condition=(PaimonItem.snapshot_id == snapshot_id) & (PaimonItem.stats_seq == seq)))
 
 
 def rollback(table_uid: str, head: Head, target: StoredSnapshot,

@@ -15,11 +15,8 @@ Run: ``.venv/bin/python -m bench.bench_paimon_commit [--partitions 10000] [--bud
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import shlex
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -28,9 +25,8 @@ from typing import Any, Optional, Sequence
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-from bench.bench_paimon_drop import _catalog, _identifier  # noqa: E402
+from bench.bench_paimon_drop import ENVIRONMENT, _catalog, _identifier, bounded_and_unbounded  # noqa: E402
 from bench.common import log, print_table  # noqa: E402
-from infra.local.stack import CatalogStack  # noqa: E402
 
 
 def _commit(catalog: Any, table: Any, identifier: Any, base: Any, regions: Sequence[str]) -> bool:
@@ -91,29 +87,17 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     budget = args.budget if args.budget is not None else (0.2 if args.quick else 5.0)
     command = " ".join([".venv/bin/python -m bench.bench_paimon_commit",
                         *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
-    env = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python {platform.python_version()}; "
-           f"local warehouse (file://), DynamoDB Local in memory")
     rows: list[list[str]] = []
     answers: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="bench-paimon-commit-") as tmp:
-        server_env = {"PAIMON_WAREHOUSE": Path(tmp, "warehouse").as_uri(), "GLUE_WORK_BUDGET_SECONDS": str(budget)}
-        with CatalogStack(log_dir=Path(tmp) / "logs", server_env=server_env) as stack:
-            unbounded = stack.extra_server({"GLUE_WORK_BUDGET_SECONDS": "600"}, name="unbounded").start()
-            try:
-                for label, endpoint in ((f"work budget {budget:g} s", stack.endpoint),
-                                        ("budget 600 s: every partition in the request, as before",
-                                         unbounded.endpoint)):
-                    catalog = _catalog(endpoint)
-                    database = f"commit_{len(rows)}"
-                    catalog.create_database(database, False)
-                    log(f"committing the statistics of {partitions:,} new partitions through the server with {label}")
-                    answered, next_accepted, attempts = _run(catalog, database, partitions,
-                                                             timeout=max(600.0, partitions / 20))
-                    rows.append([label, f"{answered:.2f} s", f"{next_accepted:.2f} s ({attempts} attempt(s))"])
-                    answers.append(answered)
-            finally:
-                unbounded.stop()
-    print(f"\n## Paimon commit naming {partitions:,} new partitions\n\n`{command}`: {env}.\n")
+    for label, endpoint in bounded_and_unbounded(budget, "every partition in the request, as before"):
+        catalog = _catalog(endpoint)
+        database = f"commit_{len(rows)}"
+        catalog.create_database(database, False)
+        log(f"committing the statistics of {partitions:,} new partitions through the server with {label}")
+        answered, next_accepted, attempts = _run(catalog, database, partitions, timeout=max(600.0, partitions / 20))
+        rows.append([label, f"{answered:.2f} s", f"{next_accepted:.2f} s ({attempts} attempt(s))"])
+        answers.append(answered)
+    print(f"\n## Paimon commit naming {partitions:,} new partitions\n\n`{command}`: {ENVIRONMENT}.\n")
     print_table(["server", "commit answered", "next commit accepted"], rows)
     print(f"\nRatio of the answers, bounded ÷ in one request: {answers[0] / answers[1]:.2f}")
 

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 from urllib.parse import unquote, urlparse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,6 +70,24 @@ def _drop(catalog: Any, database: str, name: str, directory: Path, timeout: floa
     return answered, time.perf_counter() - started
 
 
+ENVIRONMENT = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python {platform.python_version()}; "
+               "local warehouse (file://), DynamoDB Local in memory")
+
+
+def bounded_and_unbounded(budget: float, before: str) -> Iterator[tuple[str, str]]:
+    """(label, endpoint) of two API servers on one store and local warehouse: one with a work
+    budget of ``budget`` s, then one of 600 s (``before``: what that server does in the request)."""
+    with tempfile.TemporaryDirectory(prefix="bench-paimon-") as tmp:
+        server_env = {"PAIMON_WAREHOUSE": Path(tmp, "warehouse").as_uri(), "GLUE_WORK_BUDGET_SECONDS": str(budget)}
+        with CatalogStack(log_dir=Path(tmp) / "logs", server_env=server_env) as stack:
+            yield f"work budget {budget:g} s", stack.endpoint
+            unbounded = stack.extra_server({"GLUE_WORK_BUDGET_SECONDS": "600"}, name="unbounded").start()
+            try:
+                yield f"budget 600 s: {before}", unbounded.endpoint
+            finally:
+                unbounded.stop()
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, help="files in each dropped table's directory (default 300,000; quick 20,000)")
@@ -80,30 +98,19 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     budget = args.budget if args.budget is not None else (0.2 if args.quick else 5.0)
     command = " ".join([".venv/bin/python -m bench.bench_paimon_drop",
                         *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
-    env = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python {platform.python_version()}; "
-           f"local warehouse (file://), DynamoDB Local in memory")
     rows: list[list[str]] = []
     answers: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="bench-paimon-drop-") as tmp:
-        server_env = {"PAIMON_WAREHOUSE": Path(tmp, "warehouse").as_uri(), "GLUE_WORK_BUDGET_SECONDS": str(budget)}
-        with CatalogStack(log_dir=Path(tmp) / "logs", server_env=server_env) as stack:
-            unbounded = stack.extra_server({"GLUE_WORK_BUDGET_SECONDS": "600"}, name="unbounded").start()
-            try:
-                for label, endpoint in ((f"work budget {budget:g} s", stack.endpoint),
-                                        ("budget 600 s: the whole removal in the request, as before",
-                                         unbounded.endpoint)):
-                    catalog = _catalog(endpoint)
-                    database = f"drop_{len(rows)}"
-                    catalog.create_database(database, False)
-                    log(f"writing {files:,} files into a table's directory")
-                    directory = _big_table(catalog, database, "big", files)
-                    log(f"dropping it through the server with {label}")
-                    answered, gone = _drop(catalog, database, "big", directory, timeout=max(600.0, files / 100))
-                    rows.append([label, f"{answered:.2f} s", f"{gone:.2f} s"])
-                    answers.append(answered)
-            finally:
-                unbounded.stop()
-    print(f"\n## Paimon DropTable of a managed table of {files:,} files\n\n`{command}`: {env}.\n")
+    for label, endpoint in bounded_and_unbounded(budget, "the whole removal in the request, as before"):
+        catalog = _catalog(endpoint)
+        database = f"drop_{len(rows)}"
+        catalog.create_database(database, False)
+        log(f"writing {files:,} files into a table's directory")
+        directory = _big_table(catalog, database, "big", files)
+        log(f"dropping it through the server with {label}")
+        answered, gone = _drop(catalog, database, "big", directory, timeout=max(600.0, files / 100))
+        rows.append([label, f"{answered:.2f} s", f"{gone:.2f} s"])
+        answers.append(answered)
+    print(f"\n## Paimon DropTable of a managed table of {files:,} files\n\n`{command}`: {ENVIRONMENT}.\n")
     print_table(["server", "answer", "directory gone"], rows)
     print(f"\nRatio of the answers, bounded ÷ in one request: {answers[0] / answers[1]:.2f}")
 

@@ -159,16 +159,37 @@ class StoredSnapshot:
     deltas: list[PartitionDelta]
 
 
+# A stats operation's deltas ride in one item (the head's ``pending``, a snap item's ``stats``),
+# which holds 380 KB compressed (documents.MAX_DOCUMENT_BYTES). Stored by column when every
+# spec has the same keys (a commit's always do): ~45% smaller compressed than a list of
+# PartitionStatistics objects, so one commit may name ~48,000 partitions of three keys instead
+# of ~27,000 (a larger one is refused with InvalidInputException naming the limit). Items
+# written as lists before stay readable.
+_COLUMNS = ("recordCount", "fileSizeInBytes", "fileCount", "lastFileCreationTime", "totalBuckets")
+
+
 def _deltas(data: Any) -> list[PartitionDelta]:
     if data is None:
         return []
+    stored = decode_document(bytes(data))
+    if isinstance(stored, dict):  # by column (_encode_deltas)
+        keys = stored["keys"]
+        return [PartitionDelta(dict(zip(keys, values)), *counts)
+                for values, *counts in zip(stored["values"], *(stored[name] for name in _COLUMNS))]
     return [PartitionDelta(d["spec"], d["recordCount"], d["fileSizeInBytes"], d["fileCount"],
                            d["lastFileCreationTime"], d.get("totalBuckets", 0))
-            for d in decode_document(bytes(data))]
+            for d in stored]
 
 
 def _encode_deltas(deltas: Sequence[PartitionDelta]) -> bytes:
-    return encode_document([d.to_json() for d in deltas], "commit statistics")
+    keys = sorted(deltas[0].spec) if deltas else []
+    if not deltas or any(len(d.spec) != len(keys) or any(k not in d.spec for k in keys) for d in deltas):
+        return encode_document([d.to_json() for d in deltas], "commit statistics")
+    columns: dict[str, Any] = {"keys": keys, "values": [[d.spec[k] for k in keys] for d in deltas]}
+    for name, attribute in zip(_COLUMNS, ("record_count", "file_size_in_bytes", "file_count",
+                                          "last_file_creation_time", "total_buckets")):
+        columns[name] = [getattr(d, attribute) for d in deltas]
+    return encode_document(columns, "commit statistics")
 
 
 def _totals(item: Any) -> Totals:

@@ -8,10 +8,11 @@ written and the head marked published. Whatever a crash leaves half done (pendin
 files behind the head) is rolled forward by the next call that reads the head (``settle``).
 
 Statistics are applied within the request's work budget (a commit may name any number of
-partitions: 10,000 took 10 s): what is left stays ``pending`` on the published head, a cleanup
-job (``STATS_JOB``) goes on with it, and so does every call that settles the head, each within
-its own budget. Until it is done the next commit answers "not committed" (False), which
-Paimon's clients retry as after a lost race, and a rollback or fast-forward is refused.
+partitions: 10,000 took 10 s): what is left stays ``pending`` on the published head, and a
+cleanup job (``STATS_JOB``) goes on with it, as does every move that settles the head, within
+its own budget (reads leave them alone, see ``settle``). Until it is done the next commit
+answers "not committed" (False), which Paimon's clients retry as after a lost race, and a
+rollback or fast-forward is refused.
 """
 
 from __future__ import annotations
@@ -125,11 +126,14 @@ def _head(table: TableBranch, fresh: bool = False) -> store.Head:
 def settle(table: TableBranch, deadline: Optional[float] = None) -> store.Head:
     """The head, with whatever the last decision left undone finished first: a commit's snap
     item saved (``unsaved``), its partition statistics applied (``pending``) and its files
-    written (``published`` behind the id). Statistics only until ``deadline`` (a work
-    deadline; None: the request's, from now): the head returned still has ``pending`` when
-    some are left."""
-    if deadline is None:
-        deadline = paging.work_deadline()
+    written (``published`` behind the id); the head returned still has ``pending`` when some
+    statistics are left.
+
+    ``deadline``: a move's (or a stats job's) work deadline, statistics are applied until then.
+    None, for a read: only what is left if it is one chunk at most (a crashed commit's, as a
+    rule). More are the next move's and the job's to apply: a read must stay quick while a
+    large commit's are applied (pypaimon reads the latest snapshot several times per scan), and
+    a read that writes a crashed move's files queues the job when some are left."""
     head = _head(table)
     unpublished = head.snapshot_id is not None and (head.published or 0) != head.snapshot_id
     if head.pending is None and head.unsaved is None and not unpublished:
@@ -137,11 +141,15 @@ def settle(table: TableBranch, deadline: Optional[float] = None) -> store.Head:
     latest = head.latest_text if head.latest_text is not None and _id_of(head.latest_text) == head.snapshot_id else None
     if head.unsaved is not None and head.unsaved == head.snapshot_id and latest is not None:
         store.save_snapshot(table.uid, head, latest)
-    applied = head.pending is None or _apply_stats(table, head.stats_seq, head.pending, deadline)
+    small = head.pending is not None and len(head.pending) - head.stats_done <= STATS_CHUNK
+    applied = head.pending is None or ((deadline is not None or small) and _apply_stats(
+        table, head.stats_seq, head.pending, deadline, done=head.stats_done))
     if unpublished:
         assert head.snapshot_id is not None  # (unpublished says so)
         # and store.finish (which keeps ``pending`` while some is left)
         _publish(table, head, {} if latest is None else {head.snapshot_id: latest}, applied)
+        if not applied and deadline is None:
+            _finish_stats_later(table)
         return replace(head, pending=None if applied else head.pending, unsaved=None, published=head.snapshot_id)
     if head.pending is not None and applied:
         store.clear_pending(table.uid, head.stats_seq, table.branch)
@@ -179,11 +187,13 @@ STATS_CHUNK = 500
 
 
 def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta],
-                 deadline: Optional[float] = None) -> bool:
+                 deadline: Optional[float] = None, done: int = 0) -> bool:
     """Add a decided stats operation to the partition items, once (``p_seq``); create the
     partitions it adds files to, delete the ones it empties (ordinary Glue partition writes).
+    ``done``: how many of the deltas (in order) an earlier call applied (Head.stats_done).
     True when all of it is applied; False when ``deadline`` came first (after one chunk at
-    least, so every call goes on): what is applied stays, stamped, and a call again goes on."""
+    least, so every call goes on): what is applied stays, stamped, the head records how far it
+    got, and a call again goes on from there."""
     if table.branch != MAIN or not table.keys:
         return True  # partitions are the main branch's; an unpartitioned table has only totals
     by_key: dict[str, PartitionDelta] = {}
@@ -191,8 +201,9 @@ def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta],
         if set(delta.spec) == set(table.keys):
             by_key[partition_sort_key(_values(table, delta.spec), table.key_types)] = delta
     pairs = list(by_key.items())
-    for start in range(0, len(pairs), STATS_CHUNK):
-        if start and deadline is not None and clock.monotonic() >= deadline:
+    for start in range(done, len(pairs), STATS_CHUNK):
+        if start > done and deadline is not None and clock.monotonic() >= deadline:
+            store.mark_stats_done(table.uid, seq, start, table.branch)
             return False
         _apply_stats_chunk(table, seq, dict(pairs[start:start + STATS_CHUNK]))
     return True

@@ -366,6 +366,9 @@ class PaimonItem(StoreModel):
     pending = BinaryAttribute(legacy_encoding=False, null=True)  # head: its deltas, until applied
     published = NumberAttribute(null=True)  # head: the snapshot id LATEST was last written with
     unsaved = NumberAttribute(null=True)  # head: a committed snapshot whose snap item may be missing
+    # head: "seq:count", the first ``count`` deltas of ``pending`` applied (a cursor for whoever
+    # goes on; stale, and ignored, once stats_seq moved on)
+    stats_done = UnicodeAttribute(null=True)
     move_seq = NumberAttribute(null=True)  # snap: the head move (stats_seq) that wrote it
     stats = BinaryAttribute(legacy_encoding=False, null=True)  # snap: the commit's deltas
     created = NumberAttribute(null=True)  # tag, branch: creation time (ms)

@@ -146,6 +146,9 @@ class Head:
     # A commit's snapshot whose snap item may not be written yet (the commit decides with one
     # UpdateItem of the head, then saves the item): whoever settles the head saves it.
     unsaved: int | None = None
+    # How many of ``pending``'s deltas, in order, are applied (``mark_stats_done``): whoever goes
+    # on starts there instead of probing what is done again.
+    stats_done: int = 0
 
 
 @dataclass(frozen=True)
@@ -218,7 +221,12 @@ def _head_of(item: PaimonItem) -> Head:
                 _totals(item), int(item.stats_seq or 0), _deltas(item.pending) if item.pending is not None else None,
                 None if item.published is None else int(item.published),
                 item.doc.decode("utf-8") if item.doc is not None else None,
-                None if item.unsaved is None else int(item.unsaved))
+                None if item.unsaved is None else int(item.unsaved), _stats_done(item))
+
+
+def _stats_done(item: PaimonItem) -> int:
+    seq, _, count = (item.stats_done or "").partition(":")
+    return int(count) if seq and int(seq) == int(item.stats_seq or 0) else 0
 
 
 def commit_snapshot(base: Head, table_uid: str, snapshot: Snapshot, deltas: Sequence[PartitionDelta]) -> bool:
@@ -505,6 +513,14 @@ def _retrying(call: Any) -> Any:
             retried = error
     assert retried is not None
     raise given_up(retried, retried)
+
+
+def mark_stats_done(table_uid: str, seq: int, count: int, branch: str = MAIN) -> bool:
+    """Record that the first ``count`` deltas of stats operation ``seq`` are applied (a cursor,
+    see Head.stats_done). False: the head moved on (the cursor would be stale anyway)."""
+    item = PaimonItem(table_uid, head_key(branch))
+    return conditional(lambda: item.update(actions=[PaimonItem.stats_done.set(f"{seq}:{count}")],
+                                           condition=PaimonItem.stats_seq == seq))
 
 
 def clear_pending(table_uid: str, seq: int, branch: str = MAIN) -> bool:

@@ -168,7 +168,9 @@ class StoredSnapshot:
 # PartitionStatistics objects, so one commit may name ~48,000 partitions of three keys instead
 # of ~27,000 (a larger one is refused with InvalidInputException naming the limit). Items
 # written as lists before stay readable.
-_COLUMNS = ("recordCount", "fileSizeInBytes", "fileCount", "lastFileCreationTime", "totalBuckets")
+# Each stored column and the PartitionDelta field it holds, in the order of its fields after ``spec``.
+_COLUMNS = (("recordCount", "record_count"), ("fileSizeInBytes", "file_size_in_bytes"), ("fileCount", "file_count"),
+            ("lastFileCreationTime", "last_file_creation_time"), ("totalBuckets", "total_buckets"))
 
 
 def _deltas(data: Any) -> list[PartitionDelta]:
@@ -178,7 +180,7 @@ def _deltas(data: Any) -> list[PartitionDelta]:
     if isinstance(stored, dict):  # by column (_encode_deltas)
         keys = stored["keys"]
         return [PartitionDelta(dict(zip(keys, values)), *counts)
-                for values, *counts in zip(stored["values"], *(stored[name] for name in _COLUMNS))]
+                for values, *counts in zip(stored["values"], *(stored[name] for name, _ in _COLUMNS))]
     return [PartitionDelta(d["spec"], d["recordCount"], d["fileSizeInBytes"], d["fileCount"],
                            d["lastFileCreationTime"], d.get("totalBuckets", 0))
             for d in stored]
@@ -186,12 +188,10 @@ def _deltas(data: Any) -> list[PartitionDelta]:
 
 def _encode_deltas(deltas: Sequence[PartitionDelta]) -> bytes:
     keys = sorted(deltas[0].spec) if deltas else []
-    if not deltas or any(len(d.spec) != len(keys) or any(k not in d.spec for k in keys) for d in deltas):
+    if not deltas or any(d.spec.keys() != deltas[0].spec.keys() for d in deltas):
         return encode_document([d.to_json() for d in deltas], "commit statistics")
     columns: dict[str, Any] = {"keys": keys, "values": [[d.spec[k] for k in keys] for d in deltas]}
-    for name, attribute in zip(_COLUMNS, ("record_count", "file_size_in_bytes", "file_count",
-                                          "last_file_creation_time", "total_buckets")):
-        columns[name] = [getattr(d, attribute) for d in deltas]
+    columns.update({name: [getattr(d, field) for d in deltas] for name, field in _COLUMNS})
     return encode_document(columns, "commit statistics")
 
 

@@ -193,7 +193,9 @@ def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta],
     ``done``: how many of the deltas (in order) an earlier call applied (Head.stats_done).
     True when all of it is applied; False when ``deadline`` came first (after one chunk at
     least, so every call goes on): what is applied stays, stamped, the head records how far it
-    got, and a call again goes on from there."""
+    got, and a call again goes on from there. A chunk is not begun when the one before, taking
+    as long again, would end past the deadline: the answer comes near the budget, not a chunk
+    (about a second) after it."""
     if table.branch != MAIN or not table.keys:
         return True  # partitions are the main branch's; an unpartitioned table has only totals
     by_key: dict[str, PartitionDelta] = {}
@@ -201,11 +203,14 @@ def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta],
         if set(delta.spec) == set(table.keys):
             by_key[partition_sort_key(_values(table, delta.spec), table.key_types)] = delta
     pairs = list(by_key.items())
+    last_chunk = 0.0  # seconds the chunk before took
     for start in range(done, len(pairs), STATS_CHUNK):
-        if start > done and deadline is not None and clock.monotonic() >= deadline:
+        began = clock.monotonic()
+        if start > done and deadline is not None and began + last_chunk >= deadline:
             store.mark_stats_done(table.uid, seq, start, table.branch)
             return False
         _apply_stats_chunk(table, seq, dict(pairs[start:start + STATS_CHUNK]))
+        last_chunk = clock.monotonic() - began
     return True
 
 

@@ -599,10 +599,13 @@ def issue16(args: argparse.Namespace, stack: CatalogStack, moto: Optional[MotoSe
         unindexed = bench_scan.unindexed_rows(stack, glue, plain_clients[0], moto_glue, ddb, tables, args.scan_runs)
         report.tables.append((bench_scan.UNINDEXED_HEADER, [tuple(row) for row in unindexed]))
         label = size_label(large)
-        vs_moto = _cell(unindexed, "service, digest", 7, label)
-        if vs_moto is not None:
+        # From the medians, not the rounded "÷ moto" cell (0.07 read back as 14.3× for 13.6×).
+        medians = {row[1]: row[2] for row in unindexed if row[0] == label}
+        if "moto" in medians:
+            ours, theirs = medians["service, digest"], medians["moto"]
+            vs_moto = bench_scan.seconds_of(theirs) / bench_scan.seconds_of(ours)
             report.check(f"Unindexed GetPartitions (192 matches), {label}: moto's time ÷ the service's",
-                         f"{1 / vs_moto:,.1f}×", "≥ 1×", vs_moto <= 1)
+                         f"{vs_moto:,.1f}× ({theirs} ÷ {ours})", "≥ 1×", vs_moto >= 1)
         log("issue #16: full-scan cost per partition examined, longest request")
         bench_scan_cost.scan_cost(report, glue, ddb, stack.table_prefix, tables, args.scan_runs)
         log("issue #16: indexed query overhead")
@@ -620,33 +623,39 @@ def issue16(args: argparse.Namespace, stack: CatalogStack, moto: Optional[MotoSe
         report.tables.append((bench_scan.SEGMENT_HEADER, [tuple(row) for row in segments]))
         four = _cell([[row[0], row[1] + row[2], *row[2:]] for row in segments], "service, digest4", 4, f"{small:,}")
         if four is not None:
-            # "Where cores allow": when one Segment already keeps (nearly) every core busy, the
-            # same work split in four cannot finish sooner; then items per segment is the measure.
+            # "Where cores allow": the same work split in four finishes at best cores ÷ busy times
+            # sooner, busy being the cores one Segment keeps busy (as bench_table_writes prints
+            # for threads). Below 2, a 2× speed-up is out of reach; then items per segment is
+            # the measure (the row above).
             cores = os.cpu_count() or 1
             busy = bench_scan.cores_busy(segment_clients[0], tables[small],
                                          (stack.server.process.pid if stack.server.process else None,
                                           stack.dynamodb.process.pid if stack.dynamodb and stack.dynamodb.process
                                           else None))
-            allow = busy < 0.8 * cores
+            ceiling = cores / busy if busy > 0 else float("inf")
+            allow = ceiling >= 2
             report.check(f"Full listing of {small:,} partitions in 1 Segment: cores kept busy (service + "
-                         f"DynamoDB Local + client CPU ÷ wall)", f"{busy:.2f} of {cores}", "report", None)
+                         f"DynamoDB Local + client CPU ÷ wall)", f"{busy:.2f} of {cores}: no number of Segments "
+                         f"can go past {ceiling:.2f}× its speed", "report", None)
             report.check(f"Full listing of {small:,} partitions, 4 Segments ÷ 1 Segment (wall time, digest)",
-                         f"{four:.2f}" + ("" if allow else f" (1 Segment already keeps {busy:.1f} of {cores} "
-                                                          f"cores busy: cores don't allow a speed-up)"),
+                         f"{four:.2f}" + ("" if allow else f" (cores don't allow a 2× speed-up: at most "
+                                                          f"{ceiling:.2f}×)"),
                          "≤ 0.5 (4 segments ≥ 2× faster) where cores allow", four <= 0.5 or not allow)
     finally:
         plain.stop()
     log("issue #16: server CPU per 10,000 partitions written")
     cpu = bench_write_cpu.write_cpu(stack, 2_000 if args.quick else 10_000, args.threads,
                                     repeats=1 if args.quick else 3)
+    target = bench_write_cpu.TARGET_CPU_SECONDS
     for indexes, figures in cpu.items():
         report.check(f"Server CPU per 10,000 partitions written (BatchCreatePartition), {indexes} indexes, "
                      f"{args.threads} client threads (median)",
                      f"{figures['server']:.2f} CPU-s [{figures['server_low']:.2f}–{figures['server_high']:.2f}] "
-                     f"(DynamoDB Local {figures['dynamodb']:.1f})", "≤ 1 CPU-s", figures["server"] <= 1)
+                     f"(DynamoDB Local {figures['dynamodb']:.1f})", "report", None)
+        judged = indexes == bench_write_cpu.JUDGED_INDEXES  # the issue's measure (bench_write_cpu)
         report.check(f"Same, one request at a time (as one Lambda instance serves them), {indexes} indexes",
                      f"{figures['serial']:.2f} CPU-s [{figures['serial_low']:.2f}–{figures['serial_high']:.2f}]",
-                     "≤ 1 CPU-s", figures["serial"] <= 1)
+                     f"≤ {target:g} CPU-s" if judged else "report", figures["serial"] <= target if judged else None)
 
 
 def throughput(args: argparse.Namespace, stack: CatalogStack, ours: Sequence[Any], ddb: Sequence[Any],

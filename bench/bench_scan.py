@@ -67,6 +67,12 @@ def _seconds(value: float) -> str:
     return f"{value * 1000:,.0f} ms" if value < 10 else f"{value:,.1f} s"
 
 
+def seconds_of(text: str) -> float:
+    """The seconds a time cell of these tables shows (the inverse of ``_seconds``)."""
+    number, unit = text.replace(",", "").split()
+    return float(number) / 1000 if unit == "ms" else float(number)
+
+
 def unindexed_rows(stack: CatalogStack, glue: Any, plain_glue: Optional[Any], moto_glue: Optional[Any],
                    ddb: Any, tables: dict[int, str], runs: int = 3) -> list[list[str]]:
     """Rows of UNINDEXED_HEADER: per size, the unindexed query on the service (digest), on

@@ -29,6 +29,11 @@ from bench.common import log, make_client, print_table  # noqa: E402
 from infra.local.stack import CatalogStack  # noqa: E402
 
 TARGET_CPU_SECONDS = 1.0  # server CPU-s per 10,000 partitions (issue #16)
+# What the target is judged on: partitions without indexes (the issue's "about 2 CPU-s" was
+# measured so: docs/pipelines.md, 1.0 CPU-s per 5,000, 0 indexes), one request at a time (one
+# Lambda instance serves one request at a time, and Lambda bills that). Each index adds an item
+# per partition; that and the threaded way are reported beside it, not judged.
+JUDGED_INDEXES = 0
 _TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -120,12 +125,18 @@ def write_cpu(stack: CatalogStack, partitions: int = 10_000, threads: int = 4,
     def cpu(figures: dict[str, float], way: str) -> str:
         return f"{figures[way]:.2f} CPU-s [{figures[way + '_low']:.2f}–{figures[way + '_high']:.2f}]"
     print_table(["Indexes", f"Service process, {threads} client threads (of which system)",
-                 "Service process, one request at a time", f"Target ≤ {TARGET_CPU_SECONDS:g}",
+                 "Service process, one request at a time",
+                 f"Target ≤ {TARGET_CPU_SECONDS:g} (one request at a time, {JUDGED_INDEXES} indexes)",
                  f"DynamoDB Local ({threads} threads)", "Wall time"],
-                [[str(i), f"{cpu(r, 'server')} ({r['server_system']:.2f})", cpu(r, "serial"),
-                  "yes" if min(r["server"], r["serial"]) <= TARGET_CPU_SECONDS else "**NO**",
+                [[str(i), f"{cpu(r, 'server')} ({r['server_system']:.2f})", cpu(r, "serial"), _verdict(i, r),
                   f"{r['dynamodb']:.2f} CPU-s", f"{r['seconds']:.1f} s"] for i, r in results.items()])
     return results
+
+
+def _verdict(indexes: int, figures: dict[str, float]) -> str:
+    if indexes != JUDGED_INDEXES:
+        return "report"
+    return "yes" if figures["serial"] <= TARGET_CPU_SECONDS else "**NO**"
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:

@@ -112,8 +112,9 @@ def write_cpu(stack: CatalogStack, partitions: int = 10_000, threads: int = 4,
                                   for k, v in _write_once(way_clients, inputs, indexes, pids).items()})
         figures: dict[str, float] = {}
         for way, measured in runs.items():
-            cpu = sorted(r["server"] for r in measured)
-            figures[way], figures[f"{way}_low"], figures[f"{way}_high"] = statistics.median(cpu), cpu[0], cpu[-1]
+            seconds = sorted(r["server"] for r in measured)
+            figures[way], figures[f"{way}_low"], figures[f"{way}_high"] = (statistics.median(seconds), seconds[0],
+                                                                           seconds[-1])
         threaded = runs["server"]
         figures["server_system"] = statistics.median(r["server_system"] for r in threaded)
         figures["dynamodb"] = statistics.median(r["dynamodb"] for r in threaded)

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import random
 import uuid
+from typing import Iterator
 
 import pytest
+
+from infra.local.stack import CatalogStack
 
 
 def random_account() -> str:
@@ -53,3 +56,14 @@ def table_input(name: str, **extra) -> dict:
     }
     base.update(extra)
     return base
+
+
+@pytest.fixture(scope="module")
+def spent(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogStack]:
+    """A stack of the requesting module's own whose work budget is spent at once (0 s) and with
+    no background cleaner: what a budgeted call leaves for later stays to be seen, until the test
+    runs the scheduled cleaner's code itself."""
+    env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0"}
+    logs = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1] + "-logs")
+    with CatalogStack(log_dir=logs, server_env=env) as stack:
+        yield stack

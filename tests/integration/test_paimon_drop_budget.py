@@ -4,7 +4,7 @@ and leaves the rest to a cleanup job (chalicelib/service/paimon_tables.py, "remo
 tables' directories"). Until the job is done the old directory keeps its schema-0, so a table
 re-created under the same name gets a directory of its own, which the job never touches.
 
-A stack of its own: work budget 0 s (a removal stops at its first look at the clock, after 200
+A stack of its own (``spent``, tests/integration/conftest.py): work budget 0 s (a removal stops at its first look at the clock, after 200
 files) and no background cleaner, so what a drop left is seen before the scheduled cleaner's code
 (run in a process of its own, as deployed) finishes it.
 """
@@ -16,7 +16,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
@@ -32,13 +32,6 @@ from tests.integration.test_paimon_protocol import options
 
 REPO = Path(__file__).resolve().parents[2]
 EXTRA_FILES = 450
-
-
-@pytest.fixture(scope="module")
-def spent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogStack]:
-    env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0"}
-    with CatalogStack(log_dir=tmp_path_factory.mktemp("drop-budget-logs"), server_env=env) as stack:
-        yield stack
 
 
 @pytest.fixture(scope="module")

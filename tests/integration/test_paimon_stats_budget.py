@@ -4,7 +4,7 @@ snapshot and leaves the rest to a cleanup job and to whoever settles the head ne
 (chalicelib/service/paimon_snapshots.py, "statistics left past the budget"). Until they are all
 applied the next commit answers "not committed", which Paimon's clients retry.
 
-A stack of its own: work budget 0 s (each call applies one chunk of STATS_CHUNK partitions, then
+A stack of its own (``spent``, tests/integration/conftest.py): work budget 0 s (each call applies one chunk of STATS_CHUNK partitions, then
 stops) and no background cleaner, so what a commit left is seen before the scheduled cleaner's
 code (run in a process of its own, as deployed) finishes it.
 """
@@ -12,7 +12,7 @@ code (run in a process of its own, as deployed) finishes it.
 from __future__ import annotations
 
 import uuid
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from pypaimon.catalog.catalog_factory import CatalogFactory
@@ -31,13 +31,6 @@ from tests.integration.store_helpers import Store
 from tests.integration.test_paimon_protocol import options
 
 PARTITIONS = 5 * STATS_CHUNK  # five calls' worth at one chunk a call
-
-
-@pytest.fixture(scope="module")
-def spent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogStack]:
-    env = {"GLUE_CLEANUP_THREAD": "0", "GLUE_WORK_BUDGET_SECONDS": "0"}
-    with CatalogStack(log_dir=tmp_path_factory.mktemp("stats-budget-logs"), server_env=env) as stack:
-        yield stack
 
 
 @pytest.fixture(scope="module")

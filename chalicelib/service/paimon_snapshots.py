@@ -142,7 +142,9 @@ def settle(table: TableBranch, deadline: Optional[float] = None) -> store.Head:
     if head.unsaved is not None and head.unsaved == head.snapshot_id and latest is not None:
         store.save_snapshot(table.uid, head, latest)
     small = head.pending is not None and len(head.pending) - head.stats_done <= STATS_CHUNK
-    applied = head.pending is None or ((deadline is not None or small) and _apply_stats(
+    # Someone else applying them holds the lease: leave them to it (see _apply_stats).
+    busy = head.stats_lease_until is not None and head.stats_lease_until > clock.now()
+    applied = head.pending is None or ((deadline is not None or small) and not busy and _apply_stats(
         table, head.stats_seq, head.pending, deadline, done=head.stats_done))
     if unpublished:
         assert head.snapshot_id is not None  # (unpublished says so)
@@ -184,6 +186,12 @@ def check_specs(table: TableBranch, specs: Sequence[dict[str, str]], where: str)
 # A stats operation is applied this many partitions at a time, the work deadline looked at
 # between them (one such chunk of new partitions takes about half a second here).
 STATS_CHUNK = 500
+# An applier of more than one chunk holds the head's stats lease (store.take_stats_lease) for
+# this long, renewed before each chunk: well above a chunk's time, and as short as can be, since
+# a holder that died keeps the others waiting until it runs out.
+STATS_LEASE_SECONDS = 10.0
+# How long the paimon-stats job waits, at most, before looking at a lease someone else holds again.
+_LEASE_POLL_SECONDS = 0.5
 
 
 def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta],
@@ -195,23 +203,54 @@ def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta],
     least, so every call goes on): what is applied stays, stamped, the head records how far it
     got, and a call again goes on from there. A chunk is not begun when the one before, taking
     as long again, would end past the deadline: the answer comes near the budget, not a chunk
-    (about a second) after it."""
+    (about a second) after it.
+
+    More than one chunk left: applied under the head's stats lease. False at once, nothing
+    applied, while another applier holds it (it goes on; see ``_stats_job`` for the waiting),
+    and as soon as this one loses it (its lease ran out in a chunk that took that long)."""
     if table.branch != MAIN or not table.keys:
         return True  # partitions are the main branch's; an unpartitioned table has only totals
-    by_key: dict[str, PartitionDelta] = {}
-    for delta in deltas:
-        if set(delta.spec) == set(table.keys):
-            by_key[partition_sort_key(_values(table, delta.spec), table.key_types)] = delta
-    pairs = list(by_key.items())
+    pairs = _keyed(table, seq, deltas)
+    # One chunk at most is applied without the lease: two appliers of it cost little.
+    owner = catalog.new_uid() if len(pairs) - done > STATS_CHUNK else None
     last_chunk = 0.0  # seconds the chunk before took
     for start in range(done, len(pairs), STATS_CHUNK):
         began = clock.monotonic()
         if start > done and deadline is not None and began + last_chunk >= deadline:
-            store.mark_stats_done(table.uid, seq, start, table.branch)
+            store.mark_stats_done(table.uid, seq, start, table.branch, owner)  # and lets the lease go
+            return False
+        if owner is not None and not store.take_stats_lease(table.uid, seq, owner, STATS_LEASE_SECONDS, table.branch):
             return False
         _apply_stats_chunk(table, seq, dict(pairs[start:start + STATS_CHUNK]))
         last_chunk = clock.monotonic() - began
     return True
+
+
+# The partition keys of the last few large stats operations' deltas: computed once, not by every
+# call that goes on with them (for tens of thousands of deltas, longer than a chunk's probe).
+_KEYED_MEMO_SIZE = 4
+_keyed_memo: dict[tuple, tuple[Sequence[PartitionDelta], list[tuple[str, PartitionDelta]]]] = {}
+
+
+def _keyed(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta]) -> list[tuple[str, PartitionDelta]]:
+    """(partition sort key, delta) of each delta naming exactly the partition keys, in order,
+    the last delta of a partition winning. Remembered for the same ``deltas`` (the store hands a
+    large ``pending`` out as one list while it is unchanged)."""
+    memo_key = (table.uid, seq, tuple(table.keys), tuple(table.key_types))
+    found = _keyed_memo.get(memo_key)
+    if found is not None and found[0] is deltas:
+        return found[1]
+    by_key: dict[str, PartitionDelta] = {}
+    wanted = set(table.keys)
+    for delta in deltas:
+        if set(delta.spec) == wanted:
+            by_key[partition_sort_key(_values(table, delta.spec), table.key_types)] = delta
+    pairs = list(by_key.items())
+    if len(pairs) > STATS_CHUNK:
+        if len(_keyed_memo) >= _KEYED_MEMO_SIZE:
+            _keyed_memo.clear()
+        _keyed_memo[memo_key] = (deltas, pairs)
+    return pairs
 
 
 def _apply_stats_chunk(table: TableBranch, seq: int, by_key: dict[str, PartitionDelta]) -> None:
@@ -361,7 +400,15 @@ def _stats_job(job: Any, deadline: float) -> bool:
         return True
     if table.uid != job.uid:
         return True
-    return settle(table, deadline).pending is None
+    head = settle(table, deadline)
+    if head.pending is None:
+        return True
+    # Another applier holds the lease (a commit retried meanwhile, say): wait for it to finish
+    # or let go, rather than have the cleaner call again at once.
+    until = head.stats_lease_until
+    if until is not None:
+        clock.sleep(max(0.0, min(until - clock.now(), deadline - clock.monotonic(), _LEASE_POLL_SECONDS)))
+    return False
 
 
 cleanup.register_kind(STATS_JOB, _stats_job)

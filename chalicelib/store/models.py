@@ -369,6 +369,10 @@ class PaimonItem(StoreModel):
     # head: "seq:count", the first ``count`` deltas of ``pending`` applied (a cursor for whoever
     # goes on; stale, and ignored, once stats_seq moved on)
     stats_done = UnicodeAttribute(null=True)
+    # head: "seq:owner", who applies stats operation ``seq`` until ``stats_until`` (epoch
+    # seconds): one applier at a time (store.paimon.take_stats_lease)
+    stats_lease = UnicodeAttribute(null=True)
+    stats_until = NumberAttribute(null=True)
     move_seq = NumberAttribute(null=True)  # snap: the head move (stats_seq) that wrote it
     stats = BinaryAttribute(legacy_encoding=False, null=True)  # snap: the commit's deltas
     created = NumberAttribute(null=True)  # tag, branch: creation time (ms)

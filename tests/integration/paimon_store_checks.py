@@ -104,6 +104,25 @@ def stats() -> dict:
             "emptied": emptied.emptied, "rows": rows}
 
 
+def stats_lease() -> dict:
+    """One applier of a stats operation at a time: taken, refused, renewed, let go with the
+    cursor, taken over once run out, gone with ``pending``."""
+    table = _table()
+    base = paimon.get_head(table.uid)
+    assert paimon.commit_snapshot(base, table.uid, _snapshot(1), [PartitionDelta({"dt": "a"}, 1, 1, 1, 1)])
+    seq = paimon.get_head(table.uid).stats_seq
+    taken = [paimon.take_stats_lease(table.uid, seq, "A", 10), paimon.take_stats_lease(table.uid, seq, "B", 10),
+             paimon.take_stats_lease(table.uid, seq, "A", 10), paimon.take_stats_lease(table.uid, seq + 1, "B", 10)]
+    held = paimon.get_head(table.uid).stats_lease_until is not None
+    marked = [paimon.mark_stats_done(table.uid, seq, 1, owner="B"), paimon.mark_stats_done(table.uid, seq, 1, owner="A")]
+    after_release = [paimon.get_head(table.uid).stats_lease_until, paimon.take_stats_lease(table.uid, seq, "B", -1),
+                     paimon.take_stats_lease(table.uid, seq, "C", 10)]  # B's ran out at once: C takes it
+    paimon.clear_pending(table.uid, seq)
+    cleared = [paimon.get_head(table.uid).stats_lease_until, paimon.take_stats_lease(table.uid, seq, "D", 10)]
+    return {"taken": taken, "held": held, "marked": marked, "cursor": paimon.get_head(table.uid).stats_done,
+            "after_release": after_release, "cleared": cleared}
+
+
 def ranges() -> dict:
     table = _table()
     for value in ("a", "ba", "bb", "c"):

@@ -53,5 +53,18 @@ def test_rollback_moves_the_head_back_once_with_its_totals_and_undoing_deltas(ru
     assert result["pending"] == [(-2, -1), (-3, -1)] or result["pending"] == [[-2, -1], [-3, -1]]
 
 
+def test_one_applier_of_a_stats_operation_holds_its_lease_at_a_time(run):
+    result = run("stats_lease")
+    # A takes it; B is refused while A holds it; A renews; no lease of a stats operation not decided.
+    assert result["taken"] == [True, False, True, False]
+    assert result["held"]
+    # Only the holder records its cursor, letting the lease go; then it is free, and one that
+    # ran out is taken over.
+    assert result["marked"] == [False, True] and result["cursor"] == 1
+    assert result["after_release"] == [None, True, True]
+    # Applied (pending removed): the lease goes with it, and there is nothing left to take.
+    assert result["cleared"] == [None, False]
+
+
 def test_a_key_range_resumed_past_its_end_is_empty(run):
     assert run("ranges") == {"range": ["ba\x01", "bb\x01"], "resumed": ["bb\x01"], "past": []}

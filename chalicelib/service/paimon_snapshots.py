@@ -135,6 +135,8 @@ def settle(table: TableBranch, deadline: Optional[float] = None) -> store.Head:
     large commit's are applied (pypaimon reads the latest snapshot several times per scan), and
     a read that writes a crashed move's files queues the job when some are left."""
     head = _head(table)
+    if deadline is not None:
+        head = _wait_for_applier(table, head, deadline)
     unpublished = head.snapshot_id is not None and (head.published or 0) != head.snapshot_id
     if head.pending is None and head.unsaved is None and not unpublished:
         return head  # the usual case: the last move finished
@@ -156,6 +158,23 @@ def settle(table: TableBranch, deadline: Optional[float] = None) -> store.Head:
     if head.pending is not None and applied:
         store.clear_pending(table.uid, head.stats_seq, table.branch)
         return replace(head, pending=None)
+    return head
+
+
+def _wait_for_applier(table: TableBranch, head: store.Head, deadline: float) -> store.Head:
+    """The head once no one else holds the lease on its statistics (they are applied, or the
+    holder let go and this call may go on with them), or as it is at ``deadline``. A move
+    waits rather than answer at once: Paimon's clients retry a commit answered "not committed"
+    a bounded number of times (pypaimon: 10, about 10 s of back-off in all), so each attempt
+    spends its budget waiting for the statistics, as it spent it applying them before the
+    lease, and goes on the moment they are done."""
+    while head.pending is not None and head.stats_lease_until is not None:
+        now = clock.now()
+        left = deadline - clock.monotonic()
+        if head.stats_lease_until <= now or left <= 0:
+            break
+        clock.sleep(min(head.stats_lease_until - now, left, _LEASE_POLL_SECONDS))
+        head = _head(table, fresh=True)
     return head
 
 
@@ -190,7 +209,7 @@ STATS_CHUNK = 500
 # this long, renewed before each chunk: well above a chunk's time, and as short as can be, since
 # a holder that died keeps the others waiting until it runs out.
 STATS_LEASE_SECONDS = 10.0
-# How long the paimon-stats job waits, at most, before looking at a lease someone else holds again.
+# A move (or the paimon-stats job) waiting for another applier looks at the head this often.
 _LEASE_POLL_SECONDS = 0.5
 
 
@@ -206,8 +225,8 @@ def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta],
     (about a second) after it.
 
     More than one chunk left: applied under the head's stats lease. False at once, nothing
-    applied, while another applier holds it (it goes on; see ``_stats_job`` for the waiting),
-    and as soon as this one loses it (its lease ran out in a chunk that took that long)."""
+    applied, while another applier holds it (it goes on; ``settle`` waits for it first), and as
+    soon as this one loses it (its lease ran out in a chunk that took that long)."""
     if table.branch != MAIN or not table.keys:
         return True  # partitions are the main branch's; an unpartitioned table has only totals
     pairs = _keyed(table, seq, deltas)
@@ -400,15 +419,7 @@ def _stats_job(job: Any, deadline: float) -> bool:
         return True
     if table.uid != job.uid:
         return True
-    head = settle(table, deadline)
-    if head.pending is None:
-        return True
-    # Another applier holds the lease (a commit retried meanwhile, say): wait for it to finish
-    # or let go, rather than have the cleaner call again at once.
-    until = head.stats_lease_until
-    if until is not None:
-        clock.sleep(max(0.0, min(until - clock.now(), deadline - clock.monotonic(), _LEASE_POLL_SECONDS)))
-    return False
+    return settle(table, deadline).pending is None  # (waiting while another applier holds them)
 
 
 cleanup.register_kind(STATS_JOB, _stats_job)

@@ -11,6 +11,7 @@ code (run in a process of its own, as deployed) finishes it.
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -23,6 +24,7 @@ from pypaimon.snapshot.snapshot import Snapshot
 from pypaimon.snapshot.snapshot_commit import PartitionStatistics
 
 from chalicelib.service.paimon_snapshots import STATS_CHUNK, STATS_JOB
+from chalicelib.store.paimon import head_key
 from infra.local.stack import CatalogStack
 from tests.conftest import client
 from tests.integration.test_paimon_commits import APPEND_SCHEMA, directory, glue_values, write
@@ -97,4 +99,52 @@ def test_a_commit_of_many_partitions_publishes_at_once_and_its_statistics_follow
     assert glue_values(glue, db, "wide", "region = 'r00042'") == [["r00042"]]
     (listed,) = paimon.list_partitions_paged(identifier, partition_name_pattern="region=r02499").elements
     assert (listed.record_count, listed.file_size_in_bytes, listed.file_count) == (10, 100, 1)
+    assert paimon.load_snapshot(identifier).snapshot.id == 3
+
+
+def _hold_lease(spent: CatalogStack, db: str, seconds: float) -> None:
+    """Have another applier hold the lease on the head's pending statistics for ``seconds``
+    from now (as a commit or the job applying them would)."""
+    store = Store(spent)
+    uid = store.table_item(db, "wide")["uid"]["S"]
+    key = {"table_uid": {"S": uid}, "key": {"S": head_key()}}
+    seq = store.client.get_item(TableName=store.prefix + "paimon", Key=key, ConsistentRead=True)["Item"]["stats_seq"]
+    store.client.update_item(TableName=store.prefix + "paimon", Key=key,
+                             UpdateExpression="SET stats_lease = :l, stats_until = :u",
+                             ExpressionAttributeValues={":l": {"S": f"{seq['N']}:another"},
+                                                        ":u": {"N": str(time.time() + seconds)}})
+
+
+def test_statistics_another_applier_holds_are_left_to_it_and_taken_over_when_its_lease_runs_out(
+        paimon: RESTCatalog, spent: CatalogStack) -> None:
+    db = f"please_{uuid.uuid4().hex[:8]}"
+    paimon.create_database(db, False)
+    identifier = Identifier.create(db, "wide")
+    paimon.create_table(identifier, Schema.from_pyarrow_schema(APPEND_SCHEMA, ["region"], None, {"bucket": "-1"}),
+                        False)
+    table = paimon.get_table(identifier)
+    write(table, {"region": ["eu"], "n": [1]})
+    regions = [f"r{n:05d}" for n in range(PARTITIONS)]
+    assert _commit(paimon, table, identifier, paimon.load_snapshot(identifier).snapshot, regions) is True
+    assert len(_partitions(spent, db)) == 1 + STATS_CHUNK
+    second = paimon.load_snapshot(identifier).snapshot
+
+    # Held by another applier: a commit leaves the statistics to it (nothing applied) and, its
+    # budget spent, answers "not committed".
+    _hold_lease(spent, db, 600)
+    assert _commit(paimon, table, identifier, second, ["eu"]) is False
+    assert len(_partitions(spent, db)) == 1 + STATS_CHUNK
+
+    # A commit with budget to spare waits for the holder; when its lease runs out (a holder that
+    # died), the commit takes over, applies the rest and commits.
+    _hold_lease(spent, db, 1.5)
+    patient = spent.extra_server({"GLUE_WORK_BUDGET_SECONDS": "120"}, name="patient").start()
+    try:
+        catalog = CatalogFactory.create(options(patient.endpoint))
+        assert _commit(catalog, catalog.get_table(identifier), identifier, second, ["eu"]) is True
+    finally:
+        patient.stop()
+    stats = _partitions(spent, db)
+    assert len(stats) == 1 + PARTITIONS
+    assert {stats[region] for region in regions} == {(10, 100, 1)}
     assert paimon.load_snapshot(identifier).snapshot.id == 3

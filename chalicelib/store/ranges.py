@@ -29,12 +29,8 @@ class Record:
         self._raw = raw
 
     def __getattr__(self, name: str) -> Any:
-        try:
-            return _plain(self._raw[name])
-        except KeyError:
-            if name in self._fields:
-                return None
-            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}") from None
+        # Reached only for a name that is no field (fields are properties of the subclass).
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({ {name: _plain(value) for name, value in self._raw.items()}!r})"
@@ -52,9 +48,23 @@ def record_type(model: Any) -> type[Record]:
         renamed = [name for name, attribute in attributes.items() if attribute.attr_name != name]
         if renamed:
             raise TypeError(f"{model.__name__}: attributes stored under another name: {renamed}")
-        kind = type(f"{model.__name__}Record", (Record,), {"__slots__": (), "_fields": frozenset(attributes)})
+        fields = {name: _field(name) for name in attributes}
+        kind = type(f"{model.__name__}Record", (Record,), {"__slots__": (), "_fields": frozenset(attributes), **fields})
         _record_types[model] = kind
     return kind
+
+
+def _field(name: str) -> property:
+    """A field of a record: its value converted when read, None when the item lacks it. A
+    property, not a ``__getattr__`` fallback: that ran only after the ordinary lookup had failed,
+    which cost more than the conversion (a listing reads four fields of every item)."""
+    def read(record: Record) -> Any:
+        value = record._raw.get(name)
+        if value is None:
+            return None
+        data = value.get("S")
+        return data if data is not None else _plain(value)
+    return property(read)
 
 
 def _plain(value: dict[str, Any]) -> Any:

@@ -601,21 +601,18 @@ def list_partitions(ctx: RequestContext, ref: TableRef, transaction_id: Optional
                                      read.transaction)
         if not read.stored:
             return None
-    ahead = None
+    guess = None
     if not transaction_id and as_of is None and read_position is not None:
-        ahead = _read_ahead(ref, expression, segment, exclude_columns, limit, read_position)
-    try:
-        lister = _latest_listing(ctx, ref, transaction_id, as_of, expression, segment, exclude_columns, limit)
-    except BaseException:
-        if ahead is not None:
-            ahead[1].abandon()
-        raise
-    if ahead is None:
-        return lister
-    guess, early = ahead
-    if isinstance(lister, StoredListing) and _same_reads(guess, lister):
+        guess = _guess(ref, expression, segment, exclude_columns, limit, read_position)
+    if guess is None:
+        return _latest_listing(ctx, ref, transaction_id, as_of, expression, segment, exclude_columns, limit)
+    guessed, position = guess
+    fresh = prefetch.Background(
+        lambda: _latest_listing(ctx, ref, transaction_id, as_of, expression, segment, exclude_columns, limit))
+    early = prefetch.ReadAhead(guessed.page, position)  # the index Query, while a worker reads the table
+    lister = fresh.result()
+    if isinstance(lister, StoredListing) and _same_reads(guessed, lister):
         return prefetch.ConfirmedListing(lister, early)
-    early.abandon()
     return lister
 
 
@@ -632,13 +629,13 @@ def _latest_listing(ctx: RequestContext, ref: TableRef, transaction_id: Optional
     return StoredListing(view, names, wanted)
 
 
-def _read_ahead(ref: TableRef, expression: Optional[str], segment: Optional[tuple[int, int]],
-                exclude_columns: bool, limit: Optional[int],
-                read_position: Callable[[tuple], Any]) -> Optional[tuple[StoredListing, prefetch.ReadAhead]]:
-    """Start reading the page on a worker thread, as the table was when this process last read
-    it, while the caller reads the table afresh (see chalicelib.service.prefetch); None when
-    there is no such guess or it would not read an index (a scan's latency is not in the round
-    trips, and a wrong guess must stay cheap)."""
+def _guess(ref: TableRef, expression: Optional[str], segment: Optional[tuple[int, int]],
+           exclude_columns: bool, limit: Optional[int],
+           read_position: Callable[[tuple], Any]) -> Optional[tuple[StoredListing, Any]]:
+    """The listing as the table was when this process last read it, and the position to read
+    its page from (see chalicelib.service.prefetch); None when there is no such guess or it
+    would not read an index (a scan's latency is not in the round trips, and a wrong guess must
+    stay cheap)."""
     hint = _read_hints.get(_view_key(ref))
     if hint is None or hint.governed:
         return None
@@ -647,13 +644,12 @@ def _read_ahead(ref: TableRef, expression: Optional[str], segment: Optional[tupl
         guess = StoredListing(hint, table_names(ref.catalog_id, hint.database, hint.item), wanted)
         if guess.plan.index is None:
             return None
-        position = read_position(guess.scope)
+        return guess, read_position(guess.scope)
     except ServiceError:
         return None  # a bad expression or token: the fresh read's listing says so (or not)
     except Exception:  # noqa: BLE001 - a guess from a stale view must never fail the request
         log.exception("read-ahead guess failed; reading as planned")
         return None
-    return guess, prefetch.ReadAhead(guess.page, position)
 
 
 def _same_reads(guess: StoredListing, fresh: StoredListing) -> bool:

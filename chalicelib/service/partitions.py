@@ -468,14 +468,33 @@ def listing(keys: list[tuple[str, str]], expression: Optional[str], segment: Opt
                             (total, number) if segment else None, bool(exclude_columns), limit or 1000)
 
 
+# Plans chosen, by what decides them: the expression's text (its bound form follows from it and
+# the keys), the partition keys and the types their sort keys were encoded with, and the ACTIVE
+# indexes. A warm GetPartitions plans twice (the guess read ahead, then the fresh read), and
+# the guess's planning is on the way to its Query. Plans are frozen and never changed.
+_MAX_PLANS = 256
+_plans: dict[tuple, planner.Plan] = {}
+
+
+def _plan(view: PartitionTableView, wanted: governed.Listing) -> planner.Plan:
+    active = index_specs(view.item, view.keys, ("ACTIVE",))
+    key = (wanted.expression, tuple(view.keys), tuple(view.key_types), tuple(active))
+    plan = _plans.get(key)
+    if plan is None:
+        plan = planner.choose_plan(wanted.bound, view.keys, view.key_types, active)
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        _plans[key] = plan
+    return plan
+
+
 class StoredListing:
     """The registered partitions of a table matching a listing, in key order of the plan's
     source, a page at a time. ``scope``: what a resume position is only valid for."""
 
     def __init__(self, view: PartitionTableView, names: dict[str, str], wanted: governed.Listing) -> None:
         self.view, self.names, self.wanted = view, names, wanted
-        active = index_specs(view.item, view.keys, ("ACTIVE",))
-        self.plan = planner.choose_plan(wanted.bound, view.keys, view.key_types, active)
+        self.plan = _plan(view, wanted)
         total, number = wanted.segment or (1, 0)
         self.scope = (view.item.uid, wanted.expression, total, number, wanted.exclude_columns, self.plan.source)
 

@@ -50,6 +50,19 @@ def _commit(paimon: RESTCatalog, table: Any, identifier: Identifier, base: Snaps
     return paimon.rest_api.commit_snapshot(identifier, table.catalog_environment.uuid, base.uuid, proposed, stats)
 
 
+def _wide_table(paimon: RESTCatalog, prefix: str) -> tuple[str, Identifier, Any]:
+    """A new database (named ``prefix``_...) holding table ``wide``, partitioned by region, with
+    one row written in region ``eu`` (its first snapshot)."""
+    db = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    paimon.create_database(db, False)
+    identifier = Identifier.create(db, "wide")
+    paimon.create_table(identifier, Schema.from_pyarrow_schema(APPEND_SCHEMA, ["region"], None, {"bucket": "-1"}),
+                        False)
+    table = paimon.get_table(identifier)
+    write(table, {"region": ["eu"], "n": [1]})
+    return db, identifier, table
+
+
 def _partitions(spent: CatalogStack, db: str) -> dict[str, tuple[int, int, int]]:
     """(records, bytes, files) by partition value, from the partition items themselves: listing
     2,500 partitions through a server with a work budget of 0 s takes thousands of short pages."""
@@ -61,13 +74,7 @@ def _partitions(spent: CatalogStack, db: str) -> dict[str, tuple[int, int, int]]
 
 def test_a_commit_of_many_partitions_publishes_at_once_and_its_statistics_follow(
         paimon: RESTCatalog, spent: CatalogStack) -> None:
-    db = f"pstats_{uuid.uuid4().hex[:8]}"
-    paimon.create_database(db, False)
-    identifier = Identifier.create(db, "wide")
-    paimon.create_table(identifier, Schema.from_pyarrow_schema(APPEND_SCHEMA, ["region"], None, {"bucket": "-1"}),
-                        False)
-    table = paimon.get_table(identifier)
-    write(table, {"region": ["eu"], "n": [1]})
+    db, identifier, table = _wide_table(paimon, "pstats")
     first = paimon.load_snapshot(identifier).snapshot
     regions = [f"r{n:05d}" for n in range(PARTITIONS)]
     glue = client(spent.endpoint, "glue")
@@ -117,13 +124,7 @@ def _hold_lease(spent: CatalogStack, db: str, seconds: float) -> None:
 
 def test_statistics_another_applier_holds_are_left_to_it_and_taken_over_when_its_lease_runs_out(
         paimon: RESTCatalog, spent: CatalogStack) -> None:
-    db = f"please_{uuid.uuid4().hex[:8]}"
-    paimon.create_database(db, False)
-    identifier = Identifier.create(db, "wide")
-    paimon.create_table(identifier, Schema.from_pyarrow_schema(APPEND_SCHEMA, ["region"], None, {"bucket": "-1"}),
-                        False)
-    table = paimon.get_table(identifier)
-    write(table, {"region": ["eu"], "n": [1]})
+    db, identifier, table = _wide_table(paimon, "plock")
     regions = [f"r{n:05d}" for n in range(PARTITIONS)]
     assert _commit(paimon, table, identifier, paimon.load_snapshot(identifier).snapshot, regions) is True
     assert len(_partitions(spent, db)) == 1 + STATS_CHUNK

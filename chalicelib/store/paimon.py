@@ -557,7 +557,7 @@ def mark_stats_done(table_uid: str, seq: int, count: int, branch: str = MAIN, ow
     actions: list[Any] = [PaimonItem.stats_done.set(f"{seq}:{count}")]
     if owner is not None:
         condition &= PaimonItem.stats_lease == _lease(seq, owner)
-        actions += [PaimonItem.stats_lease.remove(), PaimonItem.stats_until.remove()]
+        actions += _lease_removal()
     return conditional(lambda: item.update(actions=actions, condition=condition))
 
 

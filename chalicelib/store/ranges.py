@@ -23,7 +23,6 @@ class Record:
     the items it keeps, so converting every attribute up front cost more than the filter."""
 
     __slots__ = ("_raw",)
-    _fields: frozenset[str] = frozenset()
 
     def __init__(self, raw: dict[str, Any]) -> None:
         self._raw = raw
@@ -49,7 +48,7 @@ def record_type(model: Any) -> type[Record]:
         if renamed:
             raise TypeError(f"{model.__name__}: attributes stored under another name: {renamed}")
         fields = {name: _field(name) for name in attributes}
-        kind = type(f"{model.__name__}Record", (Record,), {"__slots__": (), "_fields": frozenset(attributes), **fields})
+        kind = type(f"{model.__name__}Record", (Record,), {"__slots__": (), **fields})
         _record_types[model] = kind
     return kind
 

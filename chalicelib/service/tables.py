@@ -27,7 +27,7 @@ from chalicelib.service.databases import now, start_position
 from chalicelib.service.lookups import Database, Table, fold, require_database, require_table
 from chalicelib.service.paging import take_page
 from chalicelib.service.snapshots import database_snapshot, require_table_as_of, table_as_of
-from chalicelib.service.table_transactions import TableWriter, autocommit
+from chalicelib.service.table_transactions import TableWriter, autocommit, require_database_and_counter
 from chalicelib.service.table_versions import parse_version
 from chalicelib.store import catalog
 from chalicelib.store import statistics as statistics_store
@@ -67,7 +67,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
     schema); only without a transaction.
     """
     name = fold(table_input["Name"])
-    database = require_database(catalog_key, database_name)
+    database, counter = require_database_and_counter(catalog_key, database_name)
     created = now()
     doc = table_document(table_input, database.name, created, created)
     doc["CreatedBy"] = ctx.principal_arn
@@ -82,7 +82,8 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
         return
     search_index.before_table_write(database.catalog, database.name, database.uid, doc)
     try:
-        autocommit(database, lambda stamp: catalog.create_table(database, name, doc, indexes, stamp, uid))
+        autocommit(database, lambda stamp: catalog.create_table(database, name, doc, indexes, stamp, uid),
+                   counter=counter)
     except catalog.ConditionFailed:
         if catalog.get_table(database.uid, name) is not None:
             raise table_already_exists() from None
@@ -105,7 +106,7 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
     table's indexes forbid.
     """
     name = fold(table_input["Name"])
-    database = require_database(catalog_key, database_name)
+    database, counter = require_database_and_counter(catalog_key, database_name)
     writer = TableWriter(ctx, transaction_id, database, name) if transaction_id else None
     if writer is not None:
         if writer.seen is None:
@@ -127,7 +128,7 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
         return
     search_index.before_table_write(database.catalog, database.name, database.uid, doc, old)
     try:
-        autocommit(database, lambda stamp: catalog.update_table(current, doc, archive, stamp))
+        autocommit(database, lambda stamp: catalog.update_table(current, doc, archive, stamp), counter=counter)
     except catalog.ConditionFailed:
         raise _concurrent_update() from None
     search_index.after_table_write(database.catalog, database.name, doc, old)
@@ -183,7 +184,8 @@ def _concurrent_update() -> ConcurrentModificationException:
     return ConcurrentModificationException("Update table failed due to concurrent modifications.")
 
 
-def _delete(ctx: RequestContext, database: Database, name: str, transaction_id: Optional[str]) -> None:
+def _delete(ctx: RequestContext, database: Database, name: str, transaction_id: Optional[str],
+            counter: Optional[int] = None) -> None:
     if transaction_id:
         writer = TableWriter(ctx, transaction_id, database, fold(name))
         if writer.seen is None:
@@ -193,7 +195,7 @@ def _delete(ctx: RequestContext, database: Database, name: str, transaction_id: 
         return
     item = require_table(database, name)
     try:
-        autocommit(database, lambda stamp: catalog.delete_table_item(item, stamp))
+        autocommit(database, lambda stamp: catalog.delete_table_item(item, stamp), counter=counter)
     except catalog.ConditionFailed:
         raise table_not_found(name) from None
     cleanup.enqueued()
@@ -214,7 +216,8 @@ def delete_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     EntityNotFoundException if the database or table does not exist (or another delete won);
     with a transaction, ConcurrentModificationException if the table changed after it started.
     """
-    _delete(ctx, require_database(catalog_key, database_name), name, transaction_id)
+    database, counter = require_database_and_counter(catalog_key, database_name)
+    _delete(ctx, database, name, transaction_id, counter)
     cleanup.help_with_expired()
 
 

@@ -54,6 +54,9 @@ class Stamp:
 
 
 def _add_stamp(tx: TransactWrite, stamp: Optional[Stamp]) -> None:
+    """Add ``stamp``'s checks: first in a build, so they are the transaction's first actions
+    after a fence's check (PynamoDB sends condition checks first, in the order added; the fence
+    counts on that too), which is where ``_stamp_check_failed`` looks for them."""
     if stamp is None:
         return
     # A check, not an update: every snapshot S is taken by moving the counter to S, so a write
@@ -65,12 +68,23 @@ def _add_stamp(tx: TransactWrite, stamp: Optional[Stamp]) -> None:
         tx.condition_check(CommitStateItem, lock, condition=CommitStateItem.transaction_id.does_not_exist())
 
 
-def _stamped_write_failed(error: Exception, stamp: Optional[Stamp]) -> Exception:
+def _stamp_check_failed(failed: Sequence[int], stamp: Stamp, fenced: bool) -> bool:
+    """Whether DynamoDB's cancellation reasons name one of ``stamp``'s checks (the counter, then
+    each lock; after the fence's check if ``fenced``, see ``_add_stamp``) among the failed actions."""
+    first = 1 if fenced else 0
+    return any(first <= index <= first + len(stamp.locks) for index in failed)
+
+
+def _stamped_write_failed(error: Exception, stamp: Optional[Stamp], fenced: bool = False) -> Exception:
     """The exception a failed (possibly stamped) write stands for."""
-    kind = classify(error).kind
+    outcome = classify(error)
+    kind = outcome.kind
     if stamp is not None and kind == CONFLICT:
         return StampConflict()
+    if stamp is not None and kind == CONDITION_FAILED and _stamp_check_failed(outcome.failed, stamp, fenced):
+        return StampConflict()
     if stamp is not None and kind == CONDITION_FAILED:
+        # No reasons to go by (a plain ConditionalCheckFailed): read what the stamp checked.
         counter = _get(CommitStateItem, stamp.counter)
         if int((counter.seq if counter else 0) or 0) >= stamp.seq:
             return StampConflict()
@@ -193,22 +207,36 @@ def get_path(catalog: str, database: str, db_uid: str, table: str,
     None where missing), in ONE BatchGetItem instead of a GetItem each. The caller knows
     ``db_uid`` from an earlier read and must check that the database item still has it (else
     the table item read belongs to an earlier incarnation of the database)."""
-    db_key = {"catalog": dj.s(catalog), "name": dj.s(database)}
-    table_key = {"db_uid": dj.s(db_uid), "name": dj.s(table)}
-    keys: dict[str, list[dict[str, Any]]] = {}
-    for table_name, key in [(DatabaseItem.Meta.table_name, db_key), (TableItem.Meta.table_name, table_key),
-                            *((e.table_name, e.key) for e in extra)]:
-        keys.setdefault(table_name, []).append(key)
-    metrics.count_read(2 + len(extra))
-    found = dj.batch_get(keys)
-
-    def pick(table_name: str, key: dict[str, Any]) -> dict[str, Any] | None:
-        return next((item for item in found[table_name] if all(item.get(k) == v for k, v in key.items())), None)
-
-    db_raw, table_raw = pick(DatabaseItem.Meta.table_name, db_key), pick(TableItem.Meta.table_name, table_key)
+    table_key = ExtraKey(TableItem.Meta.table_name, {"db_uid": dj.s(db_uid), "name": dj.s(table)})
+    db_raw, table_raw, *extras = _get_keys([_database_key(catalog, database), table_key, *extra])
     return (None if db_raw is None else DatabaseItem.from_raw_data(db_raw),
-            None if table_raw is None else TableItem.from_raw_data(table_raw),
-            [pick(e.table_name, e.key) for e in extra])
+            None if table_raw is None else TableItem.from_raw_data(table_raw), extras)
+
+
+def get_database_with(catalog: str, database: str,
+                      extra: Sequence[ExtraKey]) -> tuple[DatabaseItem | None, list[dict[str, Any] | None]]:
+    """The database item and the ``extra`` items (wire form, None where missing) in ONE
+    BatchGetItem."""
+    db_raw, *extras = _get_keys([_database_key(catalog, database), *extra])
+    return None if db_raw is None else DatabaseItem.from_raw_data(db_raw), extras
+
+
+def _database_key(catalog: str, database: str) -> ExtraKey:
+    return ExtraKey(DatabaseItem.Meta.table_name, {"catalog": dj.s(catalog), "name": dj.s(database)})
+
+
+def _get_keys(keys: Sequence[ExtraKey]) -> list[dict[str, Any] | None]:
+    """The items (wire form, None where missing) of ``keys``, in order, in one BatchGetItem."""
+    by_table: dict[str, list[dict[str, Any]]] = {}
+    for key in keys:
+        by_table.setdefault(key.table_name, []).append(key.key)
+    metrics.count_read(len(keys))
+    found = dj.batch_get(by_table)
+
+    def pick(key: ExtraKey) -> dict[str, Any] | None:
+        return next((item for item in found[key.table_name] if all(item.get(k) == v for k, v in key.key.items())),
+                    None)
+    return [pick(key) for key in keys]
 
 
 def key_types_of(doc: dict[str, Any]) -> list[str]:
@@ -233,13 +261,13 @@ def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
     item = new_table_item(database.uid, name, doc, indexes_json, uid=uid, changed_seq=stamp.seq if stamp else None)
 
     def build(tx: TransactWrite) -> None:
+        _add_stamp(tx, stamp)
         tx.condition_check(DatabaseItem, database.catalog, database.name,
                            condition=DatabaseItem.uid == database.uid)
         tx.save(item, condition=TableItem.name.does_not_exist())
         # Born with an empty, complete partition digest: every partition it will ever have is
         # then written with its digest delta, and unindexed listings never need a rebuild.
         tx.save(empty_digest(item.uid))
-        _add_stamp(tx, stamp)
     from chalicelib.store.digests import empty_base as empty_digest  # imports this module
     try:
         transact(None, build)
@@ -264,6 +292,7 @@ def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool,
     changed = stamp.seq if stamp else seq
 
     def build(tx: TransactWrite) -> None:
+        _add_stamp(tx, stamp)
         tx.update(current, actions=[TableItem.doc.set(encoded), TableItem.version.set(old_version + 1),
                                     TableItem.changed_seq.set(changed) if changed is not None
                                     else TableItem.changed_seq.remove()],
@@ -271,11 +300,10 @@ def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool,
         if archive:
             tx.save(TableVersionItem(current.uid, old_version, doc=current.doc,
                                      changed_seq=current.changed_seq))
-        _add_stamp(tx, stamp)
     try:
         transact(fence, build)
     except TransactWriteError as error:
-        raise _stamped_write_failed(error, stamp) from None
+        raise _stamped_write_failed(error, stamp, fenced=fence is not None) from None
     current.doc, current.version, current.changed_seq = encoded, old_version + 1, changed
     return current
 
@@ -295,11 +323,11 @@ def rename_table(current: TableItem, target: DatabaseItem, name: str, new_doc: d
                       column_epochs=current.column_epochs, changed_seq=stamp.seq if stamp else None)
 
     def build(tx: TransactWrite) -> None:
+        _add_stamp(tx, stamp)
         tx.delete(current, condition=(TableItem.uid == current.uid) & (TableItem.version == old_version))
         tx.condition_check(DatabaseItem, target.catalog, target.name, condition=DatabaseItem.uid == target.uid)
         tx.save(moved, condition=TableItem.name.does_not_exist())
         tx.save(TableVersionItem(current.uid, old_version, doc=current.doc, changed_seq=current.changed_seq))
-        _add_stamp(tx, stamp)
     try:
         transact(None, build)
     except TransactWriteError as error:
@@ -370,13 +398,13 @@ def delete_table_item(item: TableItem, stamp: Optional[Stamp] = None, fence: Opt
     a commit's apply: Fenced if the commit no longer holds its lock) and record the cleanup of
     what is below it, in one DynamoDB transaction (see ``CleanupJobItem``)."""
     def build(tx: TransactWrite) -> None:
+        _add_stamp(tx, stamp)
         tx.delete(item, condition=TableItem.uid == item.uid)
         tx.save(cleanup_job("table", item.uid, db_uid=item.db_uid, name=item.name, indexes=item.indexes))
-        _add_stamp(tx, stamp)
     try:
         transact(fence, build)
     except TransactWriteError as error:
-        raise _stamped_write_failed(error, stamp) from None
+        raise _stamped_write_failed(error, stamp, fenced=fence is not None) from None
 
 
 def query_tables(db_uid: str, after: str | None, page_size: int, descending: bool = False) -> Iterator[TableItem]:

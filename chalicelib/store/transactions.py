@@ -7,7 +7,7 @@ The commit protocol that uses them is in ``chalicelib.service.transactions``; do
 from __future__ import annotations
 
 import time
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
@@ -15,7 +15,7 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
 from chalicelib.errors import ConcurrentModificationException
-from chalicelib.store.catalog import delete_all, get_many, register_table_purger
+from chalicelib.store.catalog import ExtraKey, delete_all, get_many, register_table_purger
 from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, classify
 from chalicelib.store.config import connection
 from chalicelib.store.fence import Fence, Write, write_all
@@ -46,6 +46,17 @@ def last_commit_seq(catalog: str) -> int:
         return CommitStateItem.get(seq_name(catalog), consistent_read=True).seq or 0
     except CommitStateItem.DoesNotExist:
         return 0
+
+
+def counter_key(catalog: str) -> ExtraKey:
+    """The commit counter's key, to read it along with other items (``catalog.get_database_with``)."""
+    return ExtraKey(CommitStateItem.Meta.table_name, {"name": {"S": seq_name(catalog)}})
+
+
+def counter_value(raw: Optional[dict[str, Any]]) -> int:
+    """The commit counter from its item as read by ``counter_key`` (0 before any)."""
+    seq = (raw or {}).get("seq")
+    return int(seq["N"]) if seq else 0
 
 
 def read_point(catalog: str) -> int:

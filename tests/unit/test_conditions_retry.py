@@ -224,3 +224,23 @@ def test_throttled_partition_transaction_is_throttling_not_a_failed_partition(mo
     entries = [(PartitionItem("table-uid", "k1", values=["1"], doc=b"J{}", segment=0, revision=0), "ix", "e1")]
     with pytest.raises(ThrottlingException):
         partition_store.write_entries_checked("table-uid", entries)
+
+
+def test_a_failed_stamp_check_is_told_by_the_cancellation_reasons(monkeypatch):
+    """A table write's stamp checks are its first condition checks (after a fence's), which
+    PynamoDB sends first: a reason on one of them is a StampConflict (retry with a fresh stamp)
+    without reading the counter or the locks; a reason on the write's own condition, with the
+    stamp's items as they should be, is not."""
+    stamp = catalog.Stamp("seq", 4, 5, ("lock",))
+    reads: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(catalog, "_get", lambda *key: reads.append(key))  # nothing stored
+    # CreateTable's five actions as sent: counter check, lock check, database check, table put, digest put.
+    for fenced, failed in ((False, 0), (False, 1), (True, 1), (True, 2)):
+        reasons: list[Optional[str]] = [None] * (5 + fenced)
+        reasons[failed] = "ConditionalCheckFailed"
+        for error in (pynamo_transact_error(reasons), client_error("TransactionCanceledException", reasons)):
+            assert isinstance(catalog._stamped_write_failed(error, stamp, fenced), catalog.StampConflict)
+    assert reads == []
+    own = pynamo_transact_error([None, None, None, "ConditionalCheckFailed", None])
+    assert isinstance(catalog._stamped_write_failed(own, stamp), catalog.ConditionFailed)
+    assert len(reads) == 2  # the counter and the lock, read to rule out a stamp failure

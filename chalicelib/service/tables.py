@@ -80,10 +80,11 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
         search_index.before_table_write(database.catalog, database.name, database.uid, doc)
         writer.create(doc, indexes)
         return
-    search_index.before_table_write(database.catalog, database.name, database.uid, doc)
+    postings = search_index.table_postings(database.catalog, database.name, database.uid, doc)
+    postings.before()
     try:
-        autocommit(database, lambda stamp: catalog.create_table(database, name, doc, indexes, stamp, uid),
-                   counter=counter)
+        autocommit(database, lambda stamp: catalog.create_table(database, name, doc, indexes, stamp, uid,
+                                                                postings.riding), counter=counter)
     except catalog.ConditionFailed:
         if catalog.get_table(database.uid, name) is not None:
             raise table_already_exists() from None
@@ -126,12 +127,14 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
         search_index.before_table_write(database.catalog, database.name, database.uid, doc, old)
         writer.update(doc, archive, _column_names(old) - _column_names(doc))
         return
-    search_index.before_table_write(database.catalog, database.name, database.uid, doc, old)
+    postings = search_index.table_postings(database.catalog, database.name, database.uid, doc, old)
+    postings.before()
     try:
-        autocommit(database, lambda stamp: catalog.update_table(current, doc, archive, stamp), counter=counter)
+        autocommit(database, lambda stamp: catalog.update_table(current, doc, archive, stamp, also=postings.riding),
+                   counter=counter)
     except catalog.ConditionFailed:
         raise _concurrent_update() from None
-    search_index.after_table_write(database.catalog, database.name, doc, old)
+    postings.after()
     dropped = _column_names(old) - _column_names(doc)
     if dropped:
         catalog.bump_column_epochs(current, sorted(dropped))
@@ -194,15 +197,17 @@ def _delete(ctx: RequestContext, database: Database, name: str, transaction_id: 
         writer.delete()
         return
     item = require_table(database, name)
-    try:
-        autocommit(database, lambda stamp: catalog.delete_table_item(item, stamp), counter=counter)
-    except catalog.ConditionFailed:
-        raise table_not_found(name) from None
-    cleanup.enqueued()
     # The postings go now (their number depends on the definition, not on the contents): they
     # carry only the database's uid, so once a table of the same name is re-created the cleanup
     # job could no longer tell its postings from the new table's.
-    search_index.after_table_write(database.catalog, database.name, None, catalog.load(item))
+    postings = search_index.table_postings(database.catalog, database.name, database.uid, None, catalog.load(item))
+    try:
+        autocommit(database, lambda stamp: catalog.delete_table_item(item, stamp, also=postings.riding),
+                   counter=counter)
+    except catalog.ConditionFailed:
+        raise table_not_found(name) from None
+    cleanup.enqueued()
+    postings.after()
 
 
 def delete_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str,

@@ -53,6 +53,24 @@ class Stamp:
     locks: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class AlsoWrite:
+    """Items a table write also puts and deletes in its own DynamoDB transaction (its
+    SearchTables postings), unconditionally; a few, as a transaction holds 100 actions."""
+
+    puts: Sequence[Model] = ()
+    deletes: Sequence[Model] = ()
+
+    def add_to(self, tx: TransactWrite) -> None:
+        for item in self.puts:
+            tx.save(item)
+        for item in self.deletes:
+            tx.delete(item)
+
+
+NOTHING_ELSE = AlsoWrite()
+
+
 def _add_stamp(tx: TransactWrite, stamp: Optional[Stamp]) -> None:
     """Add ``stamp``'s checks: first in a build, so they are the transaction's first actions
     after a fence's check (PynamoDB sends condition checks first, in the order added; the fence
@@ -254,10 +272,10 @@ def new_table_item(db_uid: str, name: str, doc: dict[str, Any], indexes_json: st
 
 def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
                  indexes_json: str | None = None, stamp: Optional[Stamp] = None,
-                 uid: str | None = None) -> TableItem:
+                 uid: str | None = None, also: AlsoWrite = NOTHING_ELSE) -> TableItem:
     """Insert a table at version 0 (with its partition index definitions), atomically with a
-    check that its database still exists (and with ``stamp``, see Stamp). ``uid``: the identity
-    to give it (a fresh one by default)."""
+    check that its database still exists (and with ``stamp``, see Stamp; ``also``: more items to
+    write in that transaction). ``uid``: the identity to give it (a fresh one by default)."""
     item = new_table_item(database.uid, name, doc, indexes_json, uid=uid, changed_seq=stamp.seq if stamp else None)
 
     def build(tx: TransactWrite) -> None:
@@ -268,6 +286,7 @@ def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
         # Born with an empty, complete partition digest: every partition it will ever have is
         # then written with its digest delta, and unindexed listings never need a rebuild.
         tx.save(empty_digest(item.uid))
+        also.add_to(tx)
     from chalicelib.store.digests import empty_base as empty_digest  # imports this module
     try:
         transact(None, build)
@@ -278,14 +297,15 @@ def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
 
 def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool,
                  stamp: Optional[Stamp] = None, seq: Optional[int] = None,
-                 fence: Optional[Fence] = None) -> TableItem:
+                 fence: Optional[Fence] = None, also: AlsoWrite = NOTHING_ELSE) -> TableItem:
     """Replace a table with version ``current.version + 1``, archiving the old one if asked.
 
     The write is conditional on the stored version still being ``current.version``: of two
     racing updates from the same version exactly one wins, the other gets ConditionFailed.
     Only the definition and version change: partition indexes and key types stay as stored.
     The new version is stamped with ``stamp.seq`` (or ``seq``, a transaction's commit, whose
-    apply passes its ``fence``: Fenced if the commit no longer holds its lock).
+    apply passes its ``fence``: Fenced if the commit no longer holds its lock). ``also``: more
+    items to write in the same DynamoDB transaction.
     """
     old_version = current.version
     encoded = encode_document(new_doc, "table")
@@ -300,6 +320,7 @@ def update_table(current: TableItem, new_doc: dict[str, Any], archive: bool,
         if archive:
             tx.save(TableVersionItem(current.uid, old_version, doc=current.doc,
                                      changed_seq=current.changed_seq))
+        also.add_to(tx)
     try:
         transact(fence, build)
     except TransactWriteError as error:
@@ -393,14 +414,16 @@ def bump_column_epochs(item: TableItem, columns: list[str], fence: Optional[Fenc
         item = fresh
 
 
-def delete_table_item(item: TableItem, stamp: Optional[Stamp] = None, fence: Optional[Fence] = None) -> None:
+def delete_table_item(item: TableItem, stamp: Optional[Stamp] = None, fence: Optional[Fence] = None,
+                      also: AlsoWrite = NOTHING_ELSE) -> None:
     """Unlink a table (only the incarnation we read; with ``stamp``, see Stamp; with ``fence``,
     a commit's apply: Fenced if the commit no longer holds its lock) and record the cleanup of
-    what is below it, in one DynamoDB transaction (see ``CleanupJobItem``)."""
+    what is below it, in one DynamoDB transaction (see ``CleanupJobItem``) with ``also``'s items."""
     def build(tx: TransactWrite) -> None:
         _add_stamp(tx, stamp)
         tx.delete(item, condition=TableItem.uid == item.uid)
         tx.save(cleanup_job("table", item.uid, db_uid=item.db_uid, name=item.name, indexes=item.indexes))
+        also.add_to(tx)
     try:
         transact(fence, build)
     except TransactWriteError as error:

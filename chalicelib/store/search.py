@@ -1,14 +1,15 @@
 """SearchTables' inverted index: postings from tokens to tables and databases.
 
-Postings are written *before* the document they describe and removed *after* it changes, so
-they always cover the truth (a superset); every candidate is re-checked against the current
-table and database, which makes a stale posting harmless.
+Postings are written *before* the document they describe, or in its own DynamoDB transaction,
+and removed *after* it changes, or in that transaction, so they always cover the truth (a
+superset); every candidate is re-checked against the current table and database, which makes a
+stale posting harmless.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Optional
 
 from chalicelib import metrics
 from chalicelib.store.models import SEP, SearchPostingItem
@@ -49,21 +50,37 @@ def table_of(posting: SearchPostingItem) -> tuple[str, str]:
     return db_name, table_name
 
 
+def posting_items(catalog: str, kind: str, tokens: Iterable[str], target: str,
+                  uid: Optional[str] = None) -> list[SearchPostingItem]:
+    """The postings of ``target`` under every token (``uid``: the database uid they carry; None
+    for keys only, to delete), to write here or in another write's DynamoDB transaction."""
+    key = _target_key(target)
+    long_target = target if key != target and uid is not None else None
+    return [SearchPostingItem(_term(catalog, kind, token), key, uid=uid, long_target=long_target)
+            for token in tokens]
+
+
 def add_postings(catalog: str, kind: str, tokens: Iterable[str], target: str, uid: str) -> None:
     """Post ``target`` under every token (BatchWriteItem, 25 a call)."""
-    key = _target_key(target)
-    long_target = target if key != target else None
     with SearchPostingItem.batch_write() as batch:
-        for token in tokens:
-            batch.save(SearchPostingItem(_term(catalog, kind, token), key, uid=uid, long_target=long_target))
+        for item in posting_items(catalog, kind, tokens, target, uid):
+            batch.save(item)
+
+
+def write_postings(puts: Iterable[SearchPostingItem], deletes: Iterable[SearchPostingItem]) -> None:
+    """Put and delete postings made by ``posting_items`` (BatchWriteItem, 25 a call)."""
+    with SearchPostingItem.batch_write() as batch:
+        for item in puts:
+            batch.save(item)
+        for item in deletes:
+            batch.delete(item)
 
 
 def remove_postings(catalog: str, kind: str, tokens: Iterable[str], target: str) -> None:
     """Remove ``target``'s postings under these tokens."""
-    key = _target_key(target)
     with SearchPostingItem.batch_write() as batch:
-        for token in tokens:
-            batch.delete(SearchPostingItem(_term(catalog, kind, token), key))
+        for item in posting_items(catalog, kind, tokens, target):
+            batch.delete(item)
 
 
 def remove_postings_of(catalog: str, kind: str, tokens: Iterable[str], target: str, uid: str) -> None:

@@ -416,3 +416,34 @@ def test_a_failed_create_database_does_not_hide_the_existing_one(fresh_glue):
     assert found(glue, "again") == set()
     glue.update_database(Name="sales", DatabaseInput={"Name": "sales", "Description": "Revenue mart again"})
     assert found(glue, "again") == {"sales.orders"}
+
+
+def _column_names(animal: str, count: int) -> list[dict[str, str]]:
+    """``count`` columns ``<animal>aa``, ``<animal>ab``, ...: a token each, none shared."""
+    return [{"Name": f"{animal}{chr(97 + i // 26)}{chr(97 + i % 26)}", "Type": "int"} for i in range(count)]
+
+
+@pytest.mark.parametrize("columns", [1, 60], ids=["postings-in-the-write", "postings-written-apart"])
+def test_postings_follow_create_update_and_delete(fresh_glue, columns):
+    """A table write's postings ride in its own DynamoDB transaction when they are few, and are
+    written before and dropped after it when there are many: either way a token the table no
+    longer has leaves no posting behind (a search for it reads no more than for a token never
+    posted)."""
+    glue = fresh_glue
+    make_db(glue, "zoo")
+    baseline = items_read(glue.search_tables(SearchText="aardwolf"))
+    make_table(glue, "zoo", "pen", columns=_column_names("wombat", columns) + [{"Name": "okapi", "Type": "int"}])
+    assert found(glue, "okapi") == found(glue, "wombataa") == {"zoo.pen"}
+
+    glue.update_table(DatabaseName="zoo", TableInput={
+        "Name": "pen", "StorageDescriptor": {"Columns": _column_names("numbat", columns) + [
+            {"Name": "quagga", "Type": "int"}]}})
+    assert found(glue, "quagga") == found(glue, "numbataa") == {"zoo.pen"}
+    for gone in ("okapi", "wombataa"):
+        response = glue.search_tables(SearchText=gone)
+        assert (response["TableList"], items_read(response)) == ([], baseline)
+
+    glue.delete_table(DatabaseName="zoo", Name="pen")
+    for gone in ("quagga", "numbataa", "pen"):
+        response = glue.search_tables(SearchText=gone)
+        assert (response["TableList"], items_read(response)) == ([], baseline)

@@ -21,7 +21,7 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import clock, metrics
 from chalicelib.errors import ConcurrentModificationException
 from chalicelib.store import dynamo_json as dj
-from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, classify, condition_failed
+from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, classify, condition_failed, reason_codes
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.fence import Fence, transact
 from chalicelib.store.models import SEP, CleanupJobItem, CommitStateItem, DatabaseItem, TableItem, TableVersionItem
@@ -99,10 +99,11 @@ def _stamped_write_failed(error: Exception, stamp: Optional[Stamp], fenced: bool
     kind = outcome.kind
     if stamp is not None and kind == CONFLICT:
         return StampConflict()
-    if stamp is not None and kind == CONDITION_FAILED and _stamp_check_failed(outcome.failed, stamp, fenced):
-        return StampConflict()
+    if stamp is not None and kind == CONDITION_FAILED and reason_codes(error):
+        # DynamoDB names the failed actions: the stamp's checks, or the write's own condition.
+        return StampConflict() if _stamp_check_failed(outcome.failed, stamp, fenced) else ConditionFailed()
     if stamp is not None and kind == CONDITION_FAILED:
-        # No reasons to go by (a plain ConditionalCheckFailed): read what the stamp checked.
+        # No reasons to go by: read what the stamp checked.
         counter = _get(CommitStateItem, stamp.counter)
         if int((counter.seq if counter else 0) or 0) >= stamp.seq:
             return StampConflict()

@@ -228,9 +228,9 @@ def test_throttled_partition_transaction_is_throttling_not_a_failed_partition(mo
 
 def test_a_failed_stamp_check_is_told_by_the_cancellation_reasons(monkeypatch):
     """A table write's stamp checks are its first condition checks (after a fence's), which
-    PynamoDB sends first: a reason on one of them is a StampConflict (retry with a fresh stamp)
-    without reading the counter or the locks; a reason on the write's own condition, with the
-    stamp's items as they should be, is not."""
+    PynamoDB sends first: the cancellation reasons tell a failed stamp (StampConflict: retry with
+    a fresh stamp) from a failed condition of the write itself (ConditionFailed) without reading
+    the counter or the locks. Only without reasons are they read."""
     stamp = catalog.Stamp("seq", 4, 5, ("lock",))
     reads: list[tuple[Any, ...]] = []
     monkeypatch.setattr(catalog, "_get", lambda *key: reads.append(key))  # nothing stored
@@ -240,7 +240,9 @@ def test_a_failed_stamp_check_is_told_by_the_cancellation_reasons(monkeypatch):
         reasons[failed] = "ConditionalCheckFailed"
         for error in (pynamo_transact_error(reasons), client_error("TransactionCanceledException", reasons)):
             assert isinstance(catalog._stamped_write_failed(error, stamp, fenced), catalog.StampConflict)
-    assert reads == []
     own = pynamo_transact_error([None, None, None, "ConditionalCheckFailed", None])
     assert isinstance(catalog._stamped_write_failed(own, stamp), catalog.ConditionFailed)
+    assert reads == []
+    plain = client_error("ConditionalCheckFailedException", operation="PutItem")
+    assert isinstance(catalog._stamped_write_failed(plain, stamp), catalog.ConditionFailed)
     assert len(reads) == 2  # the counter and the lock, read to rule out a stamp failure

@@ -62,9 +62,12 @@ def posting_items(catalog: str, kind: str, tokens: Iterable[str], target: str,
 
 def add_postings(catalog: str, kind: str, tokens: Iterable[str], target: str, uid: str) -> None:
     """Post ``target`` under every token (BatchWriteItem, 25 a call)."""
-    with SearchPostingItem.batch_write() as batch:
-        for item in posting_items(catalog, kind, tokens, target, uid):
-            batch.save(item)
+    write_postings(posting_items(catalog, kind, tokens, target, uid), [])
+
+
+def remove_postings(catalog: str, kind: str, tokens: Iterable[str], target: str) -> None:
+    """Remove ``target``'s postings under these tokens."""
+    write_postings([], posting_items(catalog, kind, tokens, target))
 
 
 def write_postings(puts: Iterable[SearchPostingItem], deletes: Iterable[SearchPostingItem]) -> None:
@@ -73,13 +76,6 @@ def write_postings(puts: Iterable[SearchPostingItem], deletes: Iterable[SearchPo
         for item in puts:
             batch.save(item)
         for item in deletes:
-            batch.delete(item)
-
-
-def remove_postings(catalog: str, kind: str, tokens: Iterable[str], target: str) -> None:
-    """Remove ``target``'s postings under these tokens."""
-    with SearchPostingItem.batch_write() as batch:
-        for item in posting_items(catalog, kind, tokens, target):
             batch.delete(item)
 
 

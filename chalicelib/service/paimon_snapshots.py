@@ -224,23 +224,38 @@ def _apply_stats(table: TableBranch, seq: int, deltas: Sequence[PartitionDelta],
     as long again, would end past the deadline: the answer comes near the budget, not a chunk
     (about a second) after it.
 
-    More than one chunk left: applied under the head's stats lease. False at once, nothing
-    applied, while another applier holds it (it goes on; ``settle`` waits for it first), and as
-    soon as this one loses it (its lease ran out in a chunk that took that long)."""
+    More than one chunk left: applied under the head's stats lease. While another applier
+    holds it (it took the lease first, or this one lost it in a chunk that outlasted it): False
+    at once without a ``deadline``; with one, wait for that applier (``_wait_for_applier``) and
+    go on from where it got (the head's ``stats_done``), or True if it applied them all. Moves
+    and the job take the lease at any moment, so a move with budget to spare must not answer
+    "not committed" for having met one between two chunks."""
     if table.branch != MAIN or not table.keys:
         return True  # partitions are the main branch's; an unpartitioned table has only totals
     pairs = _keyed(table, seq, deltas)
     # One chunk at most is applied without the lease: two appliers of it cost little.
     owner = catalog.new_uid() if len(pairs) - done > STATS_CHUNK else None
     last_chunk = 0.0  # seconds the chunk before took
-    for start in range(done, len(pairs), STATS_CHUNK):
+    chunks = 0  # applied by this call: after one, no chunk is begun that would end past the deadline
+    start = done
+    while start < len(pairs):
         began = clock.monotonic()
-        if start > done and deadline is not None and began + last_chunk >= deadline:
+        if chunks and deadline is not None and began + last_chunk >= deadline:
             store.mark_stats_done(table.uid, seq, start, table.branch, owner)  # and lets the lease go
             return False
         if owner is not None and not store.take_stats_lease(table.uid, seq, owner, STATS_LEASE_SECONDS, table.branch):
-            return False
+            if deadline is None:
+                return False
+            head = _wait_for_applier(table, _head(table, fresh=True), deadline)
+            if head.pending is None or head.stats_seq != seq:
+                return True  # the other applier finished them
+            if clock.monotonic() >= deadline:
+                return False  # (still held, or just let go): left to its holder, or the next call
+            start, last_chunk = head.stats_done, 0.0
+            continue
         _apply_stats_chunk(table, seq, dict(pairs[start:start + STATS_CHUNK]))
+        chunks += 1
+        start += STATS_CHUNK
         last_chunk = clock.monotonic() - began
     return True
 

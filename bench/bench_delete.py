@@ -21,9 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import shlex
 import statistics
 import sys
 import tempfile
@@ -37,7 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from infra.local.stack import REGION, CatalogStack  # noqa: E402
-from bench.common import Report, log, make_client, run_parallel  # noqa: E402
+from bench.common import Report, command_line, log, machine, make_client, run_parallel  # noqa: E402
 
 KEYS = [{"Name": "year", "Type": "int"}, {"Name": "region", "Type": "string"}]
 COLUMNS = [{"Name": "id", "Type": "bigint"}, {"Name": "value", "Type": "string"}]
@@ -189,10 +186,8 @@ def run(args: argparse.Namespace, stack: CatalogStack, report: Report) -> None:
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """Build the databases, measure, print the report."""
     args = parse_args(argv)
-    command = " ".join([".venv/bin/python -m bench.bench_delete",
-                        *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
-    env = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python "
-           f"{platform.python_version()}, boto3 {boto3.__version__}; service and DynamoDB Local "
+    command = command_line("bench_delete", argv)
+    env = (f"{machine()}, boto3 {boto3.__version__}; service and DynamoDB Local "
            f"(in memory) each in their own process")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-delete-") as tmp:

@@ -30,9 +30,6 @@ Run: ``.venv/bin/python -m bench.bench_lakeformation [--quick]``. ``--quick`` is
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import shlex
 import statistics
 import sys
 import tempfile
@@ -278,10 +275,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """Build the table, measure, print the tables."""
     args = parse_args(argv)
-    command = " ".join([".venv/bin/python -m bench.bench_lakeformation",
-                        *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
-    env = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python "
-           f"{platform.python_version()}, boto3 {boto3.__version__}; service and DynamoDB Local "
+    command = common.command_line("bench_lakeformation", argv)
+    env = (f"{common.machine()}, boto3 {boto3.__version__}; service and DynamoDB Local "
            f"(in memory) each in their own process; {args.threads} loader threads")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-lakeformation-") as tmp:

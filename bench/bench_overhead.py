@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import shlex
 import statistics
 import sys
 import tempfile
@@ -178,10 +176,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parser.parse_args(argv)
     partitions = args.partitions or (1000 if args.quick else 10000)
     runs = args.runs or (10 if args.quick else 40)
-    command = " ".join([".venv/bin/python -m bench.bench_overhead",
-                        *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
-    env = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python "
-           f"{platform.python_version()}, boto3 {boto3.__version__}; service and DynamoDB Local "
+    command = common.command_line("bench_overhead", argv)
+    env = (f"{common.machine()}, boto3 {boto3.__version__}; service and DynamoDB Local "
            f"(in memory) each in their own process")
     report = common.Report()
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:

@@ -23,9 +23,6 @@ Run: ``.venv/bin/python -m bench.bench_paimon [--quick]``.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import shlex
 import statistics
 import sys
 import tempfile
@@ -40,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from infra.local.stack import CatalogStack  # noqa: E402
-from bench.common import log, print_table  # noqa: E402
+from bench.common import command_line, log, machine, print_table  # noqa: E402
 
 from pypaimon import Schema  # noqa: E402
 from pypaimon.catalog.catalog_factory import CatalogFactory  # noqa: E402
@@ -268,11 +265,9 @@ def list_partitions(args: argparse.Namespace, rest: Any, endpoint: str) -> list[
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parse_args(argv)
-    command = " ".join([".venv/bin/python -m bench.bench_paimon",
-                        *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
+    command = command_line("bench_paimon", argv)
     import pypaimon
-    env = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python "
-           f"{platform.python_version()}, pypaimon {getattr(pypaimon, '__version__', '2.1.0')}, "
+    env = (f"{machine()}, pypaimon {getattr(pypaimon, '__version__', '2.1.0')}, "
            f"pyarrow {pa.__version__}; service and DynamoDB Local (in memory) each in their own process")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-paimon-") as tmp:

@@ -15,7 +15,6 @@ Run: ``.venv/bin/python -m bench.bench_paimon_commit [--partitions 10000] [--bud
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import time
 import uuid
@@ -26,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 from bench.bench_paimon_drop import ENVIRONMENT, _catalog, _identifier, bounded_and_unbounded  # noqa: E402
-from bench.common import log, print_table  # noqa: E402
+from bench.common import command_line, log, print_table  # noqa: E402
 
 
 def _commit(catalog: Any, table: Any, identifier: Any, base: Any, regions: Sequence[str]) -> bool:
@@ -85,8 +84,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parser.parse_args(argv)
     partitions = args.partitions or (2_000 if args.quick else 10_000)
     budget = args.budget if args.budget is not None else (0.2 if args.quick else 5.0)
-    command = " ".join([".venv/bin/python -m bench.bench_paimon_commit",
-                        *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
+    command = command_line("bench_paimon_commit", argv)
     rows: list[list[str]] = []
     answers: list[float] = []
     for label, endpoint in bounded_and_unbounded(budget, "every partition in the request, as before"):

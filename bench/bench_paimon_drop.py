@@ -13,9 +13,6 @@ Run: ``.venv/bin/python -m bench.bench_paimon_drop [--files 300000] [--budget 5]
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import shlex
 import sys
 import tempfile
 import time
@@ -26,7 +23,7 @@ from urllib.parse import unquote, urlparse
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-from bench.common import log, print_table  # noqa: E402
+from bench.common import command_line, log, machine, print_table  # noqa: E402
 from infra.local.stack import CatalogStack  # noqa: E402
 
 ACCOUNT = "123456789012"
@@ -70,7 +67,7 @@ def _drop(catalog: Any, database: str, name: str, directory: Path, timeout: floa
     return answered, time.perf_counter() - started
 
 
-ENVIRONMENT = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python {platform.python_version()}; "
+ENVIRONMENT = (f"{machine()}; "
                "local warehouse (file://), DynamoDB Local in memory")
 
 
@@ -96,8 +93,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parser.parse_args(argv)
     files = args.files or (20_000 if args.quick else 300_000)
     budget = args.budget if args.budget is not None else (0.2 if args.quick else 5.0)
-    command = " ".join([".venv/bin/python -m bench.bench_paimon_drop",
-                        *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
+    command = command_line("bench_paimon_drop", argv)
     rows: list[list[str]] = []
     answers: list[float] = []
     for label, endpoint in bounded_and_unbounded(budget, "the whole removal in the request, as before"):

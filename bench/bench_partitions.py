@@ -25,9 +25,7 @@ import itertools
 import json
 import math
 import os
-import platform
 import random
-import shlex
 import statistics
 import subprocess
 import sys
@@ -431,10 +429,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """Build the tables, measure, print the tables."""
     args = parse_args(argv)
-    command = " ".join([".venv/bin/python -m bench.bench_partitions",
-                        *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
-    env = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python "
-           f"{platform.python_version()}, boto3 {boto3.__version__}; service and DynamoDB Local "
+    command = common.command_line("bench_partitions", argv)
+    env = (f"{common.machine()}, boto3 {boto3.__version__}; service and DynamoDB Local "
            f"(in memory) and moto each in their own process; {args.threads} loader threads")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-partitions-") as tmp:

@@ -28,10 +28,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
 import re
-import shlex
 import statistics
 import sys
 import tempfile
@@ -302,10 +300,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parse_args(argv)
-    command = " ".join([".venv/bin/python -m bench.bench_search_stats",
-                        *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
-    env = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python "
-           f"{platform.python_version()}, boto3 {boto3.__version__}; service and DynamoDB Local "
+    command = common.command_line("bench_search_stats", argv)
+    env = (f"{common.machine()}, boto3 {boto3.__version__}; service and DynamoDB Local "
            f"(in memory) in their own processes; {args.threads} loader threads; "
            f"load average at start {os.getloadavg()[0]:.1f}")
     started = time.perf_counter()

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import shlex
 import sys
 import tempfile
 import time
@@ -26,7 +24,7 @@ import boto3
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-from bench.common import Report, log, make_client, run_parallel  # noqa: E402
+from bench.common import Report, command_line, log, machine, make_client, run_parallel  # noqa: E402
 from infra.local.stack import CatalogStack  # noqa: E402
 
 DATABASE = "bench_table_writes"
@@ -132,10 +130,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     args = parser.parse_args(argv)
     tables = args.tables or (60 if args.quick else 150)
     rounds = args.rounds or (1 if args.quick else 2)
-    command = " ".join([".venv/bin/python -m bench.bench_table_writes",
-                        *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
-    env = (f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python "
-           f"{platform.python_version()}, boto3 {boto3.__version__}; service and DynamoDB Local (in memory) "
+    command = command_line("bench_table_writes", argv)
+    env = (f"{machine()}, boto3 {boto3.__version__}; service and DynamoDB Local (in memory) "
            f"in their own processes; load average at start {os.getloadavg()[0]:.1f}")
     report = Report()
     with tempfile.TemporaryDirectory(prefix="bench-table-writes-") as tmp:

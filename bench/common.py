@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import platform
 import queue
+import shlex
 import sys
 import threading
 import time
@@ -12,6 +15,17 @@ import boto3
 from botocore.config import Config
 
 from infra.local.stack import REGION
+
+
+def command_line(module: str, argv: Optional[Sequence[str]] = None) -> str:
+    """How to run this benchmark again, for its report: ``.venv/bin/python -m bench.<module>``
+    and the arguments it was given (``argv``, else the process's own)."""
+    return " ".join([f".venv/bin/python -m bench.{module}", *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
+
+
+def machine() -> str:
+    """CPUs, system and Python version: how every report's environment line begins."""
+    return f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python {platform.python_version()}"
 
 
 def make_client(service: str, endpoint: str, threads: int = 4, access_key: Optional[str] = None) -> Any:

@@ -154,7 +154,7 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     meanwhile); AlreadyExistsException if the new name is taken; ConcurrentModificationException
     if the table changed meanwhile.
     """
-    source = require_database(catalog_key, database_name)
+    source, counter = require_database_and_counter(catalog_key, database_name)
     target = source if fold(new_database_name) == source.name else require_database(catalog_key, new_database_name)
     moving = current if current is not None else require_table(source, name)
     folded = fold(new_name)
@@ -166,7 +166,8 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
         raise table_already_exists()
     search_index.before_table_write(target.catalog, target.name, target.uid, doc)
     try:
-        autocommit(source, lambda stamp: catalog.rename_table(moving, target, folded, doc, stamp), target)
+        autocommit(source, lambda stamp: catalog.rename_table(moving, target, folded, doc, stamp), target,
+                   counter=counter)
     except catalog.ConditionFailed:
         if catalog.get_table(target.uid, folded) is not None:
             raise table_already_exists() from None
@@ -232,11 +233,13 @@ def delete_tables(ctx: RequestContext, catalog_key: str, database_name: str, nam
     be deleted (EntityNotFoundException, ConcurrentModificationException) does not stop the
     others. Returns (name, error) for each failure; EntityNotFoundException if the database
     does not exist."""
-    database = require_database(catalog_key, database_name)
+    # One read of the counter serves every delete: table writes only check it, so it stays
+    # valid until a snapshot or commit point moves it (then that delete retries with a fresh one).
+    database, counter = require_database_and_counter(catalog_key, database_name)
     errors: list[tuple[str, ServiceError]] = []
     for name in names:
         try:
-            _delete(ctx, database, name, transaction_id)
+            _delete(ctx, database, name, transaction_id, counter)
         except (EntityNotFoundException, ConcurrentModificationException) as error:
             errors.append((name, error))
     cleanup.help_with_expired()

@@ -57,6 +57,90 @@ def _run(clients: Sequence[Any], names: Sequence[str], operation: str) -> tuple[
     return run_parallel(clients, names, work), sum(read)
 
 
+# The same DynamoDB requests, without the service: what DynamoDB Local (and a boto3 client)
+# allow 8 threads ÷ 1 for this work at all on this machine, measured in the same rounds.
+_DIRECT_CATALOG = "us-east-1\x01direct"  # keys of their own in the service's tables
+_DOC = b'{"Name":"t","DatabaseName":"bench_table_writes","StorageDescriptor":{"Columns":[' + b"x" * 300 + b"]}}"
+
+
+def _direct_requests(prefix: str, db_uid: str, name: str, operation: str) -> list[tuple[str, dict[str, Any]]]:
+    """(boto3 method, parameters) of the DynamoDB requests the service sends for a CreateTable /
+    UpdateTable of ``name`` (one of _table_input's tables), as traced from its DynamoDB transport
+    on 2026-11-28: a BatchGetItem of the database and the commit counter; for a create, a
+    BatchWriteItem of its 5 SearchTables postings and a transaction of the stamp's two checks, the
+    database check, the table and its partition digest; for an update, a GetItem of the table and
+    a transaction of the two checks, the archived version, the table's update and the 2 changed
+    postings riding along."""
+    def key(term: str) -> dict[str, Any]:
+        return {"term": {"S": f"{_DIRECT_CATALOG}\x01t\x01{term}"}, "target": {"S": f"{DATABASE}\x01{name}"}}
+    counter = {"name": {"S": f"seq\x01{_DIRECT_CATALOG}"}}
+    stamp = [{"ConditionCheck": {"TableName": f"{prefix}lf_commit_state", "Key": counter,
+                                 "ConditionExpression": "(attribute_not_exists (#0) OR #0 < :0)",
+                                 "ExpressionAttributeNames": {"#0": "seq"},
+                                 "ExpressionAttributeValues": {":0": {"N": "1"}}}},
+             {"ConditionCheck": {"TableName": f"{prefix}lf_commit_state",
+                                 "Key": {"name": {"S": f"lock\x01meta\x01{db_uid}"}},
+                                 "ConditionExpression": "attribute_not_exists (#0)",
+                                 "ExpressionAttributeNames": {"#0": "transaction_id"}}}]
+    database = {"catalog": {"S": _DIRECT_CATALOG}, "name": {"S": DATABASE}}
+    table = {"db_uid": {"S": db_uid}, "name": {"S": name}}
+    uid = f"{name:0>32}"[-32:]
+    requests: list[tuple[str, dict[str, Any]]] = [("batch_get_item", {"RequestItems": {
+        f"{prefix}databases": {"Keys": [database], "ConsistentRead": True},
+        f"{prefix}lf_commit_state": {"Keys": [counter], "ConsistentRead": True}}})]
+    if operation == "create":
+        postings = [{"PutRequest": {"Item": {**key(term), "uid": {"S": db_uid}}}} for term in ("dt", name, "v", "id", "v1")]
+        requests.append(("batch_write_item", {"RequestItems": {f"{prefix}search_postings": postings},
+                                              "ReturnConsumedCapacity": "TOTAL"}))
+        requests.append(("transact_write_items", {"ReturnConsumedCapacity": "TOTAL", "TransactItems": [
+            *stamp,
+            {"ConditionCheck": {"TableName": f"{prefix}databases", "Key": database, "ConditionExpression": "#0 = :0",
+                                "ExpressionAttributeNames": {"#0": "uid"},
+                                "ExpressionAttributeValues": {":0": {"S": db_uid}}}},
+            {"Put": {"TableName": f"{prefix}tables", "ConditionExpression": "attribute_not_exists (#0)",
+                     "ExpressionAttributeNames": {"#0": "name"},
+                     "Item": {**table, "changed_seq": {"N": "1"}, "doc": {"B": _DOC}, "index_epoch": {"N": "0"},
+                              "key_types": {"L": [{"S": "string"}]}, "uid": {"S": uid}, "version": {"N": "0"}}}},
+            {"Put": {"TableName": f"{prefix}partition_digests",
+                     "Item": {"table_uid": {"S": uid}, "key": {"S": uid}, "chunk": {"N": "0"}, "chunks": {"N": "1"},
+                              "data": {"B": b"x" * 36}, "kind": {"S": "base"}, "set_id": {"S": uid}}}}]}))
+    else:
+        requests.append(("get_item", {"TableName": f"{prefix}tables", "Key": table, "ConsistentRead": True,
+                                      "ReturnConsumedCapacity": "TOTAL"}))
+        requests.append(("transact_write_items", {"ReturnConsumedCapacity": "TOTAL", "TransactItems": [
+            *stamp,
+            {"Delete": {"TableName": f"{prefix}search_postings", "Key": key("v1")}},
+            {"Put": {"TableName": f"{prefix}table_versions",
+                     "Item": {"table_uid": {"S": uid}, "version": {"N": "0"}, "changed_seq": {"N": "1"},
+                              "doc": {"B": _DOC}}}},
+            {"Put": {"TableName": f"{prefix}search_postings", "Item": {**key("v2"), "uid": {"S": db_uid}}}},
+            {"Update": {"TableName": f"{prefix}tables", "Key": table, "ConditionExpression": "(#0 = :0 AND #1 = :1)",
+                        "UpdateExpression": "SET #2 = :2, #0 = :3, #3 = :4",
+                        "ExpressionAttributeNames": {"#0": "version", "#1": "uid", "#2": "doc", "#3": "changed_seq"},
+                        "ExpressionAttributeValues": {":0": {"N": "0"}, ":1": {"S": uid}, ":2": {"B": _DOC},
+                                                      ":3": {"N": "1"}, ":4": {"N": "1"}}}}]}))
+    return requests
+
+
+class Direct:
+    """The service's DynamoDB requests for table writes, sent by boto3 clients straight to
+    DynamoDB Local (``endpoint``, the catalog's ``access_key`` and table ``prefix``)."""
+
+    def __init__(self, endpoint: str, access_key: Optional[str], prefix: str, threads: int) -> None:
+        self.prefix = prefix
+        self.db_uid = "d" * 32
+        self.clients = [make_client("dynamodb", endpoint, threads, access_key=access_key) for _ in range(threads)]
+        self.clients[0].put_item(TableName=f"{prefix}databases", Item={
+            "catalog": {"S": _DIRECT_CATALOG}, "name": {"S": DATABASE}, "uid": {"S": self.db_uid}})
+
+    def run(self, count: int, names: Sequence[str], operation: str) -> float:
+        """Seconds for ``operation``'s requests of each of ``names`` on ``count`` threads."""
+        def work(client: Any, name: str) -> None:
+            for method, params in _direct_requests(self.prefix, self.db_uid, name, operation):
+                getattr(client, method)(**params)
+        return run_parallel(self.clients[:count], names, work)
+
+
 def _cpu(pids: Sequence[Optional[int]]) -> float:
     """CPU seconds so far of the processes ``pids`` and of this one (the client)."""
     from bench.bench_write_cpu import cpu_seconds
@@ -64,12 +148,14 @@ def _cpu(pids: Sequence[Optional[int]]) -> float:
 
 
 def table_writes(endpoint: str, report: Report, tables: int = 100, rounds: int = 2,
-                 threads: int = 8, pids: Sequence[Optional[int]] = ()) -> dict[tuple[str, int], float]:
+                 threads: int = 8, pids: Sequence[Optional[int]] = (),
+                 direct: Optional[Direct] = None) -> dict[tuple[str, int], float]:
     """Measure CreateTable and UpdateTable of ``tables`` different tables a round (one database,
     created here if missing) with 1 and with ``threads`` client threads, ``rounds`` rounds
     alternating which goes first; add the ratios to ``report`` and return
     (operation, threads) -> tables/s over all rounds. ``pids``: the service's and DynamoDB
-    Local's processes, for the cores the 1-thread runs keep busy (the ceiling of any speed-up)."""
+    Local's processes, for the cores the 1-thread runs keep busy (the ceiling of any speed-up).
+    ``direct``: also send the same DynamoDB requests without the service, in the same rounds."""
     clients = [make_client("glue", endpoint, threads) for _ in range(threads)]
     try:
         clients[0].create_database(DatabaseInput={"Name": DATABASE})
@@ -80,7 +166,10 @@ def table_writes(endpoint: str, report: Report, tables: int = 100, rounds: int =
     warm = [f"warm{int(time.time())}_{i:03d}" for i in range(WARM_UP_TABLES)]
     for op in ("create", "update"):
         _run(clients, warm, op)
+        if direct is not None:
+            direct.run(threads, warm, op)
     seconds = {(op, n): 0.0 for op in ("create", "update") for n in (1, threads)}
+    direct_seconds = dict.fromkeys(seconds, 0.0)
     items = {key: 0 for key in seconds}
     cpu = {key: 0.0 for key in seconds}
     stamp = int(time.time())
@@ -95,11 +184,19 @@ def table_writes(endpoint: str, report: Report, tables: int = 100, rounds: int =
                 cpu[op, count] += _cpu(pids) - cpu0
                 seconds[op, count] += took
                 items[op, count] += read
+                if direct is not None:
+                    direct_seconds[op, count] += direct.run(count, names, op)
     rate = {key: tables * rounds / value for key, value in seconds.items()}
     for op, label in (("create", "CreateTable"), ("update", "UpdateTable")):
         one, many = rate[op, 1], rate[op, threads]
         report.check(f"{label} of different tables, {threads} threads ÷ 1 thread",
                      f"{many / one:.2f} ({many:,.1f} ÷ {one:,.1f} tables/s)", "≥ 1.5", many / one >= 1.5)
+    if direct is not None:
+        for op, label in (("create", "CreateTable"), ("update", "UpdateTable")):
+            one, many = (tables * rounds / direct_seconds[op, n] for n in (1, threads))
+            report.check(f"Diagnosis: the same DynamoDB requests as a {label}, boto3 straight to DynamoDB Local "
+                         f"(no service), {threads} threads ÷ 1 thread: what the store and client allow here",
+                         f"{many / one:.2f} ({many:,.1f} ÷ {one:,.1f} writes/s)", "-", None)
     cores = os.cpu_count() or 1
     for op, label in (("create", "CreateTable"), ("update", "UpdateTable")):
         if pids:
@@ -148,7 +245,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         try:
             table_writes(stack.endpoint, report, tables, rounds, args.threads,
                          (stack.server.process.pid if stack.server.process else None,
-                          stack.dynamodb.process.pid if stack.dynamodb and stack.dynamodb.process else None))
+                          stack.dynamodb.process.pid if stack.dynamodb and stack.dynamodb.process else None),
+                         Direct(stack.ddb_endpoint, stack.ddb_access_key_id, stack.table_prefix, args.threads))
         finally:
             stack.stop()
     report.print(command, env)

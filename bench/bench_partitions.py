@@ -612,7 +612,9 @@ def issue16(args: argparse.Namespace, stack: CatalogStack, moto: Optional[MotoSe
         bench_table_writes.table_writes(stack.endpoint, report, tables=60 if args.quick else 150,
                                         rounds=1 if args.quick else 2, threads=8,
                                         pids=(stack.server.process.pid,
-                                              stack.dynamodb.process.pid if stack.dynamodb else None))
+                                              stack.dynamodb.process.pid if stack.dynamodb else None),
+                                        direct=bench_table_writes.Direct(stack.ddb_endpoint, stack.ddb_access_key_id,
+                                                                         stack.table_prefix, 8))
         log("issue #16: Segment listings")
         segment_clients = [make_client("glue", stack.endpoint, 10) for _ in range(10)]
         segments = bench_scan.segment_rows(segment_clients, plain_clients, tables[small], small, args.scan_runs)

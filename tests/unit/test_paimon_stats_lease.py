@@ -68,8 +68,8 @@ def stage(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def _table() -> ps.TableBranch:
-    return ps.TableBranch(TableRef("123456789012", "123456789012", "db", "wide"), "0" * 32, None, "/w", ["region"], ["string"],
-                          "main")
+    return ps.TableBranch(TableRef("123456789012", "123456789012", "db", "wide"), "0" * 32, None, "/w",
+                          ["region"], ["string"], "main")
 
 
 def test_a_move_with_budget_waits_for_the_applier_holding_the_lease_and_goes_on_from_where_it_got(stage: Any) -> None:

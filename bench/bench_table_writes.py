@@ -3,7 +3,9 @@
 Every table write outside a transaction is a commit of its own (docs/design.md, "Cost of the
 stamps"): writes of different tables must not contend, so 8 client threads should write more
 tables a second than one. Rounds alternate which thread count goes first; each round writes
-fresh tables (its own names), then updates each of them once.
+fresh tables (its own names), then updates each of them once. Each round also sends
+the DynamoDB requests the service sends for those writes by boto3 straight to DynamoDB Local
+(:class:`Direct`): their 8 ÷ 1 is what the store and a client allow this work on this machine.
 
 Called from ``bench.bench_partitions`` as :func:`table_writes`; alone:
 ``.venv/bin/python -m bench.bench_table_writes [--quick] [--tables N] [--rounds N]``.

@@ -495,6 +495,7 @@ class StoredListing:
     def __init__(self, view: PartitionTableView, names: dict[str, str], wanted: governed.Listing) -> None:
         self.view, self.names, self.wanted = view, names, wanted
         self.plan = _plan(view, wanted)
+        self._matches = expressions.matcher(wanted.bound)
         total, number = wanted.segment or (1, 0)
         self.scope = (view.item.uid, wanted.expression, total, number, wanted.exclude_columns, self.plan.source)
 
@@ -536,7 +537,7 @@ class StoredListing:
         """A candidate as response JSON text and its size; None when it does not match."""
         item, wanted = pair[1], self.wanted
         if not wanted.buckets[0] <= item.segment <= wanted.buckets[1] \
-                or not expressions.evaluate(wanted.bound, item.values):
+                or not self._matches(item.values):
             return None
         if wanted.exclude_columns:  # rare: the document must be edited, so decode it
             rendered, size = _render_sized(self.names, self.view, item.doc, True)

@@ -12,8 +12,10 @@ operation, still go through botocore's parser (its error codes and retries are u
 from __future__ import annotations
 
 import binascii
+import contextlib
 import json
-from typing import Any
+import threading
+from typing import Any, Iterator
 
 # Read operations whose output is AttributeValues plus counts and capacity; nothing in them
 # needs botocore's type conversions but base64 (no timestamps, no blobs outside AttributeValues).
@@ -23,13 +25,13 @@ _MARK = "_glue_fast_parse"
 
 # base64.b64decode(text) without its wrapper (an ASCII check and a copy): the same lenient
 # decoding, which is what botocore does with DynamoDB's binary values.
-_b64decode = binascii.a2b_base64
+b64decode = binascii.a2b_base64
 
 
 def _decode_value(value: dict[str, Any]) -> None:
     """Decode the binary parts of one AttributeValue, in place."""
     if "B" in value:
-        value["B"] = _b64decode(value["B"])
+        value["B"] = b64decode(value["B"])
     elif "M" in value:
         decode_item(value["M"])
     elif "L" in value:
@@ -37,7 +39,7 @@ def _decode_value(value: dict[str, Any]) -> None:
             if "S" not in member and "N" not in member:
                 _decode_value(member)
     elif "BS" in value:
-        value["BS"] = [_b64decode(v) for v in value["BS"]]
+        value["BS"] = [b64decode(v) for v in value["BS"]]
 
 
 def decode_item(item: dict[str, Any]) -> None:
@@ -47,12 +49,32 @@ def decode_item(item: dict[str, Any]) -> None:
             _decode_value(value)
 
 
+_encoded_items = threading.local()
+
+
+@contextlib.contextmanager
+def items_left_encoded() -> Iterator[None]:
+    """Within it, on this thread, a Query's or Scan's ``Items`` keep their binary values as the
+    base64 text DynamoDB sent (``LastEvaluatedKey`` is decoded as ever). For readers that take
+    raw items and decode a binary value only when they use it (``store.ranges.Record``): a
+    page of index entries is mostly documents of which a listing renders only those that match,
+    and walking every item to decode them up front cost half as much as parsing the answer."""
+    before = getattr(_encoded_items, "on", False)
+    _encoded_items.on = True
+    try:
+        yield
+    finally:
+        _encoded_items.on = before
+
+
 def decode_binary(body: dict[str, Any]) -> dict[str, Any]:
-    """Decode every binary AttributeValue of a response: its items and its keys."""
+    """Decode every binary AttributeValue of a response: its items (except within
+    ``items_left_encoded``) and its keys."""
     if "Item" in body:  # GetItem
         decode_item(body["Item"])
-    for item in body.get("Items", ()):  # Query, Scan
-        decode_item(item)
+    if not getattr(_encoded_items, "on", False):
+        for item in body.get("Items", ()):  # Query, Scan
+            decode_item(item)
     if "LastEvaluatedKey" in body:
         decode_item(body["LastEvaluatedKey"])
     responses = body.get("Responses")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Optional
 
 from chalicelib import metrics
+from chalicelib.store import fast_parse
 from chalicelib.store.config import table_connection
 
 
@@ -72,7 +73,9 @@ def _plain(value: dict[str, Any]) -> Any:
         return data
     kind, data = next(iter(value.items()))
     if kind == "B":
-        return data
+        # Base64 text when the item was read within fast_parse.items_left_encoded (decoded
+        # here, on use), bytes when it was decoded on arrival.
+        return data if isinstance(data, bytes) else fast_parse.b64decode(data)
     if kind == "N":
         return int(data) if data.lstrip("-").isdigit() else float(data)
     if kind == "L":
@@ -154,8 +157,9 @@ def query_key_range(model: Any, hash_key: str, low: Optional[str], high: Optiona
         limit = demand.next_page(scanned, kept_before) if demand is not None else None
         if limit is not None and skip is not None and start is None:
             limit += 1  # the cursor item comes back first and is dropped
-        page = table.query(hash_key, range_key_condition=condition, filter_condition=in_segments,
-                           consistent_read=True, exclusive_start_key=start, limit=limit)
+        with fast_parse.items_left_encoded():
+            page = table.query(hash_key, range_key_condition=condition, filter_condition=in_segments,
+                               consistent_read=True, exclusive_start_key=start, limit=limit)
         metrics.count_read(page.get("ScannedCount", 0))
         scanned += page.get("ScannedCount", 0)
         for raw in page.get("Items", []):

@@ -15,8 +15,9 @@ import pytest
 
 from chalicelib.domain.expressions import (MAX_RANGES, TRUE, And, Between, Compare, Endpoint, In,
                                            IsNull, KeyRange, Like, Literal, Not, Or,
-                                           bind, conjuncts, evaluate, parse_expression,
+                                           bind, conjuncts, evaluate, matcher, parse_expression,
                                            parse_partition_predicate, parse_value, plan_ranges)
+from chalicelib.domain.expressions import evaluation
 from chalicelib.domain.keycodec import Timestamp, encode_key, merge_bounds, range_bounds
 from chalicelib.errors import InvalidInputException
 
@@ -683,3 +684,26 @@ def test_plan_ranges_differential() -> None:
             assert expected <= set(fetched), (text, index, ranges)
             assert {i for i in fetched if evaluate(bound, partitions[i])} == expected
     assert useful > total * 0.1  # the test exercises real plans, not just fallbacks
+
+
+def test_matcher_agrees_with_evaluate() -> None:
+    """A listing's matcher remembers answers by the values of the keys an expression names: it
+    must answer exactly as evaluate does, for every partition, short rows (NULLs) included, and
+    after its memory of answers has been cleared."""
+    rng = random.Random(SEED + 1)
+    partitions = _random_partitions(rng, 300)
+    partitions += [row[:cut] for row in partitions[:40] for cut in (0, 1, 3)]
+    for _ in range(300):
+        bound = bind(parse_expression(_random_expression(rng)), R_KEYS)
+        matches_row = matcher(bound)
+        for row in partitions + partitions[::-1]:  # the second pass answers from memory
+            assert matches_row(row) is evaluate(bound, row), row
+    assert matcher(TRUE)([]) is True
+
+
+def test_matcher_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evaluation, "_MAX_REMEMBERED", 3)
+    bound = bind(parse_expression("year > 2017"), R_KEYS)
+    matches_row = matcher(bound)
+    answers = [matches_row(["US", str(year)]) for year in range(2010, 2030)] * 2
+    assert answers == [year > 2017 for year in range(2010, 2030)] * 2

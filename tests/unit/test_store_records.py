@@ -24,6 +24,19 @@ def test_record_reads_declared_attributes_and_refuses_others() -> None:
     assert not hasattr(record, "__deepcopy__")
 
 
+def test_binary_values_left_encoded_are_decoded_when_read() -> None:
+    """A Query within items_left_encoded hands its items over with binary values as base64
+    text (its LastEvaluatedKey decoded as ever); a record decodes them when they are read."""
+    body = {"Items": [{"key": {"S": "k"}, "doc": {"B": "eA=="}, "values": {"L": [{"B": "eQ=="}]}}],
+            "LastEvaluatedKey": {"key": {"B": "eg=="}}}
+    with fast_parse.items_left_encoded():
+        parsed = fast_parse.decode_binary(body)
+    assert parsed["Items"][0]["doc"] == {"B": "eA=="} and parsed["LastEvaluatedKey"] == {"key": {"B": b"z"}}
+    record = record_type(PartitionItem)(parsed["Items"][0])
+    assert (record.doc, record.values) == (b"x", [b"y"])
+    assert fast_parse.decode_binary({"Items": [{"doc": {"B": "eA=="}}]})["Items"][0]["doc"] == {"B": b"x"}
+
+
 def test_one_record_type_per_model() -> None:
     assert record_type(ObjectVersionItem) is record_type(ObjectVersionItem)
     assert record_type(ObjectVersionItem) is not record_type(PartitionItem)

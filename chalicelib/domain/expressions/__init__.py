@@ -48,7 +48,7 @@ planner). This package re-exports their public names.
 from __future__ import annotations
 
 from chalicelib.domain.expressions.binding import bind, int_bits, parse_value
-from chalicelib.domain.expressions.evaluation import evaluate, evaluate3
+from chalicelib.domain.expressions.evaluation import evaluate, evaluate3, matcher
 from chalicelib.domain.expressions.grammar import (MAX_EXPRESSION_LENGTH, MAX_PREDICATE_BYTES,
                                                    parse_expression, parse_partition_predicate)
 from chalicelib.domain.expressions.nodes import (TRUE, And, Between, Compare, In, IsNull, KeyRef, Like,
@@ -58,6 +58,6 @@ from chalicelib.domain.expressions.ranges import MAX_RANGES, Endpoint, KeyRange,
 __all__ = [
     "Literal", "KeyRef", "Compare", "Between", "In", "Like", "IsNull", "And", "Or", "Not",
     "TrueExpr", "TRUE", "Node", "Endpoint", "KeyRange",
-    "parse_expression", "parse_partition_predicate", "bind", "parse_value", "evaluate", "evaluate3",
+    "parse_expression", "parse_partition_predicate", "bind", "parse_value", "evaluate", "evaluate3", "matcher",
     "conjuncts", "plan_ranges", "int_bits", "MAX_EXPRESSION_LENGTH", "MAX_PREDICATE_BYTES", "MAX_RANGES",
 ]

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-from chalicelib import clock, json_text, timestamps
+from chalicelib import clock, timestamps
 from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_entry_key, partition_sort_key,
@@ -32,7 +32,8 @@ from chalicelib.service.table_objects import snapshot_of
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
-from chalicelib.store.documents import decode_document, decode_document_sized, document_text, encode_document
+from chalicelib.store.documents import (compact_json, decode_document, decode_document_sized, document_text,
+                                         encode_document, loads)
 from chalicelib.store.models import DatabaseItem, PartitionItem, TableItem, TransactionItem
 from chalicelib.store.ranges import Demand
 from chalicelib.store.retry import Policy, attempts
@@ -377,13 +378,10 @@ def rewrite_partition_document(ref: TableRef, values: Sequence[str],
 
 
 # ------------------------------------------------------------------------------ reads
-def _render_sized(names: dict[str, str], view: PartitionTableView, doc_bytes: bytes,
-                  exclude_columns: bool = False) -> tuple[dict[str, Any], int]:
+def _render_sized(names: dict[str, str], view: PartitionTableView, doc_bytes: bytes) -> tuple[dict[str, Any], int]:
     """A stored partition as the API returns it, and (an upper bound of) its JSON size."""
     doc, size = decode_document_sized(doc_bytes)
     doc = timestamps.drop_unreadable(doc)  # stored before they were refused: would break the page
-    if exclude_columns and "StorageDescriptor" in doc:
-        doc["StorageDescriptor"] = {k: v for k, v in doc["StorageDescriptor"].items() if k != "Columns"}
     rendered = {**doc, **names}
     return rendered, size + len(view.database.name) + len(view.item.name) + 80
 
@@ -392,6 +390,20 @@ def _render_text(names: dict[str, str], doc_bytes: bytes) -> tuple[str, int]:
     """A stored partition as response JSON text, spliced from the stored text (decoded only in
     the rare case it may hold a timestamp no client can parse, which is then left out)."""
     text = with_members(timestamps.readable_text(document_text(doc_bytes)), names)
+    return text, len(text)
+
+
+def _render_text_without_columns(names: dict[str, str], doc_bytes: bytes) -> tuple[str, int]:
+    """As ``_render_text``, less the StorageDescriptor's Columns (ExcludeColumnSchema, which
+    Spark and Athena-style readers send when they list partitions): the document is decoded and
+    encoded again by orjson, a third of the CPU ``json`` took both ways."""
+    text = timestamps.readable_text(document_text(doc_bytes))
+    doc = loads(text)
+    descriptor = doc.get("StorageDescriptor") if isinstance(doc, dict) else None
+    if isinstance(descriptor, dict) and "Columns" in descriptor:
+        del descriptor["Columns"]
+        text = compact_json(doc).decode("utf-8")
+    text = with_members(text, names)
     return text, len(text)
 
 
@@ -539,9 +551,8 @@ class StoredListing:
         if not wanted.buckets[0] <= item.segment <= wanted.buckets[1] \
                 or not self._matches(item.values):
             return None
-        if wanted.exclude_columns:  # rare: the document must be edited, so decode it
-            rendered, size = _render_sized(self.names, self.view, item.doc, True)
-            return json_text.dumps(rendered), size
+        if wanted.exclude_columns:
+            return _render_text_without_columns(self.names, item.doc)
         return _render_text(self.names, item.doc)
 
     def _digest_keys(self, after: Optional[str]) -> Optional[tuple[DigestSource, list[str]]]:

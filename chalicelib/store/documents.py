@@ -46,6 +46,17 @@ def compact_json(obj: Any) -> bytes:
     return raw
 
 
+def loads(text: str | bytes) -> Any:
+    """``json.loads(text)`` of a stored document, by orjson when it can (several times faster
+    on a partition); what orjson refuses (a lone surrogate escaped in a string, say) is decoded
+    by ``json``. orjson reads an integer beyond 64 bits as a float: only for documents whose
+    integers the API bounds (a partition's are int32 or smaller; its timestamps are floats)."""
+    try:
+        return orjson.loads(text)
+    except ValueError:
+        return json.loads(text)
+
+
 def encode_document(obj: Any, what: str = "object") -> bytes:
     """Serialize ``obj``; InvalidInputException if it cannot be stored whole."""
     raw = compact_json(obj)

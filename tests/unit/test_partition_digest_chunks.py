@@ -64,3 +64,34 @@ def test_chunks_stay_under_the_item_limit() -> None:
     assert len(chunks) > 1 and all(len(c) <= digest.MAX_CHUNK_BYTES for c in chunks)
     assert [row for c in chunks for row in digest.decode(c).rows()] == rows
     assert len(digest.encode_chunks([])) == 1
+
+
+def test_a_listing_s_pages_reuse_its_candidates_while_the_digest_is_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DigestSource remembers a listing's sorted candidate keys by the digest items read (each
+    written once under a fresh key): the next page bisects them instead of evaluating again,
+    and a digest with other items (a new delta) is evaluated afresh."""
+    from chalicelib.domain.partition_keys import partition_sort_key
+    from chalicelib.service import partition_digest as source_module
+    from chalicelib.store import digests
+    from chalicelib.store.models import TableItem
+
+    rows = random_rows(400, 7)
+    pieces = [digests.Piece("0001", digests.BASE, digest.encode(rows), "set", 0, 1, False)]
+    monkeypatch.setattr(digests, "read", lambda table_uid: list(pieces))
+    monkeypatch.setattr(source_module, "_remembered", {})
+    evaluated: list[int] = []
+    real = digest.matching_rows
+    monkeypatch.setattr(digest, "matching_rows", lambda *a: (evaluated.append(1), real(*a))[1])
+    table = TableItem("db", "t")
+    table.uid = "uid"
+    types = [t for _, t in KEYS]
+    bound = expressions.bind(expressions.parse_expression("region = 'eu'"), KEYS)
+    expected = sorted({partition_sort_key(v, types) for v, _ in rows if expressions.evaluate(bound, v)})
+    first = source_module.DigestSource(table, types).matching_keys(bound, (0, 1259), None)
+    after = first[3]
+    later = source_module.DigestSource(table, types).matching_keys(bound, (0, 1259), after)
+    assert len(evaluated) == 1 and later == first[4:]
+    assert set(first) <= set(expected)
+    pieces.append(digests.Piece("0002", digests.DELTA, digest.encode([(("eu", "2010"), 5)]), None, None, None, False))
+    fresh = source_module.DigestSource(table, types).matching_keys(bound, (0, 1259), None)
+    assert len(evaluated) == 2 and partition_sort_key(("eu", "2010"), types) in fresh

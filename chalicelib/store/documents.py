@@ -47,10 +47,11 @@ def compact_json(obj: Any) -> bytes:
 
 
 def loads(text: str | bytes) -> Any:
-    """``json.loads(text)`` of a stored document, by orjson when it can (several times faster
-    on a partition); what orjson refuses (a lone surrogate escaped in a string, say) is decoded
-    by ``json``. orjson reads an integer beyond 64 bits as a float: only for documents whose
-    integers the API bounds (a partition's are int32 or smaller; its timestamps are floats)."""
+    """``json.loads(text)``, by orjson when it can (several times faster on a partition or a
+    DynamoDB answer); what orjson refuses (a lone surrogate escaped in a string, say) is decoded
+    by ``json``. orjson reads an integer beyond 64 bits as a float: only for texts whose integers
+    are bounded (a partition's are int32 or smaller, its timestamps floats; DynamoDB sends the
+    numbers of items as text)."""
     try:
         return orjson.loads(text)
     except ValueError:

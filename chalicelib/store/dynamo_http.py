@@ -40,10 +40,9 @@ import zlib
 from typing import Any, Callable, Optional
 from urllib.parse import quote, urlsplit
 
-import orjson
 
 from chalicelib import metrics
-from chalicelib.store import fast_parse, http1
+from chalicelib.store import documents, fast_parse, http1
 
 OPERATIONS = frozenset({"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem",
                         "BatchWriteItem", "TransactGetItems", "TransactWriteItems"})
@@ -195,7 +194,9 @@ class DirectCaller:
             if checksum is not None and checksum.isdigit() and zlib.crc32(data) & 0xFFFFFFFF != int(checksum):
                 raise Retry()
             try:
-                parsed = _loads(data) if data else {}
+                # By orjson (twice as fast on a Query's answer of 100 items): numbers in
+                # AttributeValues are text, and the bare ones (counts, capacity units) small.
+                parsed = documents.loads(data) if data else {}
             except ValueError:
                 raise Retry() from None
             if not isinstance(parsed, dict):
@@ -276,16 +277,6 @@ class DirectCaller:
                                         "HTTPStatusCode": status, "HTTPHeaders": headers, "RetryAttempts": 0}
         return self.client.exceptions.from_code(code)(response, operation)
 
-
-def _loads(data: bytes) -> Any:
-    """``json.loads(data)``, by orjson when it can: twice as fast on a Query's answer of
-    100 items, and the same values for everything DynamoDB sends (numbers in AttributeValues are
-    text; the bare ones, counts and capacity units, are small). What orjson refuses (a lone
-    surrogate escaped in a string, say) is decoded by ``json``, as before."""
-    try:
-        return orjson.loads(data)
-    except ValueError:
-        return json.loads(data)
 
 
 def _closed_by_peer(connection: http1.Connection) -> bool:

@@ -30,17 +30,17 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence
 
-from chalicelib import json_text, timestamps
+from chalicelib import json_text
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import segment_of
-from chalicelib.json_text import with_members
 from chalicelib.service.paging import take_page
+from chalicelib.service.partition_text import render_text, render_text_without_columns
 from chalicelib.service.partition_indexes import key_types_of
 from chalicelib.service.table_objects import OWN, can_seek, overlay_of, visible_objects
 from chalicelib.store import manifest_partitions as manifest_store
 from chalicelib.store import partitions as partition_store
 from chalicelib.store import transactions as tx_store
-from chalicelib.store.documents import decode_document, document_text
+from chalicelib.store.documents import decode_document
 from chalicelib.store.models import SEP, TableItem, TransactionItem
 from chalicelib.store.ranges import Demand
 
@@ -245,12 +245,12 @@ class ManifestListing:
             found = pair[1]
             if not found.listed or not lo <= segment_of(found.key) <= hi:
                 return None
-            if found.registered is not None and not listing.exclude_columns:
-                text = with_members(timestamps.readable_text(document_text(found.registered.doc)), names)
-                return text, len(text)
-            doc = (timestamps.drop_unreadable(decode_document(found.registered.doc)) if found.registered is not None
-                   else made_document(listing.keys, table_doc, found.values, found.files, found.size,
-                                      _created(found.first_seq)))
+            if found.registered is not None:
+                if listing.exclude_columns:
+                    return render_text_without_columns(names, found.registered.doc)
+                return render_text(names, found.registered.doc)
+            doc = made_document(listing.keys, table_doc, found.values, found.files, found.size,
+                                _created(found.first_seq))
             if listing.exclude_columns and "StorageDescriptor" in doc:
                 doc["StorageDescriptor"] = {k: v for k, v in doc["StorageDescriptor"].items() if k != "Columns"}
             text = json_text.dumps({**doc, **names})

@@ -19,7 +19,7 @@ from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, InvalidInputException,
                                ServiceError, database_not_found, partition_already_exists, partition_not_found,
                                table_not_found)
-from chalicelib.json_text import Members, with_members
+from chalicelib.json_text import Members
 from chalicelib.service import governed_partitions as governed
 from chalicelib.service import prefetch
 from chalicelib.service.lookups import fold, require_database, require_table
@@ -27,13 +27,13 @@ from chalicelib.service.partition_indexes import LIVE, index_specs, key_types_of
 from chalicelib.service.paging import MAX_PAGE_BYTES, take_page
 from chalicelib.service import partition_digest
 from chalicelib.service.partition_digest import DigestSource
+from chalicelib.service.partition_text import render_text, render_text_without_columns
 from chalicelib.service.snapshots import database_snapshot, require_table_as_of
 from chalicelib.service.table_objects import snapshot_of
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
-from chalicelib.store.documents import (compact_json, decode_document, decode_document_sized, document_text,
-                                         encode_document, loads)
+from chalicelib.store.documents import (decode_document, decode_document_sized, encode_document)
 from chalicelib.store.models import DatabaseItem, PartitionItem, TableItem, TransactionItem
 from chalicelib.store.ranges import Demand
 from chalicelib.store.retry import Policy, attempts
@@ -386,27 +386,6 @@ def _render_sized(names: dict[str, str], view: PartitionTableView, doc_bytes: by
     return rendered, size + len(view.database.name) + len(view.item.name) + 80
 
 
-def _render_text(names: dict[str, str], doc_bytes: bytes) -> tuple[str, int]:
-    """A stored partition as response JSON text, spliced from the stored text (decoded only in
-    the rare case it may hold a timestamp no client can parse, which is then left out)."""
-    text = with_members(timestamps.readable_text(document_text(doc_bytes)), names)
-    return text, len(text)
-
-
-def _render_text_without_columns(names: dict[str, str], doc_bytes: bytes) -> tuple[str, int]:
-    """As ``_render_text``, less the StorageDescriptor's Columns (ExcludeColumnSchema, which
-    Spark and Athena-style readers send when they list partitions): the document is decoded and
-    encoded again by orjson, a third of the CPU ``json`` took both ways."""
-    text = timestamps.readable_text(document_text(doc_bytes))
-    doc = loads(text)
-    descriptor = doc.get("StorageDescriptor") if isinstance(doc, dict) else None
-    if isinstance(descriptor, dict) and "Columns" in descriptor:
-        del descriptor["Columns"]
-        text = compact_json(doc).decode("utf-8")
-    text = with_members(text, names)
-    return text, len(text)
-
-
 def _manifest_partitions(ref: TableRef, view: PartitionTableView, names: dict[str, str],
                          keys: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Partitions of a governed table that hold objects without being registered, by key."""
@@ -552,8 +531,8 @@ class StoredListing:
                 or not self._matches(item.values):
             return None
         if wanted.exclude_columns:
-            return _render_text_without_columns(self.names, item.doc)
-        return _render_text(self.names, item.doc)
+            return render_text_without_columns(self.names, item.doc)
+        return render_text(self.names, item.doc)
 
     def _digest_keys(self, after: Optional[str]) -> Optional[tuple[DigestSource, list[str]]]:
         """With a plan that would read every partition, for an expression or a segment: the

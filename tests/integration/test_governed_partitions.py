@@ -106,6 +106,22 @@ def test_registered_partitions_join_the_manifest_by_creation_time(gov):
     lf.cancel_transaction(TransactionId=reader)
 
 
+def test_exclude_column_schema_leaves_out_columns_of_registered_and_manifest_partitions(gov):
+    glue = gov.glue
+    gov.commit_ops([add("s3://lake/objects/x", ["2024", "us"], size=4)])
+    glue.create_partition(DatabaseName=gov.db, TableName="objects", PartitionInput={
+        "Values": ["2020", "fr"], "Parameters": {"owner": "etl"},
+        "StorageDescriptor": {"Location": "s3://elsewhere/fr", "Columns": [{"Name": "n", "Type": "int"}]}})
+    full, slim = listed(gov), listed(gov, ExcludeColumnSchema=True)
+    assert [p["Values"] for p in slim] == [["2020", "fr"], ["2024", "us"]]  # registered, then manifest only
+    assert all(p["StorageDescriptor"]["Columns"] for p in full)
+    for whole, without in zip(full, slim):
+        expected = {**whole, "StorageDescriptor": {k: v for k, v in whole["StorageDescriptor"].items()
+                                                   if k != "Columns"}}
+        assert without == expected
+    assert listed(gov, page_size=1, ExcludeColumnSchema=True) == slim
+
+
 def test_get_partition_finds_a_partition_that_only_the_manifest_holds(gov):
     glue = gov.glue
     gov.commit_ops([add("s3://lake/objects/x", ["2024", "us"], size=3)])

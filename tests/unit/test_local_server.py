@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import io
 import json
 import socket
 import threading
@@ -375,3 +376,57 @@ def test_large_bodies_take_turns(server: GatewayServer, monkeypatch: pytest.Monk
     for thread in threads:
         thread.join()
     assert sizes == [5000] * 6
+
+
+def test_request_headers_are_read_without_the_email_package() -> None:
+    block = (b"Host: x\r\nX-Amz-Target: AWSGlue.GetDatabase\r\nx-amz-target: second\r\n"
+             b"X-Folded: one\r\n\ttwo\r\nno colon here\r\nEmpty:\r\n\r\nbody")
+    reader = io.BytesIO(block)
+    headers = server_module.read_headers(reader)
+    assert headers.get("x-amz-target") == "AWSGlue.GetDatabase"  # the first, by any case
+    assert headers.get_all("X-AMZ-TARGET") == ["AWSGlue.GetDatabase", "second"]
+    assert headers.get("X-Folded") == "one two"  # an obsolete fold joined with a space
+    assert headers.get("Empty") == "" and "Empty" in headers and "Missing" not in headers
+    assert headers.get("Missing", "default") == "default" and headers.get_all("Missing") is None
+    assert [name for name, _ in headers.items()] == ["Host", "X-Amz-Target", "x-amz-target", "X-Folded", "Empty"]
+    assert reader.read() == b"body"  # the body is left for the handler
+
+
+@pytest.mark.parametrize("block", [b"X-Long: " + b"a" * 70_000 + b"\r\n\r\n",
+                                   b"".join(b"X-H%d: v\r\n" % n for n in range(101)) + b"\r\n"],
+                         ids=["line-too-long", "too-many-headers"])
+def test_header_limits_answer_431_and_the_server_goes_on(port: int, block: bytes) -> None:
+    answer = raw_exchange(port, b"POST / HTTP/1.1\r\n" + block)
+    headers = assert_aws_error(answer, 431, "BadRequestException")
+    assert headers["connection"] == "close"
+    assert_still_serving(port)
+
+
+def test_keep_alive_and_close_follow_the_connection_header(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        request = POST + b"Content-Length: 2\r\n\r\n{}"
+        sock.sendall(request)
+        assert parse(_one_answer(sock))[0] == 200
+        sock.sendall(request)  # HTTP/1.1 keeps the connection open by default
+        assert parse(_one_answer(sock))[0] == 200
+        sock.sendall(POST + b"Connection: close\r\nContent-Length: 2\r\n\r\n{}")
+        assert parse(_one_answer(sock))[0] == 200
+        assert sock.recv(10) == b""  # and closes it when asked
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(b"POST / HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+        assert parse(_one_answer(sock))[0] == 200
+        assert sock.recv(10) == b""  # HTTP/1.0 without keep-alive: closed
+
+
+def _one_answer(sock: socket.socket) -> bytes:
+    data = b""
+    while True:
+        head, sep, body = data.partition(b"\r\n\r\n")
+        if sep:
+            length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), 0)
+            if len(body) >= length:
+                return data
+        chunk = sock.recv(65536)
+        assert chunk, "closed before a whole answer"
+        data += chunk

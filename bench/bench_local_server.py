@@ -1,7 +1,9 @@
 """Keep-alive latency of ``chalice local`` versus ``infra.local.server``, measured with boto3.
 
-Both servers run the same one-route stub app (a Glue ``GetDatabases`` that returns an empty
-list), so the numbers show only what the HTTP layer costs a keep-alive client.
+The servers run the same one-route stub app (a Glue ``GetDatabases`` that returns an empty
+list), so the numbers show only what the HTTP layer costs a keep-alive client, and the server
+CPU each request costs (from /proc). A third run is ``infra.local.server`` with http.server's
+own header parsing (the email package) put back, side by side with its own.
 
 Run: ``.venv/bin/python bench/bench_local_server.py [--seconds 3]`` (or ``make bench``).
 """
@@ -9,6 +11,7 @@ Run: ``.venv/bin/python bench/bench_local_server.py [--seconds 3]`` (or ``make b
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
 import socket
@@ -17,13 +20,30 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Iterator
 
 import boto3
 from botocore.config import Config
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+from bench.bench_write_cpu import cpu_seconds  # noqa: E402
 from infra.local.dynamodb_local import free_port  # noqa: E402
+
+# infra.local.server with http.server's parse_request (headers parsed by the email package), the
+# request deadline kept: what the server did before it read headers itself.
+EMAIL_HEADERS_SERVER = """
+import sys, time
+from http.server import BaseHTTPRequestHandler
+from infra.local import server
+
+def parse_request(self):
+    self._reader.deadline = time.monotonic() + self.server.request_timeout
+    return BaseHTTPRequestHandler.parse_request(self)
+
+server.GatewayHandler.parse_request = parse_request
+server.main(sys.argv[1:])
+"""
 
 STUB_APP = '''
 from chalice import Chalice, Response
@@ -59,8 +79,8 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.
     raise TimeoutError(f"nothing listens on port {port}")
 
 
-def measure(endpoint: str, seconds: float, max_requests: int) -> tuple[int, float]:
-    """Send GetDatabases over one keep-alive boto3 client; return (requests, elapsed seconds)."""
+def glue_client(endpoint: str) -> Any:
+    """A keep-alive boto3 Glue client, warmed up (connection, signer, model loading)."""
     glue = boto3.client(
         "glue",
         endpoint_url=endpoint,
@@ -69,21 +89,37 @@ def measure(endpoint: str, seconds: float, max_requests: int) -> tuple[int, floa
         aws_secret_access_key="bench",
         config=Config(retries={"total_max_attempts": 1}),
     )
-    for _ in range(3):  # warm-up: connection, signer, model loading
+    for _ in range(3):
         glue.get_databases()
-    count, start = 0, time.perf_counter()
-    while count < max_requests and time.perf_counter() - start < seconds:
-        glue.get_databases()
-        count += 1
-    return count, time.perf_counter() - start
+    return glue
 
 
-def run_server(cmd: list[str], cwd: Path, port: int, seconds: float, max_requests: int) -> tuple[int, float]:
-    """Start one server, measure it and always stop it."""
+def measure(servers: dict[str, tuple[Any, int]], seconds: float, max_requests: int,
+            rounds: int = 10) -> dict[str, tuple[int, float, float]]:
+    """GetDatabases over each server's client (name -> (client, server pid)), in ``rounds``
+    interleaved turns of ``seconds / rounds`` each, so that the machine's drift falls on all
+    alike; per server: (requests, elapsed seconds, server CPU seconds meanwhile)."""
+    totals = {name: [0, 0.0, 0.0] for name in servers}
+    for _ in range(rounds):
+        for name, (glue, pid) in servers.items():
+            total = totals[name]
+            count, cpu, start = 0, cpu_seconds(pid), time.perf_counter()
+            while count < max_requests // rounds and time.perf_counter() - start < seconds / rounds:
+                glue.get_databases()
+                count += 1
+            total[0] += count
+            total[1] += time.perf_counter() - start
+            total[2] += cpu_seconds(pid) - cpu
+    return {name: (int(count), elapsed, cpu) for name, (count, elapsed, cpu) in totals.items()}
+
+
+@contextlib.contextmanager
+def running(cmd: list[str], cwd: Path, port: int) -> Iterator[int]:
+    """Start one server, yield its pid once it listens, and always stop it."""
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for_port(port, proc)
-        return measure(f"http://127.0.0.1:{port}", seconds, max_requests)
+        yield proc.pid
     finally:
         proc.terminate()
         try:
@@ -96,33 +132,37 @@ def run_server(cmd: list[str], cwd: Path, port: int, seconds: float, max_request
 def main() -> None:
     """Measure both servers and print requests per second side by side."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per server")
+    parser.add_argument("--seconds", type=float, default=3.0, help="measuring time per server (in 10 interleaved turns)")
     parser.add_argument("--max-requests", type=int, default=20000)
     args = parser.parse_args()
     chalice_cli = shutil.which("chalice", path=str(Path(sys.executable).parent)) or "chalice"
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp)
         write_stub_project(project)
-        port_a, port_b = free_port(), free_port()
+        ports = [free_port() for _ in range(3)]
+        ours = ["--port", str(ports[1]), "--project-dir", str(project)]
         servers = {
-            "chalice local": [chalice_cli, "local", "--no-autoreload", "--port", str(port_a)],
-            "infra.local.server": [
-                sys.executable, "-m", "infra.local.server",
-                "--port", str(port_b), "--project-dir", str(project),
-            ],
+            "chalice local": ([chalice_cli, "local", "--no-autoreload", "--port", str(ports[0])], project, ports[0]),
+            "infra.local.server": ([sys.executable, "-m", "infra.local.server", *ours], REPO, ports[1]),
+            "same, email headers": ([sys.executable, "-c", EMAIL_HEADERS_SERVER, "--port", str(ports[2]),
+                                     "--project-dir", str(project)], REPO, ports[2]),
         }
-        results = {}
-        for (name, cmd), port in zip(servers.items(), (port_a, port_b)):
-            cwd = project if name == "chalice local" else REPO
-            results[name] = run_server(cmd, cwd, port, args.seconds, args.max_requests)
+        with contextlib.ExitStack() as stack:
+            clients = {}
+            for name, (cmd, cwd, port) in servers.items():
+                pid = stack.enter_context(running(cmd, cwd, port))
+                clients[name] = (glue_client(f"http://127.0.0.1:{port}"), pid)
+            results = measure(clients, args.seconds, args.max_requests)
 
-    print(f"{'server (boto3, keep-alive)':<28} {'requests':>9} {'req/s':>9} {'ms/req':>8}")
-    rates = {}
-    for name, (count, elapsed) in results.items():
+    print(f"{'server (boto3, keep-alive)':<28} {'requests':>9} {'req/s':>9} {'ms/req':>8} {'server CPU ms/req':>18}")
+    rates, cpu = {}, {}
+    for name, (count, elapsed, seconds_cpu) in results.items():
         rates[name] = count / elapsed
-        print(f"{name:<28} {count:>9} {rates[name]:>9.1f} {1000 * elapsed / count:>8.2f}")
+        cpu[name] = 1000 * seconds_cpu / count
+        print(f"{name:<28} {count:>9} {rates[name]:>9.1f} {1000 * elapsed / count:>8.2f} {cpu[name]:>18.3f}")
     print(f"ratio infra.local.server / chalice local: {rates['infra.local.server'] / rates['chalice local']:.1f}x")
-
+    print(f"server CPU per request, own header reading ÷ the email package's: "
+          f"{cpu['infra.local.server'] / cpu['same, email headers']:.2f}")
 
 if __name__ == "__main__":
     main()

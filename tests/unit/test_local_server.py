@@ -55,18 +55,24 @@ def raw_exchange(port: int, request: bytes) -> bytes:
     """Send raw bytes and return the first complete response (head + Content-Length body)."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         sock.sendall(request)
-        data = b""
-        while True:
-            head, sep, body = data.partition(b"\r\n\r\n")
-            if sep:
-                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
-                if len(body) >= length:
-                    return data
-            chunk = sock.recv(65536)
-            if not chunk:
+        return one_answer(sock)
+
+
+def one_answer(sock: socket.socket) -> bytes:
+    """The next complete response on ``sock`` (head + Content-Length body), or what arrived
+    before the peer closed."""
+    data = b""
+    while True:
+        head, sep, body = data.partition(b"\r\n\r\n")
+        if sep:
+            length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), 0)
+            if len(body) >= length:
                 return data
-            data += chunk
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
 
 
 def test_keep_alive_connection_serves_many_requests(port: int) -> None:
@@ -406,27 +412,14 @@ def test_keep_alive_and_close_follow_the_connection_header(port: int) -> None:
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         request = POST + b"Content-Length: 2\r\n\r\n{}"
         sock.sendall(request)
-        assert parse(_one_answer(sock))[0] == 200
+        assert parse(one_answer(sock))[0] == 200
         sock.sendall(request)  # HTTP/1.1 keeps the connection open by default
-        assert parse(_one_answer(sock))[0] == 200
+        assert parse(one_answer(sock))[0] == 200
         sock.sendall(POST + b"Connection: close\r\nContent-Length: 2\r\n\r\n{}")
-        assert parse(_one_answer(sock))[0] == 200
+        assert parse(one_answer(sock))[0] == 200
         assert sock.recv(10) == b""  # and closes it when asked
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         sock.sendall(b"POST / HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
-        assert parse(_one_answer(sock))[0] == 200
+        assert parse(one_answer(sock))[0] == 200
         assert sock.recv(10) == b""  # HTTP/1.0 without keep-alive: closed
 
-
-def _one_answer(sock: socket.socket) -> bytes:
-    data = b""
-    while True:
-        head, sep, body = data.partition(b"\r\n\r\n")
-        if sep:
-            length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                           if line.lower().startswith(b"content-length:")), 0)
-            if len(body) >= length:
-                return data
-        chunk = sock.recv(65536)
-        assert chunk, "closed before a whole answer"
-        data += chunk

@@ -151,10 +151,10 @@ _MAX_HEADER_LINES = 100
 
 
 class RequestHeaders:
-    """A request's headers as handlers read them from http.server's ``email.message.Message``:
+    """A request's headers as this handler reads them from http.server's ``email.message.Message``:
     ``get`` and ``get_all`` by case-insensitive name, ``items`` in arrival order. Read here
-    without the email package, which took ~70 µs a request to parse a dozen header lines
-    (a GetDatabase costs the server about 1 ms of CPU in all)."""
+    without the email package, which cost the server about 0.1 ms of CPU a request, a fifth of
+    a small one's (``bench/bench_local_server.py`` runs both side by side)."""
 
     __slots__ = ("_pairs",)
 
@@ -175,12 +175,6 @@ class RequestHeaders:
 
     def items(self) -> list[tuple[str, str]]:
         return list(self._pairs)
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and self.get(name) is not None
-
-    def __getitem__(self, name: str) -> Any:
-        return self.get(name)
 
 
 class HeaderError(Exception):
@@ -237,7 +231,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
         # The request line has arrived: headers and body get the request timeout from now on.
         self._reader.deadline = time.monotonic() + self.server.request_timeout
         self.command = None  # type: ignore[assignment]  # as http.server: set in case of an error below
-        self.request_version = version = self.default_request_version
+        self.request_version = self.default_request_version
         self.close_connection = True
         self.requestline = requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
         words = requestline.split()

@@ -3,7 +3,7 @@
 botocore's own client-side validator checks only required members, types and minimums; AWS
 checks far more on the server (maximum lengths, patterns, enums, list and map sizes). This walker
 checks all of them and reports violations the way AWS's front end does, so messages look
-familiar::
+familiar (it runs only for a request the quick check, ``quick_check``, did not pass)::
 
     1 validation error detected: Value 'x...x' at 'databaseInput.name' failed to satisfy
     constraint: Member must have length less than or equal to 255
@@ -16,36 +16,20 @@ stores or echoes can be nested deep enough to exhaust Python's recursion limit l
 
 from __future__ import annotations
 
-import functools
-import math
-import re
 import reprlib
-import threading
-from typing import Any, Callable
+from typing import Any
 
 from botocore.model import Shape
 
 from chalicelib import timestamps
 from chalicelib.errors import InvalidInputException, SerializationException
+from chalicelib.protocol.quick_check import passes_quickly
+from chalicelib.protocol.shape_rules import INTEGER_RANGES, compiled_pattern, finite
 
-# Java's regexes spell "any supplementary character" as a surrogate-pair range, which Python's
-# `re` rejects (and Python strings hold such characters as single code points anyway).
-_SURROGATE_RANGE = "\\uD800\\uDC00-\\uDBFF\\uDFFF"
-_SUPPLEMENTARY_RANGE = "\\U00010000-\\U0010FFFF"
 _MAX_ERRORS_REPORTED = 10
 MAX_UNKNOWN_DEPTH = 32
-# Glue's integers and longs are Java's int and long; a double must survive float().
-_INTEGER_RANGES = {"integer": (-2**31, 2**31 - 1), "long": (-2**63, 2**63 - 1)}
-_MAX_DOUBLE = 1.7976931348623157e308
 _TIMESTAMP_RULE = (f"Member must be a timestamp in epoch seconds from {timestamps.EARLIEST} "
                    f"(0001-01-02) to {timestamps.LATEST} (9999-12-31)")
-
-
-def _finite(value: Any) -> bool:
-    """A JSON number usable as a double (ints compare exactly: no OverflowError on huge ones)."""
-    if type(value) is float:
-        return math.isfinite(value)
-    return type(value) is int and -_MAX_DOUBLE <= value <= _MAX_DOUBLE
 
 
 def _nested_deeper(value: Any, limit: int) -> bool:
@@ -65,16 +49,6 @@ def _unknown_too_deep(value: dict, known: frozenset[str]) -> str | None:
         if name not in known and isinstance(item, (dict, list)) and _nested_deeper(item, MAX_UNKNOWN_DEPTH):
             return name
     return None
-
-
-@functools.cache
-def _compiled_pattern(pattern: str) -> re.Pattern[str] | None:
-    """Compile a model pattern for full matching (AWS matches the whole value); None if the
-    pattern uses syntax Python lacks (e.g. ``\\p{L}``), in which case it is not enforced."""
-    try:
-        return re.compile(pattern.replace(_SURROGATE_RANGE, _SUPPLEMENTARY_RANGE), re.DOTALL)
-    except re.error:
-        return None
 
 
 def _camel(name: str) -> str:
@@ -170,7 +144,7 @@ class _Walker:
             self.fail(value, path, f"Member must satisfy enum value set: [{', '.join(enum)}]")
         pattern = shape.metadata.get("pattern")
         if pattern:
-            compiled = _compiled_pattern(pattern)
+            compiled = compiled_pattern(pattern)
             if compiled is not None and compiled.fullmatch(value) is None:
                 self.fail(value, path, f"Member must satisfy regular expression pattern: {pattern}")
 
@@ -178,7 +152,7 @@ class _Walker:
         if type(value) is not int:
             self.fail(value, path, "Member must be an integer")
             return
-        low, high = _INTEGER_RANGES[shape.type_name]
+        low, high = INTEGER_RANGES[shape.type_name]
         if not low <= value <= high:
             self.fail(value, path, f"Member must be an integer from {low} to {high}")
             return
@@ -187,7 +161,7 @@ class _Walker:
     _check_long = _check_integer
 
     def _check_double(self, shape: Shape, value: Any, path: str) -> None:
-        if not _finite(value):
+        if not finite(value):
             self.fail(value, path, "Member must be a finite number")
             return
         self._check_range(shape, value, path)
@@ -225,224 +199,6 @@ class _Walker:
     @staticmethod
     def _join(path: str, name: str) -> str:
         return f"{path}.{_camel(name)}" if path else _camel(name)
-
-
-Check = Callable[[Any], bool]
-
-# Within one request, a list or map equal to the last one its check passed is not walked again:
-# the 100 partitions of a BatchCreatePartition nearly always share their Columns and SerDe
-# parameters, and ``==`` compares them in C (a third of the batch's validation was Columns).
-# Only for shapes holding nothing but text: 1 == 1.0 == True, so an equal list of numbers or
-# booleans could still hold a value of the wrong type. Per thread, and dropped when the request
-# is validated (it holds parts of the request).
-_recent = threading.local()
-
-
-def _passed_before(check: Check, value: Any) -> bool:
-    passed = getattr(_recent, "passed", None)
-    return passed is not None and passed.get(check) == value
-
-
-def _remember(check: Check, value: Any) -> None:
-    passed = getattr(_recent, "passed", None)
-    if passed is not None:
-        passed[check] = value
-
-
-def _text_only(shape: Shape, seen: set[str]) -> bool:
-    """Whether every value ``shape`` admits is text (strings, and lists, maps and structures of
-    them); a recursive shape is not, to keep this finite."""
-    kind = shape.type_name
-    if kind == "string":
-        return True
-    if shape.name in seen or shape.metadata.get("document"):
-        return False
-    seen = seen | {shape.name}
-    if kind == "structure":
-        return all(_text_only(member, seen) for member in shape.members.values())
-    if kind == "list":
-        return _text_only(shape.member, seen)
-    if kind == "map":
-        return _text_only(shape.key, seen) and _text_only(shape.value, seen)
-    return False
-
-
-_compiled: dict[tuple[int, str], Check] = {}
-# Checks being built by the thread that holds the lock. They are published to _compiled only
-# when the outermost build is done: a recursive shape's check calls a placeholder until then,
-# and a concurrent request that found the placeholder would fail with an IndexError (a 500).
-_pending: dict[tuple[int, str], Check] = {}
-_compile_lock = threading.RLock()
-
-
-def _bounds_ok(metadata: dict, size: float) -> bool:
-    low, high = metadata.get("min"), metadata.get("max")
-    return (low is None or size >= low) and (high is None or size <= high)
-
-
-def _compile(shape: Shape) -> Check:
-    """A fast yes/no check of a value against a shape, built once per shape.
-
-    Valid requests (nearly all) pay only for this; the walker above runs just to word the
-    errors of an invalid one. A BatchCreatePartition of 100 partitions has ~100k nodes.
-    """
-    cache_key = (id(shape._shape_resolver), shape.name)
-    found = _compiled.get(cache_key)
-    if found is not None:
-        return found
-    with _compile_lock:  # re-entrant: building a shape compiles its members
-        found = _compiled.get(cache_key) or _pending.get(cache_key)
-        if found is not None:
-            return found
-        outermost = not _pending
-        slot: list[Check] = []
-        _pending[cache_key] = lambda value: slot[0](value)  # recursive shapes refer to themselves
-        try:
-            slot.append(_build(shape))
-            _pending[cache_key] = slot[0]
-            if outermost:
-                _compiled.update(_pending)
-        finally:
-            if outermost:
-                _pending.clear()
-        return slot[0]
-
-
-# orjson (wire._decode_body's fast decoder) reads an integer beyond 64 bits as a float, and
-# every such float is at least this large.
-_FAST_DECODER_EXACT = 2.0 ** 63
-
-
-def _build(shape: Shape) -> Check:
-    """The check of ``shape``. True means valid, and more: that the value holds nothing a fast
-    decoder may have read otherwise than ``json`` (no float of 2**63 or more, where an integer
-    beyond 64 bits would be one), so the request may go on with that decoding. Hence False, and
-    the walker, for what is not walked here: members the model lacks, and documents holding
-    more than text. False never refuses anything by itself: the walker then decides."""
-    kind, meta = shape.type_name, shape.metadata
-    if kind == "structure" and meta.get("document"):
-        # Any JSON value, not walked here: only text and booleans are vouched for (see _build).
-        return lambda value: type(value) in (str, bool)
-    if kind == "structure":
-        required = tuple(shape.required_members)
-        checks = {name: _compile(member) for name, member in shape.members.items()}
-
-        def structure(value: Any) -> bool:
-            if not isinstance(value, dict):
-                return False
-            for name in required:
-                if value.get(name) is None:
-                    return False
-            # The members sent, not every member the shape has: a PartitionInput's
-            # StorageDescriptor has 14 members in the model and about 5 in a request.
-            for name, item in value.items():
-                check = checks.get(name)
-                if check is None:
-                    return False  # a member the model lacks: not walked here (see _build)
-                if item is not None and not check(item):
-                    return False
-            return True
-        return structure
-    low, high = meta.get("min"), meta.get("max")
-    # Inclusive bounds as plain numbers (no lookups per value); math.inf where the model has none.
-    lo = low if low is not None else -math.inf
-    hi = high if high is not None else math.inf
-    if kind == "list":
-        item_check = _compile(shape.member)
-        remembered = _text_only(shape, set())
-
-        def list_check(value: Any) -> bool:
-            if not isinstance(value, list) or not lo <= len(value) <= hi:
-                return False
-            if remembered and _passed_before(list_check, value):
-                return True
-            for item in value:
-                if item is None or not item_check(item):
-                    return False
-            if remembered:
-                _remember(list_check, value)
-            return True
-        return list_check
-    if kind == "map":
-        key_check, value_check = _compile(shape.key), _compile(shape.value)
-        remembered = _text_only(shape, set())
-
-        def map_check(value: Any) -> bool:
-            if not isinstance(value, dict) or not lo <= len(value) <= hi:
-                return False
-            if remembered and _passed_before(map_check, value):
-                return True
-            for k, v in value.items():
-                if not key_check(k) or v is None or not value_check(v):
-                    return False
-            if remembered:
-                _remember(map_check, value)
-            return True
-        return map_check
-    if kind == "string":
-        return _string_check(shape, lo, hi)
-    if kind in ("integer", "long"):
-        low, high = _INTEGER_RANGES[kind]
-        return lambda value: type(value) is int and low <= value <= high and _bounds_ok(meta, value)
-    if kind in ("double", "float"):
-        # Not a float of 2**63 or more: it may have been an integer beyond 64 bits (see _build).
-        return lambda value: _finite(value) and _bounds_ok(meta, value) and not (
-            type(value) is float and abs(value) >= _FAST_DECODER_EXACT)
-    if kind == "boolean":
-        return lambda value: type(value) is bool
-    if kind == "timestamp":
-        return timestamps.readable
-    if kind == "blob":
-        return lambda value: type(value) is str
-    return lambda value: True
-
-
-_MEMO_SIZE = 4096
-
-
-def _string_check(shape: Shape, lo: float, hi: float) -> Check:
-    meta = shape.metadata
-    enum = frozenset(shape.enum or ())
-    pattern = _compiled_pattern(meta["pattern"]) if meta.get("pattern") else None
-    if enum and pattern is None:
-        return lambda value: type(value) is str and lo <= len(value) <= hi and value in enum
-    if pattern is None:
-        if "min" not in meta and "max" not in meta:
-            return lambda value: type(value) is str
-        return lambda value: type(value) is str and lo <= len(value) <= hi
-    # Strings repeat across a request and across requests (column names and types, formats,
-    # SerDe classes): a string that matched the pattern once is remembered (a bounded set,
-    # emptied when full) instead of matched again. The regex is most of a batch's validation.
-    matched: set[str] = set()
-    fullmatch = pattern.fullmatch
-
-    def string(value: Any) -> bool:
-        if type(value) is not str or not lo <= len(value) <= hi or (enum and value not in enum):
-            return False
-        if value in matched:
-            return True
-        if fullmatch(value) is None:
-            return False
-        if len(matched) >= _MEMO_SIZE:
-            matched.clear()
-        matched.add(value)
-        return True
-    return string
-
-
-def passes_quickly(shape: Shape | None, params: Any) -> bool:
-    """Whether ``params`` is valid and holds nothing a fast decoder reads otherwise than
-    ``json`` (see ``_build``); False: decode it exactly and call ``validate_input``."""
-    if shape is None:
-        return params in ({}, None)
-    try:
-        _recent.passed = {}
-        try:
-            return _compile(shape)(params)
-        finally:
-            _recent.passed = None
-    except RecursionError:
-        return False
 
 
 def validate_input(shape: Shape | None, params: Any) -> None:

@@ -20,7 +20,8 @@ from chalicelib.errors import (AuthenticationError, InternalServiceException, Re
                                SerializationException, ServiceError, UnknownOperationException)
 from chalicelib.protocol import sigv4
 from chalicelib.protocol.model import GLUE, LAKEFORMATION, operation_model
-from chalicelib.protocol.validate import passes_quickly, validate_input
+from chalicelib.protocol.quick_check import passes_quickly
+from chalicelib.protocol.validate import validate_input
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import botocore.session
 import pytest
 
 from chalicelib.errors import InvalidInputException
-from chalicelib.protocol import validate
+from chalicelib.protocol import quick_check, validate
 
 GLUE = botocore.session.get_session().get_service_model("glue")
 
@@ -42,7 +42,9 @@ def test_huge_value_is_shown_shortened() -> None:
 def test_concurrent_first_use_of_a_recursive_shape(monkeypatch: pytest.MonkeyPatch) -> None:
     # The first request for an operation compiles its checks; requests arriving meanwhile used to
     # find a recursive shape's placeholder and fail with an IndexError (a 500).
-    monkeypatch.setattr(validate, "_compiled", {})
+    monkeypatch.setattr(quick_check, "_checks", {})
+    monkeypatch.setattr(quick_check, "_names", {})
+    monkeypatch.setattr(quick_check, "_namespace", dict(quick_check._namespace))
     shape = GLUE.operation_model("CreateTable").input_shape
     params = {"DatabaseName": "d", "TableInput": {"Name": "t", "StorageDescriptor": {
         "Columns": [{"Name": "c", "Type": "int"}], "SchemaReference": {"SchemaVersionNumber": 1}}}}
@@ -92,8 +94,8 @@ def test_only_lists_of_text_are_remembered_since_equal_numbers_may_differ_in_typ
         "Number": {"type": "integer"},
     })
     shape = resolver.get_shape_by_name("Input")
-    assert not validate._text_only(resolver.get_shape_by_name("Numbers"), set())
-    assert validate._text_only(GLUE.shape_for("ColumnList"), set())
+    assert not quick_check.text_only(resolver.get_shape_by_name("Numbers"))
+    assert quick_check.text_only(GLUE.shape_for("ColumnList"))
     validate.validate_input(shape, {"Lists": [[1], [1]]})
     with pytest.raises(InvalidInputException, match="lists.2.member.1.member"):
         validate.validate_input(shape, {"Lists": [[1], [True]]})
@@ -102,7 +104,7 @@ def test_only_lists_of_text_are_remembered_since_equal_numbers_may_differ_in_typ
 def test_nothing_of_a_request_is_kept_after_it_is_validated() -> None:
     shape = GLUE.operation_model("BatchCreatePartition").input_shape
     validate.validate_input(shape, _batch([_partition(["1"], [{"Name": "a", "Type": "int"}])]))
-    assert getattr(validate._recent, "passed", None) is None
+    assert getattr(quick_check._recent, "passed", None) is None
 
 
 def test_the_quick_check_vouches_only_for_what_a_fast_decoder_reads_as_json_does() -> None:
@@ -118,10 +120,10 @@ def test_the_quick_check_vouches_only_for_what_a_fast_decoder_reads_as_json_does
     })
     shape = resolver.get_shape_by_name("Input")
     for vouched in ({"D": 1.5}, {"D": 2.0 ** 63 - 1024}, {"D": 2 ** 64}, {"Doc": "text"}, {"Doc": True}, {}):
-        assert validate.passes_quickly(shape, vouched), vouched
+        assert quick_check.passes_quickly(shape, vouched), vouched
     for not_vouched in ({"D": 2.0 ** 63}, {"D": -1.8e19}, {"Doc": {"n": 1}}, {"Doc": [1]}, {"Doc": 1},
                         {"Future": 1}):
-        assert not validate.passes_quickly(shape, not_vouched), not_vouched
+        assert not quick_check.passes_quickly(shape, not_vouched), not_vouched
         validate.validate_input(shape, not_vouched)
-    assert not validate.passes_quickly(shape, {"D": "x"})
-    assert validate.passes_quickly(None, {}) and not validate.passes_quickly(None, {"A": 1})
+    assert not quick_check.passes_quickly(shape, {"D": "x"})
+    assert quick_check.passes_quickly(None, {}) and not quick_check.passes_quickly(None, {"A": 1})

@@ -17,6 +17,7 @@ anything by itself: the walker then decides.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from typing import Any, Callable
 
@@ -79,40 +80,30 @@ def _container(shape: Shape) -> bool:
         shape.type_name == "structure" and not shape.metadata.get("document"))
 
 
-class _Generation:
-    """The source of the functions one first use of a shape needs (the shapes it reaches that
-    no earlier generation wrote), and the constants they refer to."""
-
-    def __init__(self, names: dict[tuple[Any, str], str], namespace: dict[str, Any]) -> None:
-        self.names = dict(names)  # published only when the source compiled
-        self.namespace = namespace
-        self.constants: dict[str, Any] = {}
-        self.lines: list[str] = []
-        self._todo: list[tuple[str, Shape]] = []
+class _Writer:
+    """Writes the source of one function (its constants go to the shared namespace)."""
 
     def constant(self, value: Any, stem: str) -> str:
-        name = f"_{stem}{len(self.namespace) + len(self.constants)}"
-        self.constants[name] = value
+        name = f"_{stem}{next(_serial)}"
+        _namespace[name] = value
         return name
 
     def function(self, shape: Shape) -> str:
-        """The name of the function checking a container shape (written if new)."""
+        """The name of the function checking a container shape. A new one starts as a stub
+        that writes and compiles it at its first call: a request reaches a few of the shapes
+        its operation's input reaches (a CreateTable's TableInput reaches ~100; compiling
+        them all at once cost ~25 ms of the first request, ~0.3 ms a function)."""
         # The resolver itself in the key, not its id(): the key keeps it alive, so no other
         # resolver (tests build their own) can be mistaken for it.
         key = (shape._shape_resolver, shape.name)
-        name = self.names.get(key)
+        name = _names.get(key)
         if name is None:
             stem = "".join(c if c.isalnum() else "_" for c in shape.name)
-            name = f"check_{len(self.names)}_{stem}"
-            self.names[key] = name
-            self._todo.append((name, shape))
+            name = f"check_{next(_serial)}_{stem}"
+            _names[key] = name
+            _unwritten[name] = shape
+            _namespace[name] = lambda *args: _written(name)(*args)
         return name
-
-    def write(self) -> str:
-        while self._todo:
-            name, shape = self._todo.pop()
-            self.lines.extend(self._function(name, shape))
-        return "\n".join(self.lines) + "\n"
 
     def _function(self, name: str, shape: Shape) -> list[str]:
         if shape.type_name == "structure":
@@ -204,8 +195,21 @@ class _Generation:
 
 _namespace: dict[str, Any] = {"_recent": _recent, "_finite": finite, "_readable": timestamps.readable}
 _names: dict[tuple[Any, str], str] = {}  # (resolver, shape name) -> its function in _namespace
-_checks: dict[tuple[Any, str], Check] = {}  # top-level shapes already compiled
-_lock = threading.Lock()
+_unwritten: dict[str, Shape] = {}  # functions that are still stubs, by name
+_checks: dict[tuple[Any, str], Check] = {}  # the checks of the shapes asked for
+_serial = itertools.count()
+_lock = threading.RLock()  # re-entrant: writing a function names (stubs) the ones it calls
+
+
+def _written(name: str) -> Callable[..., bool]:
+    """Function ``name``, written and compiled if it is still a stub."""
+    with _lock:
+        shape = _unwritten.get(name)
+        if shape is not None:
+            source = "\n".join(_Writer()._function(name, shape)) + "\n"
+            exec(compile(source, f"<quick check of {shape.name}>", "exec"), _namespace)  # noqa: S102 - from the model
+            del _unwritten[name]
+        return _namespace[name]
 
 
 def compile_check(shape: Shape) -> Check:
@@ -219,14 +223,7 @@ def compile_check(shape: Shape) -> Check:
         if found is not None:
             return found
         if _container(shape):
-            generation = _Generation(_names, _namespace)
-            name = generation.function(shape)
-            code = compile(generation.write(), f"<quick check of {shape.name}>", "exec")
-            # Published together: a function of this generation may call any other of it.
-            _namespace.update(generation.constants)
-            exec(code, _namespace)  # noqa: S102 - source written above from the service model
-            _names.update(generation.names)
-            function = _namespace[name]
+            function = _written(_Writer().function(shape))
             check: Check = (lambda value: function(value, shape.name)) if text_only(shape) \
                 and shape.type_name != "structure" else function
         else:
@@ -237,10 +234,9 @@ def compile_check(shape: Shape) -> Check:
 
 def _leaf_check(shape: Shape) -> Check:
     """A top-level shape that is no container (no operation's input is one; for completeness)."""
-    generation = _Generation(_names, _namespace)
     source = "def leaf(value):\n    if value is None: return False\n" + "\n".join(
-        generation._inline(shape, "value", "    ")) + "\n    return True\n"
-    scope = {**_namespace, **generation.constants}
+        _Writer()._inline(shape, "value", "    ")) + "\n    return True\n"
+    scope = dict(_namespace)
     exec(compile(source, f"<quick check of {shape.name}>", "exec"), scope)  # noqa: S102 - from the model
     return scope["leaf"]
 

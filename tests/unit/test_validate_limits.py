@@ -44,6 +44,7 @@ def test_concurrent_first_use_of_a_recursive_shape(monkeypatch: pytest.MonkeyPat
     # find a recursive shape's placeholder and fail with an IndexError (a 500).
     monkeypatch.setattr(quick_check, "_checks", {})
     monkeypatch.setattr(quick_check, "_names", {})
+    monkeypatch.setattr(quick_check, "_unwritten", {})
     monkeypatch.setattr(quick_check, "_namespace", dict(quick_check._namespace))
     shape = GLUE.operation_model("CreateTable").input_shape
     params = {"DatabaseName": "d", "TableInput": {"Name": "t", "StorageDescriptor": {

@@ -239,6 +239,7 @@ def _create_builder(inputs: Sequence[dict[str, Any]], carry: Optional[Sequence[d
         writes, positions, errors = [], [], {}
         seen: set[str] = set()
         created = _now()
+        uids = catalog.new_uids(len(inputs))
         for position, partition_input in enumerate(inputs):
             try:
                 values = _input_values(partition_input)
@@ -249,7 +250,7 @@ def _create_builder(inputs: Sequence[dict[str, Any]], carry: Optional[Sequence[d
                 doc = encode_document(_partition_document(partition_input, created, values), "partition")
                 writes.append(store.PartitionWrite("create", key=key, values=list(values), doc=doc,
                                                    segment=segment_of(key), entries=_entries(view, values),
-                                                   uid=catalog.new_uid(), carry=carry[position] if carry else {}))
+                                                   uid=uids[position], carry=carry[position] if carry else {}))
                 positions.append(position)
                 seen.add(key)
             except ServiceError as error:

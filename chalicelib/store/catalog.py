@@ -120,12 +120,22 @@ def _stamped_write_failed(error: Exception, stamp: Optional[Stamp], fenced: bool
 
 def new_uid() -> str:
     """A fresh identity for a database, table or partition incarnation: ``uuid.uuid4().hex``
-    (random, version 4), built without the UUID object, a third of the cost (one per partition
-    written)."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
-    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
-    return raw.hex()
+    (random, version 4), built without the UUID object, a third of the cost."""
+    return _uuid4_hex(bytearray(os.urandom(16)), 0)
+
+
+def new_uids(count: int) -> list[str]:
+    """``count`` fresh identities (see new_uid) from one read of the system's randomness: a
+    batch of partitions mints one each, and a read apiece was over half the cost of minting."""
+    raw = bytearray(os.urandom(16 * count))
+    return [_uuid4_hex(raw, start) for start in range(0, 16 * count, 16)]
+
+
+def _uuid4_hex(raw: bytearray, start: int) -> str:
+    """The 16 random bytes of ``raw`` at ``start`` as a version-4 UUID's hex."""
+    raw[start + 6] = (raw[start + 6] & 0x0F) | 0x40  # version 4
+    raw[start + 8] = (raw[start + 8] & 0x3F) | 0x80  # RFC 4122 variant
+    return raw[start:start + 16].hex()
 
 
 def _get(model: Any, *key: Any) -> Any:

@@ -71,6 +71,8 @@ class PartitionWrite:
 
     def touched(self) -> set[tuple[str, str]]:
         """Every item this write touches (a transaction may touch an item only once)."""
+        if self.key is not None and self.old_key is None and not self.entries and not self.old_entries:
+            return {("p", self.key)}  # a create with no index (most writes): one item
         items = {("p", k) for k in (self.key, self.old_key) if k is not None}
         items |= {("e", uid + "\x01" + k) for uid, k in list(self.entries) + list(self.old_entries)}
         return items

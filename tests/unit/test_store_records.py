@@ -80,9 +80,9 @@ def test_version_keys() -> None:
 def test_new_uids_are_random_version_4_uuids() -> None:
     import uuid
 
-    from chalicelib.store.catalog import new_uid
-    uids = {new_uid() for _ in range(1000)}
+    from chalicelib.store.catalog import new_uid, new_uids
+    uids = {new_uid() for _ in range(500)} | {uid for _ in range(5) for uid in new_uids(100)}
     assert len(uids) == 1000
-    for uid in list(uids)[:100]:
+    for uid in list(uids)[:100] + new_uids(3):
         parsed = uuid.UUID(hex=uid)
         assert (parsed.hex, parsed.version, parsed.variant) == (uid, 4, uuid.RFC_4122)

@@ -191,7 +191,7 @@ class _Shared:
     def __init__(self, write: PartitionWrite) -> None:
         key, values, doc = _content(write)
         self.key = dj.text(key)
-        # One join over the C escaper, not an f-string per value (a third of the time).
+        # One join over the C escaper, not an f-string per value (~15% less for five values).
         self.values = '{"L":[{"S":' + '},{"S":'.join(map(dj.text, values)) + '}]}' if values else '{"L":[]}'
         self.doc = f'{{"B":"{b2a_base64(doc, newline=False).decode("ascii")}"}}'
         self.segment = f'{{"N":"{write.segment}"}}'

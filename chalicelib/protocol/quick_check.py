@@ -222,23 +222,15 @@ def compile_check(shape: Shape) -> Check:
         found = _checks.get(key)
         if found is not None:
             return found
-        if _container(shape):
-            function = _written(_Writer().function(shape))
-            check: Check = (lambda value: function(value, shape.name)) if text_only(shape) \
-                and shape.type_name != "structure" else function
-        else:
-            check = _leaf_check(shape)
+        # An operation's input is always a structure; anything else is left to the walker.
+        check: Check = _written(_Writer().function(shape)) if shape.type_name == "structure" \
+            and not shape.metadata.get("document") else _refer_to_walker
         _checks[key] = check
         return check
 
 
-def _leaf_check(shape: Shape) -> Check:
-    """A top-level shape that is no container (no operation's input is one; for completeness)."""
-    source = "def leaf(value):\n    if value is None: return False\n" + "\n".join(
-        _Writer()._inline(shape, "value", "    ")) + "\n    return True\n"
-    scope = dict(_namespace)
-    exec(compile(source, f"<quick check of {shape.name}>", "exec"), scope)  # noqa: S102 - from the model
-    return scope["leaf"]
+def _refer_to_walker(value: Any) -> bool:
+    return False
 
 
 def passes_quickly(shape: Shape | None, params: Any) -> bool:

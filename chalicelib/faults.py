@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 
 _CRASH_AT = os.environ.get("GLUE_FAULT_CRASH_AT", "")
 _STOP_AT = os.environ.get("GLUE_FAULT_STOP_AT", "")
@@ -34,4 +35,9 @@ def fault_point(step: str) -> None:
     crash_point(step)
     if _STOP_AT == step and step not in _stopped:
         _stopped.add(step)
-        os.kill(os.getpid(), signal.SIGSTOP)
+        # Sent to this thread, not the process: a process-directed signal is taken by whichever
+        # thread the kernel picks, and until that one is scheduled and starts the stop, this
+        # thread runs on (under load it once ran past the commit point before the process
+        # stopped). A SIGSTOP pending on this thread stops it on the way out of the call; the
+        # rest of the process stops with it, as SIGSTOP always stops the whole process.
+        signal.pthread_kill(threading.get_ident(), signal.SIGSTOP)

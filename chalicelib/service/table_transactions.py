@@ -28,7 +28,8 @@ from chalicelib.context import RequestContext
 from chalicelib.errors import ConcurrentModificationException, TransactionCommitInProgressException, database_not_found
 from chalicelib.service.lookups import fold
 from chalicelib.service.snapshots import database_snapshot, same_catalog
-from chalicelib.service.transactions import LOCK_WAIT, clear_lock, load_transaction, require_active
+from chalicelib.service.paging import work_deadline
+from chalicelib.service.transactions import LOCK_WAIT, clear_lock, load_transaction, lock_wait, require_active
 from chalicelib.store import catalog
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import encode_document
@@ -127,6 +128,9 @@ def require_database_and_counter(catalog_key: str, name: str) -> tuple[DatabaseI
     return item, tx_store.counter_value(counter)
 
 
+_RACE_SECONDS = 1.0
+
+
 def autocommit(database: DatabaseItem, write: Callable[[catalog.Stamp], T],
                target: Optional[DatabaseItem] = None, counter: Optional[int] = None) -> T:
     """Run a table write made without a TransactionId as a commit of its own: ``write`` gets
@@ -137,13 +141,16 @@ def autocommit(database: DatabaseItem, write: Callable[[catalog.Stamp], T],
     ``counter``: the commit counter as read with the database, for the first try."""
     # One lock, or two for a rename into another database (a rename within it names it twice).
     scopes = list(dict.fromkeys(meta_scope(d.uid) for d in (database, target) if d is not None))
-    for number in attempts(replace(LOCK_WAIT, base_delay=0.002, max_delay=0.1)):
+    # Waits for a committer at most the work budget; a second at least, for races with the
+    # counter (each retried at once-ish), which a budget of 0 would otherwise turn into errors.
+    deadline = max(work_deadline(), clock.monotonic() + _RACE_SECONDS)
+    for number in attempts(lock_wait(deadline, replace(LOCK_WAIT, base_delay=0.002, max_delay=0.1))):
         previous = counter if number == 0 and counter is not None else tx_store.last_commit_seq(database.catalog)
         # The first try does not read the locks: the write's own checks refuse a held one (a
         # StampConflict), and only then are they read, and a crashed holder's lock cleared.
         # Locks are seldom held, so most writes save a read (a round trip, ~2 ms of DynamoDB
         # Local's CPU, a third of a table write's reads).
-        if number == 0 or all(tx_store.get_lock(scope) is None or clear_lock(scope, database.catalog)
+        if number == 0 or all(tx_store.get_lock(scope) is None or clear_lock(scope, database.catalog, deadline)
                               for scope in scopes):
             stamp = catalog.Stamp(tx_store.seq_name(database.catalog), previous, previous + 1,
                                   tuple(tx_store.lock_name(scope) for scope in scopes))

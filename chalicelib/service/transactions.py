@@ -14,9 +14,10 @@ when it started, plus its own pending writes. Commit, for any number of writes:
    everything is (readers overlay a committed-but-unapplied transaction's pending writes);
 5. apply the pending writes (idempotent), release the locks, mark it applied.
 
-A commit whose work budget runs out during step 3 answers COMMIT_IN_PROGRESS (as Lake
-Formation may; clients poll DescribeTransaction) and leaves steps 3-5 to a cleanup job; one
-whose budget runs out during step 5 answers COMMITTED and leaves the rest of the apply to it.
+A commit whose work budget runs out during step 2 (waiting for locks other committers hold)
+or step 3 answers COMMIT_IN_PROGRESS (as Lake Formation may; clients poll DescribeTransaction)
+and leaves the rest of steps 2-5 to a cleanup job, keeping the locks it took; one whose budget
+runs out during step 5 answers COMMITTED and leaves the rest of the apply to it.
 
 Every write of step 5 is fenced (``chalicelib.store.fence``): it lands only while the
 transaction still holds the scope's lock, so a committer that stalls past its lease while
@@ -74,12 +75,20 @@ APPLY_JOB = "commit-apply"
 DROP_JOB = "pending-drop"
 IDLE_SECONDS = float(os.environ.get("GLUE_LF_IDLE_SECONDS", "900"))
 COMMIT_LEASE_SECONDS = float(os.environ.get("GLUE_LF_COMMIT_LEASE_SECONDS", "60"))
-LOCK_WAIT_SECONDS = 20.0
-# Waiting for a commit lock another committer holds (it lets go within its lease, or is cleared).
-LOCK_WAIT = Policy(attempts=1000, base_delay=0.005, max_delay=0.2, total_seconds=LOCK_WAIT_SECONDS)
+# Waiting for a commit lock another committer holds (it lets go within its lease, or is
+# cleared): for at most what is left of the request's work budget (``lock_wait``).
+LOCK_WAIT = Policy(attempts=1000, base_delay=0.005, max_delay=0.2)
 # The commit point loses only to another commit of the catalog landing first (snapshots and
 # table writes meanwhile do not move the counter past it): retry at once-ish.
-_COMMIT_POINT = Policy(attempts=64, base_delay=0.001, max_delay=0.05, total_seconds=LOCK_WAIT_SECONDS)
+_COMMIT_POINT = Policy(attempts=64, base_delay=0.001, max_delay=0.05)
+
+
+def lock_wait(deadline: float, policy: Policy = LOCK_WAIT) -> Policy:
+    """``policy`` bounded to end at ``deadline`` (``clock.monotonic``); it still makes its
+    first try when the deadline has passed."""
+    return replace(policy, total_seconds=max(0.0, deadline - clock.monotonic()))
+
+
 # ListTransactions' StatusFilter -> the statuses it lists (None: all).
 STATUS_FILTERS: dict[str, Optional[set[str]]] = {
     "ALL": None, "COMPLETED": {"COMMITTED", "ABORTED"}, "ACTIVE": {"ACTIVE"},
@@ -260,6 +269,15 @@ def _hand_off(item: TransactionItem, read_as: Optional[float] = None, status: st
         _queue_apply(item)
 
 
+def _hand_off_checks(item: TransactionItem) -> None:
+    """Leave steps 2-5 of a commit its committer began (and whose locks it may hold part of) to
+    an APPLY_JOB, marked handed off so that readers past its lease queue it again instead of
+    aborting it. TransactionStateChanged if it was aborted meanwhile."""
+    if not store.renew_commit_lease(item, clock.now(), status="COMMIT_IN_PROGRESS"):
+        raise store.TransactionStateChanged()
+    _queue_apply(item)
+
+
 def _queue_apply(item: TransactionItem) -> None:
     cleanup.enqueue(catalog.cleanup_job(APPLY_JOB, item.transaction_id, catalog=item.catalog))
 
@@ -289,15 +307,22 @@ def _apply_job(job: CleanupJobItem, deadline: float) -> bool:
 
 
 def _finish_checks(item: TransactionItem, deadline: float) -> bool:
-    """Steps 3-5 of a commit its committer handed off during step 3 (it holds its locks still).
-    The check reads everything again, whatever the deadline: it cannot be resumed part way."""
+    """Steps 2-5 of a commit its committer handed off while it waited for locks (those it took
+    stay its own) or during step 3 (it holds them all). Locks still held by others are waited
+    for until ``deadline``, then left to the job's next chunk. The check reads everything again,
+    whatever the deadline: it cannot be resumed part way."""
     if not store.renew_commit_lease(item, clock.now(), status="COMMIT_IN_PROGRESS"):
         return False  # aborted (its lease ran out) or committed meanwhile: the next chunk sees which
     try:
+        if not _lock_tables(item, deadline):
+            store.renew_commit_lease(item, clock.now(), status="COMMIT_IN_PROGRESS")
+            return False
         work = _check_conflicts(item)
         seq = _commit_point(item)
     except store.TransactionStateChanged:
-        return True  # aborted by a reader meanwhile (which released its locks)
+        # Aborted meanwhile (the abort released its locks): locks taken after it go too.
+        _release_locks(item)
+        return True
     except ConcurrentModificationException:
         abort(item, ("COMMIT_IN_PROGRESS",), deadline)
         return True
@@ -332,10 +357,14 @@ def abort(item: TransactionItem, expected: tuple[str, ...] = ("ACTIVE", "COMMIT_
     rest by a DROP_JOB."""
     if not store.change_status(item, list(expected), "ABORTED", end_time=clock.now()):
         return False
-    for table_uid in item.tables or []:
-        store.release_lock(table_uid, item.transaction_id)
+    _release_locks(item)
     _drop_pending(item, _deadline(deadline))
     return True
+
+
+def _release_locks(item: TransactionItem) -> None:
+    for scope in item.tables or []:
+        store.release_lock(scope, item.transaction_id)
 
 
 def clear_lock(table_uid: str, catalog: str, deadline: Optional[float] = None) -> bool:
@@ -363,17 +392,20 @@ def clear_lock(table_uid: str, catalog: str, deadline: Optional[float] = None) -
     return abort(holder, ("COMMIT_IN_PROGRESS",), deadline)
 
 
-def _lock_tables(item: TransactionItem, work_deadline: float) -> None:
-    """Take the transaction's locks (waiting up to LOCK_WAIT_SECONDS for them in all), clearing
-    stale ones with the commit's work budget (``work_deadline``)."""
-    deadline = clock.monotonic() + LOCK_WAIT_SECONDS  # for all the locks together
+def _lock_tables(item: TransactionItem, deadline: float) -> bool:
+    """Take the transaction's locks in sorted order, waiting for the ones other committers hold
+    (clearing stale ones, with rolls-forward bounded by the same ``deadline``) until
+    ``deadline``; True once all are held. False when the deadline came first: the locks taken
+    so far stay taken (sorted order: a later taker of them waits behind this one, never in a
+    cycle), for whoever goes on with the commit (an APPLY_JOB)."""
     for table_uid in sorted(item.tables or []):
-        for _ in attempts(replace(LOCK_WAIT, total_seconds=max(0.0, deadline - clock.monotonic()))):
+        for _ in attempts(lock_wait(deadline)):
             if store.acquire_lock(table_uid, item.transaction_id, clock.now()):
                 break
-            clear_lock(table_uid, item.catalog, work_deadline)
+            clear_lock(table_uid, item.catalog, deadline)
         else:
-            raise ConcurrentModificationException("Another transaction is committing to the same table; retry")
+            return False
+    return True
 
 
 class _PastBudget(Exception):
@@ -453,25 +485,24 @@ def commit(item: TransactionItem) -> str:
         raise ConcurrentModificationException("Transaction changed concurrently; retry")
     faults.fault_point("before-locks")
     try:
-        _lock_tables(item, deadline)
-        # The budget counts the commit's work, not its wait for the locks (LOCK_WAIT_SECONDS
-        # bounds that): a commit that queued behind others is not handed off for having queued.
+        if not _lock_tables(item, deadline):
+            # Queued behind other committers for a whole work budget: the job takes the rest
+            # of the locks (keeping those taken), checks and commits.
+            _hand_off_checks(item)
+            return "COMMIT_IN_PROGRESS"
+        # The check's budget starts once the locks are held: a commit that queued behind others
+        # for part of a budget is not handed off for having queued.
         deadline = work_deadline()
         try:
             work = _check_conflicts(item, deadline)
         except _PastBudget:
-            # Nothing is visible yet, the locks stay taken: the job checks again and commits.
-            # Marked handed off, so that readers past its lease queue it again, not abort it.
-            if not store.renew_commit_lease(item, clock.now(), status="COMMIT_IN_PROGRESS"):
-                raise store.TransactionStateChanged() from None
-            _queue_apply(item)
+            _hand_off_checks(item)  # nothing is visible yet; the job checks again and commits
             return "COMMIT_IN_PROGRESS"
         faults.fault_point("before-commit-point")
         seq = _commit_point(item)  # a failure is aborted below: nothing of it is visible
     except store.TransactionStateChanged:
         # Aborted by recovery while we stalled; locks we took after it released them go too.
-        for scope in item.tables or []:
-            store.release_lock(scope, item.transaction_id)
+        _release_locks(item)
         raise TransactionCanceledException(
             f"Transaction {item.transaction_id} was aborted while committing (its commit stalled)") from None
     except BaseException:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Sequence
@@ -28,6 +29,18 @@ def governed_input(name: str, keys: Sequence[tuple[str, str]] = KEYS, **extra: A
     }
     base.update(extra)
     return base
+
+
+def commit(lf: Any, tx: str, timeout: float = 120.0) -> str:
+    """CommitTransaction, then, while it answers COMMIT_IN_PROGRESS (a commit that queued for
+    locks past its work budget, or whose check outlasted it, goes on in the background), poll
+    DescribeTransaction as clients such as awswrangler do; the status it settles at."""
+    status = lf.commit_transaction(TransactionId=tx)["TransactionStatus"]
+    deadline = time.monotonic() + timeout
+    while status == "COMMIT_IN_PROGRESS" and time.monotonic() < deadline:
+        time.sleep(0.1)
+        status = lf.describe_transaction(TransactionId=tx)["TransactionDescription"]["TransactionStatus"]
+    return status
 
 
 def add(uri: str, values: Sequence[str], etag: str = "etag", size: int = 1) -> dict:
@@ -90,7 +103,7 @@ class Governed:
         lf = lf or self.lf
         tx = lf.start_transaction()["TransactionId"]
         self.write(tx, ops, table, lf)
-        assert lf.commit_transaction(TransactionId=tx)["TransactionStatus"] == "COMMITTED"
+        assert commit(lf, tx) == "COMMITTED"
         return lf.describe_transaction(TransactionId=tx)["TransactionDescription"]
 
     def objects(self, table: str = "objects", lf: Any = None, page_size: Optional[int] = None,

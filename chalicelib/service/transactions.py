@@ -315,8 +315,9 @@ def _finish_checks(item: TransactionItem, deadline: float) -> bool:
         return False  # aborted (its lease ran out) or committed meanwhile: the next chunk sees which
     try:
         if not _lock_tables(item, deadline):
-            store.renew_commit_lease(item, clock.now(), status="COMMIT_IN_PROGRESS")
-            return False
+            if not store.renew_commit_lease(item, clock.now(), status="COMMIT_IN_PROGRESS"):
+                raise store.TransactionStateChanged()  # aborted while it waited
+            return False  # the next chunk waits on
         work = _check_conflicts(item)
         seq = _commit_point(item)
     except store.TransactionStateChanged:

@@ -34,7 +34,7 @@ def governed_input(name: str, keys: Sequence[tuple[str, str]] = KEYS, **extra: A
 def commit(lf: Any, tx: str, timeout: float = 120.0) -> str:
     """CommitTransaction, then, while it answers COMMIT_IN_PROGRESS (a commit that queued for
     locks past its work budget, or whose check outlasted it, goes on in the background), poll
-    DescribeTransaction as clients such as awswrangler do; the status it settles at."""
+    DescribeTransaction as clients of Lake Formation do; the status it settles at."""
     status = lf.commit_transaction(TransactionId=tx)["TransactionStatus"]
     deadline = time.monotonic() + timeout
     while status == "COMMIT_IN_PROGRESS" and time.monotonic() < deadline:

@@ -17,8 +17,10 @@ import json
 import threading
 import time
 import uuid
+from binascii import b2a_base64
 from typing import Any, Optional, Sequence
 
+import orjson
 from botocore.exceptions import ClientError
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 
@@ -66,6 +68,33 @@ def n(value: int) -> dict[str, str]:
 
 def b(value: bytes) -> dict[str, str]:
     return {"B": base64.b64encode(value).decode("ascii")}
+
+
+def document(doc: bytes) -> dict[str, str]:
+    """A partition's document (documents.encode_document) as its AttributeValue: a plain-JSON
+    one as a string, which DynamoDB carries without base64 both ways; a compressed one as a
+    binary. Read back as the same bytes (models.DocumentAttribute)."""
+    text = _document_string(doc)
+    return {"S": text} if text is not None else b(doc)
+
+
+def document_json(doc: bytes) -> str:
+    """``document(doc)`` as wire JSON text: what ``json.dumps`` writes for it, but for
+    non-ASCII characters, which orjson leaves as they are (both are the same JSON, and orjson
+    writes a partition's text in two thirds of the time base64 took)."""
+    text = _document_string(doc)
+    if text is None:
+        return f'{{"B":"{b2a_base64(doc, newline=False).decode("ascii")}"}}'
+    return '{"S":' + orjson.dumps(text).decode("utf-8") + '}'
+
+
+def _document_string(doc: bytes) -> Optional[str]:
+    if doc[:1] != b"J":
+        return None
+    try:
+        return doc.decode("utf-8")
+    except UnicodeDecodeError:  # never written so (documents.compact_json is UTF-8); kept binary
+        return None
 
 
 def string_list(values: Sequence[str]) -> dict[str, list[dict[str, str]]]:

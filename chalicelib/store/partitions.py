@@ -10,7 +10,6 @@ layer (``chalicelib.domain.partition_keys``); this module only moves items.
 from __future__ import annotations
 
 import json
-from binascii import b2a_base64
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
@@ -105,7 +104,7 @@ def _content(write: PartitionWrite) -> tuple[str, list[str], bytes]:
 def _partition_item(table_uid: str, write: PartitionWrite, revision: int) -> dict[str, Any]:
     key, values, doc = _content(write)
     item = {"table_uid": dj.s(table_uid), "key": dj.s(key), "values": dj.string_list(values),
-            "doc": dj.b(doc), "segment": dj.n(write.segment), "revision": dj.n(revision)}
+            "doc": dj.document(doc), "segment": dj.n(write.segment), "revision": dj.n(revision)}
     if write.uid is not None:
         item["uid"] = dj.s(write.uid)
     item.update({name: dj.n(value) for name, value in write.carry.items()})
@@ -123,7 +122,7 @@ def paimon_stats(item: Any) -> dict[str, int]:
 def _entry_item(index_uid: str, entry_key: str, partition_key: str, values: Sequence[str], doc: bytes,
                 segment: int) -> dict[str, Any]:
     return {"index_uid": dj.s(index_uid), "key": dj.s(entry_key), "partition_key": dj.s(partition_key),
-            "values": dj.string_list(values), "doc": dj.b(doc), "segment": dj.n(segment)}
+            "values": dj.string_list(values), "doc": dj.document(doc), "segment": dj.n(segment)}
 
 
 def _database_check(database: DatabaseItem) -> dict[str, Any]:
@@ -193,7 +192,7 @@ class _Shared:
         self.key = dj.text(key)
         # One join over the C escaper, not an f-string per value (~15% less for five values).
         self.values = '{"L":[{"S":' + '},{"S":'.join(map(dj.text, values)) + '}]}' if values else '{"L":[]}'
-        self.doc = f'{{"B":"{b2a_base64(doc, newline=False).decode("ascii")}"}}'
+        self.doc = dj.document_json(doc)
         self.segment = f'{{"N":"{write.segment}"}}'
 
 

@@ -48,7 +48,8 @@ class Store:
 
     def rewrite_doc(self, table: str, item: dict[str, Any], change: Callable[[dict[str, Any]], None]) -> None:
         """Decode an item's ``doc``, let ``change`` edit it, store it back as plain JSON."""
-        doc = decode(item["doc"]["B"])
+        stored = item["doc"]  # a partition's plain-JSON document is a string (models.DocumentAttribute)
+        doc = decode(stored["B"] if "B" in stored else stored["S"].encode("utf-8"))
         change(doc)
         item = {**item, "doc": {"B": b"J" + json.dumps(doc, separators=(",", ":")).encode()}}
         self.client.put_item(TableName=self.prefix + table, Item=item)

@@ -87,7 +87,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     command = command_line("bench_paimon_commit", argv)
     rows: list[list[str]] = []
     answers: list[float] = []
-    for label, endpoint in bounded_and_unbounded(budget, "every partition in the request, as before"):
+    for label, endpoint, _ in bounded_and_unbounded(budget, "every partition in the request, as before"):
         catalog = _catalog(endpoint)
         database = f"commit_{len(rows)}"
         catalog.create_database(database, False)

@@ -71,16 +71,17 @@ ENVIRONMENT = (f"{machine()}; "
                "local warehouse (file://), DynamoDB Local in memory")
 
 
-def bounded_and_unbounded(budget: float, before: str) -> Iterator[tuple[str, str]]:
-    """(label, endpoint) of two API servers on one store and local warehouse: one with a work
-    budget of ``budget`` s, then one of 600 s (``before``: what that server does in the request)."""
+def bounded_and_unbounded(budget: float, before: str) -> Iterator[tuple[str, str, CatalogStack]]:
+    """(label, endpoint, the stack) of two API servers on one store and local warehouse: one with
+    a work budget of ``budget`` s, then one of 600 s (``before``: what that server does in the
+    request)."""
     with tempfile.TemporaryDirectory(prefix="bench-paimon-") as tmp:
         server_env = {"PAIMON_WAREHOUSE": Path(tmp, "warehouse").as_uri(), "GLUE_WORK_BUDGET_SECONDS": str(budget)}
         with CatalogStack(log_dir=Path(tmp) / "logs", server_env=server_env) as stack:
-            yield f"work budget {budget:g} s", stack.endpoint
+            yield f"work budget {budget:g} s", stack.endpoint, stack
             unbounded = stack.extra_server({"GLUE_WORK_BUDGET_SECONDS": "600"}, name="unbounded").start()
             try:
-                yield f"budget 600 s: {before}", unbounded.endpoint
+                yield f"budget 600 s: {before}", unbounded.endpoint, stack
             finally:
                 unbounded.stop()
 
@@ -96,7 +97,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     command = command_line("bench_paimon_drop", argv)
     rows: list[list[str]] = []
     answers: list[float] = []
-    for label, endpoint in bounded_and_unbounded(budget, "the whole removal in the request, as before"):
+    for label, endpoint, _ in bounded_and_unbounded(budget, "the whole removal in the request, as before"):
         catalog = _catalog(endpoint)
         database = f"drop_{len(rows)}"
         catalog.create_database(database, False)

@@ -675,7 +675,10 @@ def create_branch(table: TableBranch, name: str, from_tag: Optional[str]) -> Non
     schemas = [(n, text) for n, text in schemas if n <= schema_id]
     source = {"tag": from_tag, "snapshotId": start.snapshot_id} if start is not None else {"branch": table.branch}
     if not store.create_branch(table.uid, name, source, schemas[-1], start):
-        raise AlreadyExistsException(f"Branch {name} already exists.", BRANCH, name)
+        if not _make_room(table, name):
+            raise _still_dropping(name)
+        if not store.create_branch(table.uid, name, source, schemas[-1], start):
+            raise AlreadyExistsException(f"Branch {name} already exists.", BRANCH, name)
     for number, text in schemas:
         warehouse.put(warehouse.schema_file(table.path, number, name), text)
     if start is not None and tag is not None and from_tag is not None:
@@ -685,10 +688,49 @@ def create_branch(table: TableBranch, name: str, from_tag: Optional[str]) -> Non
 
 
 def drop_branch(table: TableBranch, name: str) -> None:
-    """Remove a branch: its items (the branch item first, so it is gone at once), then its directory."""
+    """Remove a branch: gone at once (its item becomes a tombstone), then what it left (items,
+    directory: any number of snapshots) within the work budget, the rest by a cleanup job."""
+    deadline = paging.work_deadline()
     if name == MAIN or not store.drop_branch(table.uid, name):
         raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
-    warehouse.delete_tree(warehouse.branch_root(table.path, name))
+    root = warehouse.branch_root(table.path, name)
+    if not remove_dropped_branch(table.uid, name, root, deadline):
+        cleanup.enqueue(catalog.cleanup_job(BRANCH_JOB, catalog.new_uid(), table_uid=table.uid, name=name,
+                                            path=root))
+
+
+def remove_dropped_branch(table_uid: str, name: str, root: str, deadline: float) -> bool:
+    """Remove what a dropped branch left until ``deadline``: its items, then its directory
+    ``root``, then its tombstone, which kept the name (and so the directory) from a new branch
+    meanwhile. True when done; False: call again (idempotent)."""
+    with catalog.purging(catalog.Budget(_UNCOUNTED, deadline)):
+        try:
+            store.remove_branch_items(table_uid, name)
+        except catalog.BudgetSpent:
+            return False
+    if not warehouse.delete_tree(root, deadline):
+        return False
+    store.forget_branch(table_uid, name)
+    return True
+
+
+BRANCH_JOB = "paimon-branch"
+_UNCOUNTED = 1 << 60  # a drop's removal is bounded by its deadline, not by a count of items
+cleanup.register_kind(BRANCH_JOB, lambda job, deadline: remove_dropped_branch(job.table_uid, job.name, job.path,
+                                                                              deadline))
+
+
+def _make_room(table: TableBranch, name: str) -> bool:
+    """Before taking ``name`` for a branch: when a dropped branch of that name is still being
+    removed, finish it within this request's budget. True when the name is free of one."""
+    if store.branch_state(table.uid, name) != "dropped":
+        return True
+    return remove_dropped_branch(table.uid, name, warehouse.branch_root(table.path, name), paging.work_deadline())
+
+
+def _still_dropping(name: str) -> AlreadyExistsException:
+    return AlreadyExistsException(f"Branch {name} was dropped and is still being removed; try again shortly.",
+                                  BRANCH, name)
 
 
 def fast_forward(table: TableBranch, name: str) -> None:
@@ -745,6 +787,12 @@ def rename_branch(table: TableBranch, old: str, new: str) -> None:
     if old == MAIN:
         raise InvalidInputException("The main branch cannot be renamed.")
     outcome = store.rename_branch(table.uid, old, new)
+    if outcome == "dropped":
+        if not _make_room(table, new):
+            raise _still_dropping(new)
+        outcome = store.rename_branch(table.uid, old, new)
+    if outcome == "dropped":
+        raise _still_dropping(new)
     if outcome == "missing":
         raise EntityNotFoundException(f"Branch {old} does not exist.", BRANCH, old)
     if outcome == "exists":

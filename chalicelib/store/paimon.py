@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 from chalicelib import clock, metrics
 from chalicelib.domain.paimon.snapshots import PartitionDelta, Snapshot, Totals
 from chalicelib.store import dynamo_json as dj
-from chalicelib.store.catalog import ExtraKey, delete_all, register_table_purger
+from chalicelib.store.catalog import ExtraKey, delete_all, delete_items, register_table_purger
 from chalicelib.store.conditions import CONDITION_FAILED, classify
 from chalicelib.store.config import connection
 from chalicelib.store.documents import decode_document, encode_document
@@ -683,29 +683,53 @@ def create_branch(table_uid: str, name: str, source: dict[str, Any], schema: tup
 
 
 def list_branches(table_uid: str) -> list[str]:
-    """Branch names, in order (one Query)."""
+    """Branch names, in order (one Query); branches being dropped are none."""
     prefix = f"branch{SEP}"
     return [item.key[len(prefix):] for item in _counted(
-        PaimonItem.query(table_uid, PaimonItem.key.startswith(prefix), consistent_read=True))]
+        PaimonItem.query(table_uid, PaimonItem.key.startswith(prefix), consistent_read=True))
+        if item.dropped is None]
 
 
 def branch_exists(table_uid: str, name: str) -> bool:
-    """Whether the branch exists."""
-    return _get(table_uid, branch_key(name)) is not None
+    """Whether the branch exists (one being dropped does not)."""
+    return branch_state(table_uid, name) == "live"
 
 
+def branch_state(table_uid: str, name: str) -> str | None:
+    """"live", "dropped" (its tombstone: the name stays taken while what the branch left is
+    removed, see ``drop_branch``) or None (no such branch)."""
+    item = _get(table_uid, branch_key(name))
+    if item is None:
+        return None
+    return "live" if item.dropped is None else "dropped"
+
+
+# A dropped branch can hold any number of snapshots, so its removal is budgeted: ``drop_branch``
+# turns its item into a tombstone (the branch is gone for every reader and writer at once, and
+# its name stays taken), then ``remove_branch_items`` deletes its items a budget at a time, the
+# service its directory, and ``forget_branch`` the tombstone last. Nothing of a new branch of
+# that name can be written meanwhile, so nothing of one is ever removed.
 def drop_branch(table_uid: str, name: str) -> bool:
-    """Remove a branch: its item first (conditional: False if none), so it is gone at once,
-    then its schemas, head, snapshots and tags."""
+    """Mark the branch dropped (conditional: False if there is none, or it is being dropped)."""
     item = PaimonItem(table_uid, branch_key(name))
-    if not conditional(lambda: item.delete(condition=PaimonItem.key.exists())):
-        return False
-    with PaimonItem.batch_write() as batch:
-        for kind in ("schema", "snap", "tag"):
-            for child in PaimonItem.query(table_uid, PaimonItem.key.startswith(f"{kind}{SEP}{name}{SEP}")):
-                batch.delete(child)
-        batch.delete(PaimonItem(table_uid, head_key(name)))
-    return True
+    return conditional(lambda: item.update(actions=[PaimonItem.dropped.set(_now_ms())],
+                                           condition=PaimonItem.key.exists() & PaimonItem.dropped.does_not_exist()))
+
+
+def remove_branch_items(table_uid: str, name: str) -> None:
+    """Delete a dropped branch's items within the current purge budget (``catalog.purging``;
+    BudgetSpent when it runs out: call again). The head first: every move of a branch is
+    conditional on its head, so none lands after it (a commit begun before the drop fails)."""
+    delete_items(PaimonItem, [PaimonItem(table_uid, head_key(name))])
+    for kind in ("snap", "schema", "tag"):
+        delete_items(PaimonItem, PaimonItem.query(table_uid, PaimonItem.key.startswith(f"{kind}{SEP}{name}{SEP}"),
+                                                  attributes_to_get=["table_uid", "key"], page_size=100))
+
+
+def forget_branch(table_uid: str, name: str) -> None:
+    """Delete a dropped branch's tombstone (its removal is done); nothing if it is gone already."""
+    item = PaimonItem(table_uid, branch_key(name))
+    conditional(lambda: item.delete(condition=PaimonItem.dropped.exists()))
 
 
 MAX_FAST_FORWARD_ITEMS = 96  # TransactWriteItems takes 100 actions: the head, the table check, and these
@@ -763,7 +787,8 @@ MAX_RENAMED_ITEMS = 48  # each item is a put and a delete, with the branch item'
 def rename_branch(table_uid: str, old: str, new: str) -> str | None:
     """Move a branch's items (the branch item, schemas, head, snapshots, tags) to a new name in
     one transaction. None when done; otherwise why not: "missing" (no branch ``old``), "exists"
-    (``new`` is taken) or "too_many" (more than MAX_RENAMED_ITEMS items to move)."""
+    (``new`` is taken), "dropped" (``new`` is a dropped branch's, still being removed) or
+    "too_many" (more than MAX_RENAMED_ITEMS items to move)."""
     client = connection().client
     children: list[dict[str, Any]] = []
     for prefix in (f"schema{SEP}{old}{SEP}", f"snap{SEP}{old}{SEP}", f"tag{SEP}{old}{SEP}"):
@@ -782,7 +807,7 @@ def rename_branch(table_uid: str, old: str, new: str) -> str | None:
                                                           "key": {"S": branch_key(old)}},
                                    ConsistentRead=True).get("Item"))
     metrics.count_read(2)
-    if branch is None:
+    if branch is None or "dropped" in branch:
         return "missing"
     if head is not None:
         children.append({"old": head_key(old), "item": dict(head, key={"S": head_key(new)})})
@@ -791,13 +816,14 @@ def rename_branch(table_uid: str, old: str, new: str) -> str | None:
     absent = ("attribute_not_exists(#k)", {"#k": "key"})
     actions = [dj.put(_TABLE, dict(branch, key={"S": branch_key(new)}), absent[0], absent[1]),
                dj.delete(_TABLE, {"table_uid": {"S": table_uid}, "key": {"S": branch_key(old)}},
-                         "attribute_exists(#k)", {"#k": "key"})]
+                         "attribute_exists(#k) AND attribute_not_exists(dropped)", {"#k": "key"})]
     for child in children:
         actions.append(dj.put(_TABLE, child["item"]))
         actions.append(dj.delete(_TABLE, {"table_uid": {"S": table_uid}, "key": {"S": child["old"]}}))
     if _transact(actions):
         return None
-    return "exists" if branch_exists(table_uid, new) else "missing"
+    taken = branch_state(table_uid, new)
+    return "missing" if taken is None else "exists" if taken == "live" else "dropped"
 
 
 # ------------------------------------------------------------------------------- helpers

@@ -1,8 +1,9 @@
-"""Paimon DropTable / DropDatabase within the work budget, through pypaimon's RESTCatalog: a
-managed table's directory can hold any number of files, so a drop removes what its budget allows
-and leaves the rest to a cleanup job (chalicelib/service/paimon_tables.py, "removing dropped
-tables' directories"). Until the job is done the old directory keeps its schema-0, so a table
-re-created under the same name gets a directory of its own, which the job never touches.
+"""Paimon DropTable / DropDatabase / DropBranch within the work budget, through pypaimon's
+RESTCatalog: a managed table's directory can hold any number of files, so a drop removes what its
+budget allows and leaves the rest to a cleanup job (chalicelib/service/paimon_tables.py, "removing
+dropped tables' directories"). Until the job is done the old directory keeps its schema-0, so a
+table re-created under the same name gets a directory of its own, which the job never touches. A
+branch can hold any number of snapshots: its name stays taken (a tombstone) until its job is done.
 
 A stack of its own (``spent``, tests/integration/conftest.py): work budget 0 s (a removal stops at its first look at the clock, after 200
 files) and no background cleaner, so what a drop left is seen before the scheduled cleaner's code
@@ -20,14 +21,17 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
+from pypaimon.catalog.catalog_exception import (BranchAlreadyExistException, BranchNotExistException,
+                                                TableNotExistException)
 from pypaimon.catalog.catalog_factory import CatalogFactory
-from pypaimon.catalog.catalog_exception import TableNotExistException
 from pypaimon.catalog.rest.rest_catalog import RESTCatalog
 from pypaimon.common.identifier import Identifier
+from pypaimon.schema.schema import Schema
 
 from infra.local.stack import CatalogStack
 from tests.integration.store_helpers import Store
 from tests.integration.test_paimon_catalog import simple_schema
+from tests.integration.test_paimon_commits import APPEND_SCHEMA, read, write
 from tests.integration.test_paimon_protocol import options
 
 REPO = Path(__file__).resolve().parents[2]
@@ -175,3 +179,58 @@ def test_a_database_purge_cut_short_after_a_tables_purge_began_leaves_the_path_a
     _run_scheduled_cleaner(spent)
     assert (directory / "schema" / "schema-0").read_text() == '{"another": "table"}'
     assert not [job for job in _jobs(spent, "database") if job["database"]["S"] == db]
+
+
+def test_drop_branch_leaves_its_snapshots_to_a_job_and_keeps_its_name_until_they_are_gone(
+        paimon: RESTCatalog, spent: CatalogStack) -> None:
+    """A branch can hold any number of snapshots: DropBranch makes it gone at once (its item a
+    tombstone), removes what its budget allows and leaves the rest to a job; the name stays
+    taken until the job is done, so a new branch of that name never meets the old one's items."""
+    db = f"pdrop_{uuid.uuid4().hex[:8]}"
+    paimon.create_database(db, False)
+    identifier = Identifier.create(db, "branched")
+    paimon.create_table(identifier, Schema.from_pyarrow_schema(APPEND_SCHEMA, ["region"], None, {"bucket": "-1"}),
+                        False)
+    table = paimon.get_table(identifier)
+    write(table, {"region": ["eu"], "n": [1]})
+    paimon.create_branch(identifier, "b0")
+    paimon.create_branch(identifier, "b1")
+    for n in range(3):
+        write(table.copy({"branch": "b1"}), {"region": ["us"], "n": [10 + n]})
+    root = _directory(paimon, identifier) / "branch" / "branch-b1"
+    assert (root / "snapshot" / "snapshot-3").is_file()
+    store = Store(spent)
+    uid = store.table_item(db, "branched")["uid"]["S"]
+
+    def branch_items() -> list[str]:
+        return sorted(item["key"]["S"] for item in store.query("paimon", "table_uid", uid)
+                      if item["key"]["S"].split("\x01")[1:2] == ["b1"])
+
+    paimon.drop_branch(identifier, "b1")
+    assert paimon.list_branches(identifier) == ["b0"]
+    with pytest.raises(BranchNotExistException):
+        paimon.drop_branch(identifier, "b1")
+    # Budget 0 s: the head went first (no commit to the branch can land), its snapshots are left.
+    left = branch_items()
+    assert "head\x01b1" not in left and any(key.startswith("snap\x01b1\x01") for key in left)
+    tombstone = store.get("paimon", {"table_uid": uid, "key": "branch\x01b1"})
+    assert "dropped" in tombstone
+    assert len([job for job in _jobs(spent, "paimon-branch") if job["table_uid"]["S"] == uid]) == 1
+    with pytest.raises(BranchAlreadyExistException):
+        paimon.create_branch(identifier, "b1")  # still being removed
+    with pytest.raises(BranchAlreadyExistException):
+        paimon.rename_branch(identifier, "b0", "b1")
+    with pytest.raises(BranchNotExistException):
+        paimon.rename_branch(identifier, "b1", "b2")
+
+    _run_scheduled_cleaner(spent)
+    assert branch_items() == []
+    assert not root.exists()
+    assert not [job for job in _jobs(spent, "paimon-branch") if job["table_uid"]["S"] == uid]
+
+    paimon.create_branch(identifier, "b1")
+    assert paimon.list_branches(identifier) == ["b0", "b1"]
+    branch = table.copy({"branch": "b1"})
+    write(branch, {"region": ["ap"], "n": [20]})
+    assert read(branch) == [{"region": "ap", "n": 20}]  # none of the old branch's snapshots
+    assert paimon.rest_api.load_snapshot(Identifier.create(db, "branched", branch="b1")).snapshot.id == 1

@@ -39,15 +39,16 @@ def _snap_key(number: int) -> str:
 
 
 def _big_branch(catalog: Any, stack: CatalogStack, database: str, snapshots: int) -> tuple[str, Path]:
-    """A table with a branch of ``snapshots`` snapshots; (the table's uid, the branch directory)."""
+    """A table named ``database`` (its name is found among every database's tables) with a branch
+    of ``snapshots`` snapshots; (the table's uid, the branch directory)."""
     from pypaimon.schema import data_types as pt
     from pypaimon.schema.schema import Schema
     schema = Schema(fields=[pt.DataField(0, "id", pt.AtomicType("INT"))], options={"bucket": "-1"})
-    catalog.create_table(f"{database}.t", schema, False)
-    catalog.create_branch(_identifier(database, "t"), BRANCH)
-    path = Path(unquote(urlparse(catalog.rest_api.get_table(_identifier(database, "t")).path).path))
+    catalog.create_table(f"{database}.{database}", schema, False)
+    catalog.create_branch(_identifier(database, database), BRANCH)
+    path = Path(unquote(urlparse(catalog.rest_api.get_table(_identifier(database, database)).path).path))
     ddb = stack.ddb_client()
-    uid = table_record(ddb, stack.table_prefix, "t")["uid"]["S"]
+    uid = table_record(ddb, stack.table_prefix, database)["uid"]["S"]
     folder = path / "branch" / f"branch-{BRANCH}" / "snapshot"
     folder.mkdir(parents=True, exist_ok=True)
     for start in range(1, snapshots + 1, 25):
@@ -69,13 +70,13 @@ def _drop(catalog: Any, stack: CatalogStack, database: str, uid: str, root: Path
     """Seconds to DropBranch's answer, and to the branch being wholly removed."""
     ddb = stack.ddb_client()
     started = time.perf_counter()
-    catalog.drop_branch(_identifier(database, "t"), BRANCH)
+    catalog.drop_branch(_identifier(database, database), BRANCH)
     answered = time.perf_counter() - started
     key = {"table_uid": {"S": uid}, "key": {"S": f"branch{SEP}{BRANCH}"}}
     while root.exists() or "Item" in ddb.get_item(TableName=stack.table_prefix + "paimon", Key=key,
                                                   ConsistentRead=True):
         if time.perf_counter() - started > timeout:
-            raise SystemExit(f"branch {BRANCH} of {database}.t still not removed after {timeout:.0f} s")
+            raise SystemExit(f"branch {BRANCH} of {database}.{database} still not removed after {timeout:.0f} s")
         time.sleep(0.05)
     return answered, time.perf_counter() - started
 

@@ -441,6 +441,9 @@ cleanup.register_kind(STATS_JOB, _stats_job)
 
 
 # ------------------------------------------------------------------------------ rollback
+_UNCOUNTED = 1 << 60  # a removal within a request is bounded by its deadline, not by a count of items
+
+
 def rollback(table: TableBranch, snapshot_id: Optional[int], tag: Optional[str],
              from_snapshot: Optional[int]) -> None:
     """Move the branch back to a snapshot (or a tag's), with its partition statistics; the
@@ -473,9 +476,40 @@ def rollback(table: TableBranch, snapshot_id: Optional[int], tag: Optional[str],
     _unpublish_above(table, snapshot_id, head.snapshot_id)
     warehouse.put(warehouse.latest_file(table.path, table.branch), str(snapshot_id))
     store.finish(table.uid, snapshot_id, seq, table.branch, applied)
-    store.delete_snapshots_above(table.uid, snapshot_id, head.snapshot_id, table.branch)
     if not applied:
         _finish_stats_later(table)
+    created = 0 if table.branch == MAIN else store.branch_created(table.uid, table.branch)
+    if created is None:
+        return  # the branch was dropped meanwhile, and its snapshot items with it
+    orphans = f"{snapshot_id}:{head.snapshot_id}:{head.stats_seq}:{created}"
+    if not remove_orphans(table.uid, table.branch, orphans, deadline):
+        cleanup.enqueue(catalog.cleanup_job(ORPHANS_JOB, catalog.new_uid(), table_uid=table.uid, name=table.branch,
+                                            snapshots=orphans))
+
+
+def remove_orphans(table_uid: str, branch: str, orphans: str, deadline: float) -> bool:
+    """Delete the snapshot items a rollback orphaned (``orphans``: "target:old head:its
+    stats_seq:the branch's creation", see ``store.delete_rolled_back``) until ``deadline``; True
+    when done, or when the branch is no longer the one rolled back (dropped, perhaps created
+    again: a drop removes every item of its branch, and a new one's must stay). Their files went
+    in the rollback's request: a file-system reader takes the highest snapshot file as the
+    latest, so none may outlive the rollback, while an orphaned item is harmless."""
+    target, upto, seq, created = (int(part) for part in orphans.split(":"))
+    if branch != MAIN and store.branch_created(table_uid, branch) != created:
+        return True
+    with catalog.purging(catalog.Budget(_UNCOUNTED, deadline)):
+        try:
+            store.delete_rolled_back(table_uid, target, upto, seq, branch)
+        except catalog.BudgetSpent:
+            return False
+    return True
+
+
+# The items of the snapshots a rollback removed: any number, so deleted within its work budget
+# and by a job of this kind after it (a table dropped meanwhile is purged whole: nothing left).
+ORPHANS_JOB = "paimon-orphans"
+cleanup.register_kind(ORPHANS_JOB, lambda job, deadline: remove_orphans(job.table_uid, job.name, job.snapshots,
+                                                                        deadline))
 
 
 def _unpublish_above(table: TableBranch, snapshot_id: int, upto: int) -> None:
@@ -715,7 +749,6 @@ def remove_dropped_branch(table_uid: str, name: str, root: str, deadline: float)
 
 
 BRANCH_JOB = "paimon-branch"
-_UNCOUNTED = 1 << 60  # a drop's removal is bounded by its deadline, not by a count of items
 cleanup.register_kind(BRANCH_JOB, lambda job, deadline: remove_dropped_branch(job.table_uid, job.name, job.path,
                                                                               deadline))
 

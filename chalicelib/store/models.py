@@ -393,6 +393,8 @@ class PaimonItem(StoreModel):
     stats_lease = UnicodeAttribute(null=True)
     stats_until = NumberAttribute(null=True)
     move_seq = NumberAttribute(null=True)  # snap: the head move (stats_seq) that wrote it
+    # branch: when it was created (epoch ms): which branch of that name a job was for
+    created = NumberAttribute(null=True)
     # branch: when it was dropped (epoch ms); a tombstone until what it left is removed
     dropped = NumberAttribute(null=True)
     stats = BinaryAttribute(legacy_encoding=False, null=True)  # snap: the commit's deltas
@@ -440,7 +442,7 @@ class CleanupJobItem(StoreModel):
     catalog = UnicodeAttribute(null=True)  # database: ``region SEP account`` (its postings)
     database = UnicodeAttribute(null=True)  # database: its name
     db_uid = UnicodeAttribute(null=True)  # table: its database's uid
-    name = UnicodeAttribute(null=True)  # table: its name; paimon-branch: the dropped branch's
+    name = UnicodeAttribute(null=True)  # table: its name; paimon-branch / -orphans: the branch
     indexes = UnicodeAttribute(null=True)  # table: its partition index definitions (JSON)
     doc = BinaryAttribute(legacy_encoding=False, null=True)  # database: its definition (postings)
     # database: also remove its tables' managed directories (a drop through Paimon's protocol,
@@ -450,8 +452,12 @@ class CleanupJobItem(StoreModel):
     # not known), so a directory that became another table's is never removed.
     path = UnicodeAttribute(null=True)
     digest = UnicodeAttribute(null=True)
-    # paimon-branch: the table of the dropped branch (``name``) whose directory is ``path``
+    # paimon-branch: the table of the dropped branch (``name``) whose directory is ``path``;
+    # paimon-orphans: the table whose branch ``name`` was rolled back
     table_uid = UnicodeAttribute(null=True)
+    # paimon-orphans: "target:old head:its stats_seq:the branch's creation (ms; 0 for main)", the
+    # snapshot items the rollback orphaned
+    snapshots = UnicodeAttribute(null=True)
     owner = UnicodeAttribute(null=True)
     lease_until = NumberAttribute()
     created = NumberAttribute()

@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 from chalicelib import clock, metrics
 from chalicelib.domain.paimon.snapshots import PartitionDelta, Snapshot, Totals
 from chalicelib.store import dynamo_json as dj
-from chalicelib.store.catalog import ExtraKey, delete_all, delete_items, register_table_purger
+from chalicelib.store.catalog import ExtraKey, delete_all, delete_items, register_table_purger, spend
 from chalicelib.store.conditions import CONDITION_FAILED, classify
 from chalicelib.store.config import connection
 from chalicelib.store.documents import decode_document, encode_document
@@ -408,11 +408,20 @@ def rollback(table_uid: str, head: Head, target: StoredSnapshot,
     return conditional(lambda: item.update(actions=actions, condition=condition))
 
 
-def delete_snapshots_above(table_uid: str, snapshot_id: int, upto: int, branch: str = MAIN) -> None:
-    """Remove orphaned snapshot items snapshot_id < id <= upto (after a rollback)."""
-    with PaimonItem.batch_write() as batch:
-        for number in range(snapshot_id + 1, upto + 1):
-            batch.delete(PaimonItem(table_uid, snap_key(number, branch)))
+def delete_rolled_back(table_uid: str, snapshot_id: int, upto: int, seq: int, branch: str = MAIN) -> None:
+    """Remove the snapshot items a rollback to ``snapshot_id`` orphaned (snapshot_id < id <= upto),
+    within the current purge budget (``catalog.purging``; BudgetSpent: call again, what is gone
+    stays gone). Each delete is conditional on the item being written by a head move up to
+    ``seq`` (the rolled-back head's): a commit after the rollback writes those ids again, with a
+    later ``move_seq``, and its items stay. Until removed, an orphan is harmless: every reader
+    compares snapshot ids with the head, and a commit of that id overwrites it."""
+    found = PaimonItem.query(table_uid, PaimonItem.key.between(snap_key(snapshot_id + 1, branch), snap_key(upto, branch)),
+                             attributes_to_get=["table_uid", "key", "move_seq"], consistent_read=True, page_size=100)
+    orphaned = PaimonItem.move_seq.does_not_exist() | (PaimonItem.move_seq <= seq)
+    for item in _counted(found):
+        if item.move_seq is None or item.move_seq <= seq:
+            spend()
+            conditional(lambda: item.delete(condition=orphaned))
 
 
 # ------------------------------------------------------------------ partition statistics
@@ -693,6 +702,13 @@ def list_branches(table_uid: str) -> list[str]:
 def branch_exists(table_uid: str, name: str) -> bool:
     """Whether the branch exists (one being dropped does not)."""
     return branch_state(table_uid, name) == "live"
+
+
+def branch_created(table_uid: str, name: str) -> int | None:
+    """When the live branch ``name`` was created (epoch ms): tells it from an earlier branch of
+    that name. None: no such branch, or it is being dropped."""
+    item = _get(table_uid, branch_key(name))
+    return None if item is None or item.dropped is not None else int(item.created or 0)
 
 
 def branch_state(table_uid: str, name: str) -> str | None:

@@ -234,3 +234,42 @@ def test_drop_branch_leaves_its_snapshots_to_a_job_and_keeps_its_name_until_they
     write(branch, {"region": ["ap"], "n": [20]})
     assert read(branch) == [{"region": "ap", "n": 20}]  # none of the old branch's snapshots
     assert paimon.rest_api.load_snapshot(Identifier.create(db, "branched", branch="b1")).snapshot.id == 1
+
+
+def test_rollback_leaves_the_orphaned_snapshot_items_to_a_job_which_spares_a_later_commits(
+        paimon: RESTCatalog, spent: CatalogStack) -> None:
+    """A rollback may orphan any number of snapshots: their files go in the request (a file-system
+    reader takes the highest as the latest), their items within its budget and then by a job,
+    whose deletes are conditional on the rolled-back head's moves, so a commit made meanwhile
+    that reused an id keeps its item."""
+    from pypaimon.table.instant import Instant
+    db = f"pdrop_{uuid.uuid4().hex[:8]}"
+    paimon.create_database(db, False)
+    identifier = Identifier.create(db, "rolled")
+    paimon.create_table(identifier, Schema.from_pyarrow_schema(APPEND_SCHEMA, ["region"], None, {"bucket": "-1"}),
+                        False)
+    table = paimon.get_table(identifier)
+    for n in range(4):
+        write(table, {"region": ["eu"], "n": [n]})
+    snapshots = _directory(paimon, identifier) / "snapshot"
+    store = Store(spent)
+    uid = store.table_item(db, "rolled")["uid"]["S"]
+
+    def snap_items() -> dict[int, dict[str, Any]]:
+        return {int(item["snapshot_id"]["N"]): item for item in store.query("paimon", "table_uid", uid)
+                if item["key"]["S"].startswith("snap\x01main\x01")}
+
+    paimon.rollback_to(identifier, Instant.snapshot(1))
+    assert paimon.load_snapshot(identifier).snapshot.id == 1
+    assert not (snapshots / "snapshot-2").exists() and not (snapshots / "snapshot-4").exists()
+    assert sorted(snap_items()) == [1, 2, 3, 4]  # budget 0 s: the items are the job's
+    jobs = [job for job in _jobs(spent, "paimon-orphans") if job["table_uid"]["S"] == uid]
+    assert len(jobs) == 1 and jobs[0]["snapshots"]["S"].startswith("1:4:")
+
+    write(table, {"region": ["us"], "n": [9]})  # snapshot 2 again, before the job ran
+    reused = snap_items()[2]
+    _run_scheduled_cleaner(spent)
+    assert sorted(snap_items()) == [1, 2]
+    assert snap_items()[2] == reused
+    assert not [job for job in _jobs(spent, "paimon-orphans") if job["table_uid"]["S"] == uid]
+    assert sorted(r["n"] for r in read(paimon.get_table(identifier))) == [0, 9]

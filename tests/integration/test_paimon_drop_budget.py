@@ -60,6 +60,19 @@ def _big_table(paimon: RESTCatalog, db: str, name: str) -> Path:
     return directory
 
 
+def _wide_table(paimon: RESTCatalog, prefix: str) -> tuple[str, Identifier, Any]:
+    """A new database (named ``prefix``_...) holding table ``wide``, partitioned by region, with
+    one row written in region ``eu`` (its first snapshot)."""
+    db = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    paimon.create_database(db, False)
+    identifier = Identifier.create(db, "wide")
+    paimon.create_table(identifier, Schema.from_pyarrow_schema(APPEND_SCHEMA, ["region"], None, {"bucket": "-1"}),
+                        False)
+    table = paimon.get_table(identifier)
+    write(table, {"region": ["eu"], "n": [1]})
+    return db, identifier, table
+
+
 def _files(directory: Path) -> int:
     return sum(1 for path in directory.rglob("*") if path.is_file()) if directory.exists() else 0
 
@@ -186,13 +199,7 @@ def test_drop_branch_leaves_its_snapshots_to_a_job_and_keeps_its_name_until_they
     """A branch can hold any number of snapshots: DropBranch makes it gone at once (its item a
     tombstone), removes what its budget allows and leaves the rest to a job; the name stays
     taken until the job is done, so a new branch of that name never meets the old one's items."""
-    db = f"pdrop_{uuid.uuid4().hex[:8]}"
-    paimon.create_database(db, False)
-    identifier = Identifier.create(db, "branched")
-    paimon.create_table(identifier, Schema.from_pyarrow_schema(APPEND_SCHEMA, ["region"], None, {"bucket": "-1"}),
-                        False)
-    table = paimon.get_table(identifier)
-    write(table, {"region": ["eu"], "n": [1]})
+    db, identifier, table = _wide_table(paimon, "pdrop")  # one row, n=1
     paimon.create_branch(identifier, "b0")
     paimon.create_branch(identifier, "b1")
     for n in range(3):
@@ -200,7 +207,7 @@ def test_drop_branch_leaves_its_snapshots_to_a_job_and_keeps_its_name_until_they
     root = _directory(paimon, identifier) / "branch" / "branch-b1"
     assert (root / "snapshot" / "snapshot-3").is_file()
     store = Store(spent)
-    uid = store.table_item(db, "branched")["uid"]["S"]
+    uid = store.table_item(db, "wide")["uid"]["S"]
 
     def branch_items() -> list[str]:
         return sorted(item["key"]["S"] for item in store.query("paimon", "table_uid", uid)
@@ -233,7 +240,7 @@ def test_drop_branch_leaves_its_snapshots_to_a_job_and_keeps_its_name_until_they
     branch = table.copy({"branch": "b1"})
     write(branch, {"region": ["ap"], "n": [20]})
     assert read(branch) == [{"region": "ap", "n": 20}]  # none of the old branch's snapshots
-    assert paimon.rest_api.load_snapshot(Identifier.create(db, "branched", branch="b1")).snapshot.id == 1
+    assert paimon.rest_api.load_snapshot(Identifier.create(db, "wide", branch="b1")).snapshot.id == 1
 
 
 def test_rollback_leaves_the_orphaned_snapshot_items_to_a_job_which_spares_a_later_commits(
@@ -243,17 +250,12 @@ def test_rollback_leaves_the_orphaned_snapshot_items_to_a_job_which_spares_a_lat
     whose deletes are conditional on the rolled-back head's moves, so a commit made meanwhile
     that reused an id keeps its item."""
     from pypaimon.table.instant import Instant
-    db = f"pdrop_{uuid.uuid4().hex[:8]}"
-    paimon.create_database(db, False)
-    identifier = Identifier.create(db, "rolled")
-    paimon.create_table(identifier, Schema.from_pyarrow_schema(APPEND_SCHEMA, ["region"], None, {"bucket": "-1"}),
-                        False)
-    table = paimon.get_table(identifier)
-    for n in range(4):
+    db, identifier, table = _wide_table(paimon, "pdrop")  # snapshot 1: one row, n=1
+    for n in range(2, 5):
         write(table, {"region": ["eu"], "n": [n]})
     snapshots = _directory(paimon, identifier) / "snapshot"
     store = Store(spent)
-    uid = store.table_item(db, "rolled")["uid"]["S"]
+    uid = store.table_item(db, "wide")["uid"]["S"]
 
     def snap_items() -> dict[int, dict[str, Any]]:
         return {int(item["snapshot_id"]["N"]): item for item in store.query("paimon", "table_uid", uid)
@@ -272,4 +274,4 @@ def test_rollback_leaves_the_orphaned_snapshot_items_to_a_job_which_spares_a_lat
     assert sorted(snap_items()) == [1, 2]
     assert snap_items()[2] == reused
     assert not [job for job in _jobs(spent, "paimon-orphans") if job["table_uid"]["S"] == uid]
-    assert sorted(r["n"] for r in read(paimon.get_table(identifier))) == [0, 9]
+    assert sorted(r["n"] for r in read(paimon.get_table(identifier))) == [1, 9]

@@ -19,7 +19,6 @@ import pytest
 from pypaimon.catalog.catalog_factory import CatalogFactory
 from pypaimon.catalog.rest.rest_catalog import RESTCatalog
 from pypaimon.common.identifier import Identifier
-from pypaimon.schema.schema import Schema
 from pypaimon.snapshot.snapshot import Snapshot
 from pypaimon.snapshot.snapshot_commit import PartitionStatistics
 
@@ -27,8 +26,8 @@ from chalicelib.service.paimon_snapshots import STATS_CHUNK, STATS_JOB
 from chalicelib.store.paimon import head_key
 from infra.local.stack import CatalogStack
 from tests.conftest import client
-from tests.integration.test_paimon_commits import APPEND_SCHEMA, directory, glue_values, write
-from tests.integration.test_paimon_drop_budget import _jobs, _run_scheduled_cleaner
+from tests.integration.test_paimon_commits import directory, glue_values
+from tests.integration.test_paimon_drop_budget import _jobs, _run_scheduled_cleaner, _wide_table
 from tests.integration.store_helpers import Store
 from tests.integration.test_paimon_protocol import options
 
@@ -48,19 +47,6 @@ def _commit(paimon: RESTCatalog, table: Any, identifier: Identifier, base: Snaps
     stats = [PartitionStatistics(spec={"region": region}, record_count=10, file_size_in_bytes=100, file_count=1,
                                  last_file_creation_time=1) for region in regions]
     return paimon.rest_api.commit_snapshot(identifier, table.catalog_environment.uuid, base.uuid, proposed, stats)
-
-
-def _wide_table(paimon: RESTCatalog, prefix: str) -> tuple[str, Identifier, Any]:
-    """A new database (named ``prefix``_...) holding table ``wide``, partitioned by region, with
-    one row written in region ``eu`` (its first snapshot)."""
-    db = f"{prefix}_{uuid.uuid4().hex[:8]}"
-    paimon.create_database(db, False)
-    identifier = Identifier.create(db, "wide")
-    paimon.create_table(identifier, Schema.from_pyarrow_schema(APPEND_SCHEMA, ["region"], None, {"bucket": "-1"}),
-                        False)
-    table = paimon.get_table(identifier)
-    write(table, {"region": ["eu"], "n": [1]})
-    return db, identifier, table
 
 
 def _partitions(spent: CatalogStack, db: str) -> dict[str, tuple[int, int, int]]:

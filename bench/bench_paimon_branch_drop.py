@@ -25,9 +25,9 @@ from urllib.parse import unquote, urlparse
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-from bench.bench_paimon_drop import ENVIRONMENT, _catalog, _identifier, bounded_and_unbounded  # noqa: E402
+from bench.bench_paimon_drop import _identifier, print_side_by_side, side_by_side  # noqa: E402
 from bench.bench_partitions import table_record  # noqa: E402
-from bench.common import command_line, log, print_table  # noqa: E402
+from bench.common import command_line, log  # noqa: E402
 from infra.local.stack import CatalogStack  # noqa: E402
 
 BRANCH = "big"
@@ -90,21 +90,16 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     snapshots = args.snapshots or (2_000 if args.quick else 50_000)
     budget = args.budget if args.budget is not None else (0.2 if args.quick else 5.0)
     command = command_line("bench_paimon_branch_drop", argv)
-    rows: list[list[str]] = []
-    answers: list[float] = []
-    for label, endpoint, stack in bounded_and_unbounded(budget, "the whole removal in the request, as before"):
-        catalog = _catalog(endpoint)
-        database = f"branch_{len(rows)}"
-        catalog.create_database(database, False)
+
+    def measure(catalog: Any, stack: CatalogStack, database: str, label: str) -> tuple[float, str]:
         log(f"writing a branch of {snapshots:,} snapshots (items and files)")
         uid, root = _big_branch(catalog, stack, database, snapshots)
         log(f"dropping it through the server with {label}")
         answered, gone = _drop(catalog, stack, database, uid, root, timeout=max(600.0, snapshots / 50))
-        rows.append([label, f"{answered:.2f} s", f"{gone:.2f} s"])
-        answers.append(answered)
-    print(f"\n## Paimon DropBranch of a branch of {snapshots:,} snapshots\n\n`{command}`: {ENVIRONMENT}.\n")
-    print_table(["server", "answer", "branch wholly removed"], rows)
-    print(f"\nRatio of the answers, bounded ÷ in one request: {answers[0] / answers[1]:.2f}")
+        return answered, f"{gone:.2f} s"
+    rows, ratio = side_by_side(budget, "the whole removal in the request, as before", "branch", measure)
+    print_side_by_side(f"Paimon DropBranch of a branch of {snapshots:,} snapshots", command,
+                       ["server", "answer", "branch wholly removed"], rows, ratio)
 
 
 if __name__ == "__main__":

@@ -24,8 +24,8 @@ from typing import Any, Optional, Sequence
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-from bench.bench_paimon_drop import ENVIRONMENT, _catalog, _identifier, bounded_and_unbounded  # noqa: E402
-from bench.common import command_line, log, print_table  # noqa: E402
+from bench.bench_paimon_drop import _identifier, print_side_by_side, side_by_side  # noqa: E402
+from bench.common import command_line, log  # noqa: E402
 
 
 def _commit(catalog: Any, table: Any, identifier: Any, base: Any, regions: Sequence[str]) -> bool:
@@ -85,19 +85,14 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     partitions = args.partitions or (2_000 if args.quick else 10_000)
     budget = args.budget if args.budget is not None else (0.2 if args.quick else 5.0)
     command = command_line("bench_paimon_commit", argv)
-    rows: list[list[str]] = []
-    answers: list[float] = []
-    for label, endpoint, _ in bounded_and_unbounded(budget, "every partition in the request, as before"):
-        catalog = _catalog(endpoint)
-        database = f"commit_{len(rows)}"
-        catalog.create_database(database, False)
+
+    def measure(catalog: Any, _: Any, database: str, label: str) -> tuple[float, str]:
         log(f"committing the statistics of {partitions:,} new partitions through the server with {label}")
         answered, next_accepted, attempts = _run(catalog, database, partitions, timeout=max(600.0, partitions / 20))
-        rows.append([label, f"{answered:.2f} s", f"{next_accepted:.2f} s ({attempts} attempt(s))"])
-        answers.append(answered)
-    print(f"\n## Paimon commit naming {partitions:,} new partitions\n\n`{command}`: {ENVIRONMENT}.\n")
-    print_table(["server", "commit answered", "next commit accepted"], rows)
-    print(f"\nRatio of the answers, bounded ÷ in one request: {answers[0] / answers[1]:.2f}")
+        return answered, f"{next_accepted:.2f} s ({attempts} attempt(s))"
+    rows, ratio = side_by_side(budget, "every partition in the request, as before", "commit", measure)
+    print_side_by_side(f"Paimon commit naming {partitions:,} new partitions", command,
+                       ["server", "commit answered", "next commit accepted"], rows, ratio)
 
 
 if __name__ == "__main__":

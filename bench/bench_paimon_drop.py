@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 from urllib.parse import unquote, urlparse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -86,6 +86,31 @@ def bounded_and_unbounded(budget: float, before: str) -> Iterator[tuple[str, str
                 unbounded.stop()
 
 
+def side_by_side(budget: float, before: str, prefix: str,
+                 measure: Callable[[Any, CatalogStack, str, str], tuple[float, str]]) -> tuple[list[list[str]], float]:
+    """Run ``measure(catalog, stack, database, label)`` -> (seconds to the answer, what follows
+    it, as text) on each server of ``bounded_and_unbounded``, each time in a new database
+    ``prefix_N``; the rows (server, answer, what follows) and the ratio of the answers, bounded
+    ÷ in one request."""
+    rows: list[list[str]] = []
+    answers: list[float] = []
+    for label, endpoint, stack in bounded_and_unbounded(budget, before):
+        catalog = _catalog(endpoint)
+        database = f"{prefix}_{len(rows)}"
+        catalog.create_database(database, False)
+        answered, then = measure(catalog, stack, database, label)
+        rows.append([label, f"{answered:.2f} s", then])
+        answers.append(answered)
+    return rows, answers[0] / answers[1]
+
+
+def print_side_by_side(title: str, command: str, columns: Sequence[str], rows: list[list[str]], ratio: float) -> None:
+    """The report of ``side_by_side``: a title, the command, the table, the ratio."""
+    print(f"\n## {title}\n\n`{command}`: {ENVIRONMENT}.\n")
+    print_table(list(columns), rows)
+    print(f"\nRatio of the answers, bounded ÷ in one request: {ratio:.2f}")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, help="files in each dropped table's directory (default 300,000; quick 20,000)")
@@ -95,21 +120,16 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     files = args.files or (20_000 if args.quick else 300_000)
     budget = args.budget if args.budget is not None else (0.2 if args.quick else 5.0)
     command = command_line("bench_paimon_drop", argv)
-    rows: list[list[str]] = []
-    answers: list[float] = []
-    for label, endpoint, _ in bounded_and_unbounded(budget, "the whole removal in the request, as before"):
-        catalog = _catalog(endpoint)
-        database = f"drop_{len(rows)}"
-        catalog.create_database(database, False)
+
+    def measure(catalog: Any, _: CatalogStack, database: str, label: str) -> tuple[float, str]:
         log(f"writing {files:,} files into a table's directory")
         directory = _big_table(catalog, database, "big", files)
         log(f"dropping it through the server with {label}")
         answered, gone = _drop(catalog, database, "big", directory, timeout=max(600.0, files / 100))
-        rows.append([label, f"{answered:.2f} s", f"{gone:.2f} s"])
-        answers.append(answered)
-    print(f"\n## Paimon DropTable of a managed table of {files:,} files\n\n`{command}`: {ENVIRONMENT}.\n")
-    print_table(["server", "answer", "directory gone"], rows)
-    print(f"\nRatio of the answers, bounded ÷ in one request: {answers[0] / answers[1]:.2f}")
+        return answered, f"{gone:.2f} s"
+    rows, ratio = side_by_side(budget, "the whole removal in the request, as before", "drop", measure)
+    print_side_by_side(f"Paimon DropTable of a managed table of {files:,} files", command,
+                       ["server", "answer", "directory gone"], rows, ratio)
 
 
 if __name__ == "__main__":

@@ -25,9 +25,9 @@ from urllib.parse import unquote, urlparse
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-from bench.bench_paimon_drop import ENVIRONMENT, _catalog, _identifier, bounded_and_unbounded  # noqa: E402
+from bench.bench_paimon_drop import _identifier, print_side_by_side, side_by_side  # noqa: E402
 from bench.bench_partitions import table_record  # noqa: E402
-from bench.common import command_line, log, print_table  # noqa: E402
+from bench.common import command_line, log  # noqa: E402
 from infra.local.stack import CatalogStack  # noqa: E402
 
 SEP = "\x01"  # the store's key separator (chalicelib.store.models.SEP)
@@ -97,21 +97,16 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     snapshots = args.snapshots or (2_000 if args.quick else 20_000)
     budget = args.budget if args.budget is not None else (0.2 if args.quick else 5.0)
     command = command_line("bench_paimon_rollback", argv)
-    rows: list[list[str]] = []
-    answers: list[float] = []
-    for label, endpoint, stack in bounded_and_unbounded(budget, "every orphaned item deleted in the request, as before"):
-        catalog = _catalog(endpoint)
-        name = f"rollback_{len(rows)}"
-        catalog.create_database(name, False)
+
+    def measure(catalog: Any, stack: CatalogStack, database: str, label: str) -> tuple[float, str]:
         log(f"writing a table of {snapshots:,} snapshots (items, files, head)")
-        uid = _long_history(catalog, stack, name, snapshots)
+        uid = _long_history(catalog, stack, database, snapshots)
         log(f"rolling it back to snapshot 1 through the server with {label}")
-        answered, gone = _rollback(catalog, stack, name, uid, timeout=max(600.0, snapshots / 50))
-        rows.append([label, f"{answered:.2f} s", f"{gone:.2f} s"])
-        answers.append(answered)
-    print(f"\n## Paimon rollback of a table of {snapshots:,} snapshots to its first\n\n`{command}`: {ENVIRONMENT}.\n")
-    print_table(["server", "answer", "orphaned items gone"], rows)
-    print(f"\nRatio of the answers, bounded ÷ in one request: {answers[0] / answers[1]:.2f}")
+        answered, gone = _rollback(catalog, stack, database, uid, timeout=max(600.0, snapshots / 50))
+        return answered, f"{gone:.2f} s"
+    rows, ratio = side_by_side(budget, "every orphaned item deleted in the request, as before", "rollback", measure)
+    print_side_by_side(f"Paimon rollback of a table of {snapshots:,} snapshots to its first", command,
+                       ["server", "answer", "orphaned items gone"], rows, ratio)
 
 
 if __name__ == "__main__":

@@ -393,12 +393,11 @@ class PaimonItem(StoreModel):
     stats_lease = UnicodeAttribute(null=True)
     stats_until = NumberAttribute(null=True)
     move_seq = NumberAttribute(null=True)  # snap: the head move (stats_seq) that wrote it
-    # branch: when it was created (epoch ms): which branch of that name a job was for
-    created = NumberAttribute(null=True)
     # branch: when it was dropped (epoch ms); a tombstone until what it left is removed
     dropped = NumberAttribute(null=True)
     stats = BinaryAttribute(legacy_encoding=False, null=True)  # snap: the commit's deltas
-    created = NumberAttribute(null=True)  # tag, branch: creation time (ms)
+    # tag, branch: creation time (ms); of a branch, also which branch of that name a job was for
+    created = NumberAttribute(null=True)
     source = UnicodeAttribute(null=True)  # branch: what it was created from (JSON)
 
 

@@ -779,7 +779,9 @@ def fast_forward(table: TableBranch, name: str) -> None:
     main = _settled(replace(table, branch=MAIN, head=None), deadline)
     if branch.snapshot_id is None:
         raise InvalidInputException(f"Branch {name} has no snapshot to fast-forward main to.")
-    copied = store.snapshots_between(table.uid, 0, branch.snapshot_id, name)
+    # A branch past the limit is refused below: reading one more than the limit tells (a branch
+    # may hold any number of snapshots, which the request would read only to refuse them).
+    copied = store.snapshots_between(table.uid, 0, branch.snapshot_id, name, limit=store.MAX_FAST_FORWARD_ITEMS + 1)
     first = copied[0].snapshot_id
     schemas = store.list_schemas(table.uid, name)
     first_schema = json.loads(copied[0].text)["schemaId"]

@@ -362,12 +362,13 @@ def _stored(item: Any) -> StoredSnapshot:
     return StoredSnapshot(int(item.snapshot_id), item.snapshot_uuid, _text(item), _totals(item), _deltas(item.stats))
 
 
-def snapshots_between(table_uid: str, low: int, high: int, branch: str = MAIN) -> list[StoredSnapshot]:
-    """Snapshot items with low < id <= high, oldest first (one Query)."""
+def snapshots_between(table_uid: str, low: int, high: int, branch: str = MAIN,
+                      limit: int | None = None) -> list[StoredSnapshot]:
+    """Snapshot items with low < id <= high, oldest first (one Query; at most ``limit``)."""
     if high <= low:
         return []
     query = PaimonItem.query(table_uid, PaimonItem.key.between(snap_key(low + 1, branch), snap_key(high, branch)),
-                             consistent_read=True)
+                             consistent_read=True, limit=limit)
     return [_stored(item) for item in _counted(query)]
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
+import requests
 from pypaimon.catalog.catalog_exception import (BranchAlreadyExistException, BranchNotExistException,
                                                 TableNotExistException)
 from pypaimon.catalog.catalog_factory import CatalogFactory
@@ -32,7 +33,7 @@ from infra.local.stack import CatalogStack
 from tests.integration.store_helpers import Store
 from tests.integration.test_paimon_catalog import simple_schema
 from tests.integration.test_paimon_commits import APPEND_SCHEMA, read, write
-from tests.integration.test_paimon_protocol import options
+from tests.integration.test_paimon_protocol import ACCOUNT, WAREHOUSE, options
 
 REPO = Path(__file__).resolve().parents[2]
 EXTRA_FILES = 450
@@ -275,3 +276,28 @@ def test_rollback_leaves_the_orphaned_snapshot_items_to_a_job_which_spares_a_lat
     assert snap_items()[2] == reused
     assert not [job for job in _jobs(spent, "paimon-orphans") if job["table_uid"]["S"] == uid]
     assert sorted(r["n"] for r in read(paimon.get_table(identifier))) == [1, 9]
+
+
+def test_fast_forward_of_a_branch_past_the_limit_is_refused_having_read_one_more_than_it(
+        paimon: RESTCatalog, spent: CatalogStack) -> None:
+    """A fast-forward is one transaction, so a branch of more snapshots than it holds is refused
+    (400); the request reads one more than the limit to know, not the whole branch."""
+    db, identifier, _ = _wide_table(paimon, "pff")
+    paimon.create_tag(identifier, "t1")
+    paimon.create_branch(identifier, "long", "t1")  # the tag's snapshot 1 is its first
+    uid = Store(spent).table_item(db, "wide")["uid"]["S"]
+    ddb, items = spent.ddb_client(), spent.table_prefix + "paimon"
+    first = ddb.get_item(TableName=items, Key={"table_uid": {"S": uid}, "key": {"S": "snap\x01long\x01" + "1".zfill(20)}},
+                         ConsistentRead=True)["Item"]
+    last = 1000  # snapshots 2..1000 of the branch, stored as its commits would have
+    for start in range(2, last + 1, 25):
+        ddb.batch_write_item(RequestItems={items: [
+            {"PutRequest": {"Item": {**first, "key": {"S": "snap\x01long\x01" + str(n).zfill(20)},
+                                     "snapshot_id": {"N": str(n)}}}} for n in range(start, min(start + 25, last + 1))]})
+    ddb.update_item(TableName=items, Key={"table_uid": {"S": uid}, "key": {"S": "head\x01long"}},
+                    UpdateExpression="SET snapshot_id = :n, published = :n", ExpressionAttributeValues={":n": {"N": str(last)}})
+    response = requests.post(f"{spent.endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/wide/branches/long/forward",
+                             headers={"Authorization": f"Bearer {ACCOUNT}"}, timeout=60)
+    assert response.status_code == 400, response.text
+    assert "too many snapshots" in response.json()["message"]
+    assert int(response.headers["x-glue-items-read"]) < 150  # not the branch's 1,000

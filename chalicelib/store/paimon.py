@@ -826,25 +826,28 @@ def rename_branch(table_uid: str, old: str, new: str) -> str | None:
     (``new`` is taken), "dropped" (``new`` is a dropped branch's, still being removed) or
     "too_many" (more than MAX_RENAMED_ITEMS items to move)."""
     client = connection().client
+    branch = _wire(client.get_item(TableName=_TABLE, Key={"table_uid": {"S": table_uid},
+                                                          "key": {"S": branch_key(old)}},
+                                   ConsistentRead=True).get("Item"))
+    head = _wire(client.get_item(TableName=_TABLE, Key={"table_uid": {"S": table_uid}, "key": {"S": head_key(old)}},
+                                 ConsistentRead=True).get("Item"))
+    metrics.count_read(2)
+    if branch is None or "dropped" in branch:
+        return "missing"
     children: list[dict[str, Any]] = []
     for prefix in (f"schema{SEP}{old}{SEP}", f"snap{SEP}{old}{SEP}", f"tag{SEP}{old}{SEP}"):
         for page in client.get_paginator("query").paginate(
                 TableName=_TABLE, ConsistentRead=True, KeyConditionExpression="table_uid = :u AND begins_with(#k, :p)",
                 ExpressionAttributeNames={"#k": "key"},
-                ExpressionAttributeValues={":u": {"S": table_uid}, ":p": {"S": prefix}}):
+                ExpressionAttributeValues={":u": {"S": table_uid}, ":p": {"S": prefix}},
+                PaginationConfig={"PageSize": MAX_RENAMED_ITEMS + 1}):
             for item in map(_wire, page.get("Items", [])):
                 metrics.count_read()
                 renamed = dict(item, key={"S": prefix.replace(f"{SEP}{old}{SEP}", f"{SEP}{new}{SEP}")
                                           + item["key"]["S"][len(prefix):]})
                 children.append({"old": item["key"]["S"], "item": renamed})
-    head = _wire(client.get_item(TableName=_TABLE, Key={"table_uid": {"S": table_uid}, "key": {"S": head_key(old)}},
-                                 ConsistentRead=True).get("Item"))
-    branch = _wire(client.get_item(TableName=_TABLE, Key={"table_uid": {"S": table_uid},
-                                                          "key": {"S": branch_key(old)}},
-                                   ConsistentRead=True).get("Item"))
-    metrics.count_read(2)
-    if branch is None or "dropped" in branch:
-        return "missing"
+            if len(children) > MAX_RENAMED_ITEMS:
+                return "too_many"  # known without reading the rest (a branch may hold any number)
     if head is not None:
         children.append({"old": head_key(old), "item": dict(head, key={"S": head_key(new)})})
     if len(children) > MAX_RENAMED_ITEMS:

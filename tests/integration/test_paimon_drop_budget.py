@@ -278,10 +278,10 @@ def test_rollback_leaves_the_orphaned_snapshot_items_to_a_job_which_spares_a_lat
     assert sorted(r["n"] for r in read(paimon.get_table(identifier))) == [1, 9]
 
 
-def test_fast_forward_of_a_branch_past_the_limit_is_refused_having_read_one_more_than_it(
+def test_fast_forward_and_rename_of_a_branch_past_their_limits_are_refused_without_reading_it_all(
         paimon: RESTCatalog, spent: CatalogStack) -> None:
-    """A fast-forward is one transaction, so a branch of more snapshots than it holds is refused
-    (400); the request reads one more than the limit to know, not the whole branch."""
+    """A fast-forward or a rename is one transaction, so a branch of more snapshots than it holds
+    is refused (400); the request reads about one more than the limit to know, not the branch."""
     db, identifier, _ = _wide_table(paimon, "pff")
     paimon.create_tag(identifier, "t1")
     paimon.create_branch(identifier, "long", "t1")  # the tag's snapshot 1 is its first
@@ -296,8 +296,10 @@ def test_fast_forward_of_a_branch_past_the_limit_is_refused_having_read_one_more
                                      "snapshot_id": {"N": str(n)}}}} for n in range(start, min(start + 25, last + 1))]})
     ddb.update_item(TableName=items, Key={"table_uid": {"S": uid}, "key": {"S": "head\x01long"}},
                     UpdateExpression="SET snapshot_id = :n, published = :n", ExpressionAttributeValues={":n": {"N": str(last)}})
-    response = requests.post(f"{spent.endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/wide/branches/long/forward",
-                             headers={"Authorization": f"Bearer {ACCOUNT}"}, timeout=60)
-    assert response.status_code == 400, response.text
-    assert "too many snapshots" in response.json()["message"]
-    assert int(response.headers["x-glue-items-read"]) < 150  # not the branch's 1,000
+    branch = f"{spent.endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/wide/branches/long"
+    for url, body in ((f"{branch}/forward", None), (f"{branch}/rename", {"toBranch": "longer"})):
+        response = requests.post(url, json=body, headers={"Authorization": f"Bearer {ACCOUNT}"}, timeout=60)
+        assert response.status_code == 400, response.text
+        assert "too many snapshots" in response.json()["message"]
+        assert int(response.headers["x-glue-items-read"]) < 150  # not the branch's 1,000
+    assert paimon.list_branches(identifier) == ["long"]

@@ -709,8 +709,9 @@ def create_branch(table: TableBranch, name: str, from_tag: Optional[str]) -> Non
     schemas = [(n, text) for n, text in schemas if n <= schema_id]
     source = {"tag": from_tag, "snapshotId": start.snapshot_id} if start is not None else {"branch": table.branch}
     if not store.create_branch(table.uid, name, source, schemas[-1], start):
-        if not _make_room(table, name):
-            raise _still_dropping(name)
+        if store.branch_state(table.uid, name) != "dropped":
+            raise AlreadyExistsException(f"Branch {name} already exists.", BRANCH, name)
+        _finish_drop(table, name)
         if not store.create_branch(table.uid, name, source, schemas[-1], start):
             raise AlreadyExistsException(f"Branch {name} already exists.", BRANCH, name)
     for number, text in schemas:
@@ -753,12 +754,11 @@ cleanup.register_kind(BRANCH_JOB, lambda job, deadline: remove_dropped_branch(jo
                                                                               deadline))
 
 
-def _make_room(table: TableBranch, name: str) -> bool:
-    """Before taking ``name`` for a branch: when a dropped branch of that name is still being
-    removed, finish it within this request's budget. True when the name is free of one."""
-    if store.branch_state(table.uid, name) != "dropped":
-        return True
-    return remove_dropped_branch(table.uid, name, warehouse.branch_root(table.path, name), paging.work_deadline())
+def _finish_drop(table: TableBranch, name: str) -> None:
+    """Before taking ``name`` for a branch, held by a dropped branch still being removed: finish
+    the removal within this request's budget, or AlreadyExistsException (409) while it goes on."""
+    if not remove_dropped_branch(table.uid, name, warehouse.branch_root(table.path, name), paging.work_deadline()):
+        raise _still_dropping(name)
 
 
 def _still_dropping(name: str) -> AlreadyExistsException:
@@ -823,10 +823,9 @@ def rename_branch(table: TableBranch, old: str, new: str) -> None:
         raise InvalidInputException("The main branch cannot be renamed.")
     outcome = store.rename_branch(table.uid, old, new)
     if outcome == "dropped":
-        if not _make_room(table, new):
-            raise _still_dropping(new)
+        _finish_drop(table, new)
         outcome = store.rename_branch(table.uid, old, new)
-    if outcome == "dropped":
+    if outcome == "dropped":  # dropped again meanwhile
         raise _still_dropping(new)
     if outcome == "missing":
         raise EntityNotFoundException(f"Branch {old} does not exist.", BRANCH, old)

@@ -607,7 +607,8 @@ def issue16(args: argparse.Namespace, stack: CatalogStack, moto: Optional[MotoSe
         log("issue #16: indexed query overhead")
         bench_overhead.measure_overhead(report, glue, ddb, stack.table_prefix, tables[large], args.runs,
                                         stack.server.process.pid,
-                                        stack.dynamodb.process.pid if stack.dynamodb else None)
+                                        stack.dynamodb.process.pid if stack.dynamodb else None,
+                                        warmup=20 if args.quick else 200)
         log("issue #16: table writes, 1 and 8 threads")
         bench_table_writes.table_writes(stack.endpoint, report, tables=60 if args.quick else 150,
                                         rounds=1 if args.quick else 2, threads=8,

@@ -34,7 +34,7 @@ from chalicelib import clock
 from chalicelib.service import cleanup, lookups, paging
 from chalicelib.service import partitions as glue_partitions
 from chalicelib.service.paging import take_page
-from chalicelib.service.paimon_tables import is_paimon
+from chalicelib.service.paimon_tables import is_paimon, split_branch
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import paimon as store
@@ -46,7 +46,6 @@ log = logging.getLogger(__name__)
 _BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="paimon-commit")
 
 MAIN = store.MAIN
-BRANCH_SUFFIX = "$branch_"  # pypaimon's Identifier: "<table>$branch_<name>" addresses a branch
 SNAPSHOT = "SNAPSHOT"
 TAG = "TAG"
 TABLE = "TABLE"
@@ -71,16 +70,6 @@ class TableBranch:
     def uuid(self) -> str:
         """The Paimon table id: the Glue uid as a UUID."""
         return str(uuid_module.UUID(hex=self.uid))
-
-
-def split_branch(name: str) -> tuple[str, str]:
-    """(table name, branch) of a path's table segment (``t$branch_b`` addresses branch b)."""
-    if BRANCH_SUFFIX in name:
-        table, branch = name.split(BRANCH_SUFFIX, 1)
-        if not table or not branch:
-            raise InvalidInputException(f"table name {name!r} names no table or no branch")
-        return table, branch
-    return name, MAIN
 
 
 def open_table(ref: TableRef) -> TableBranch:

@@ -15,7 +15,7 @@ import json
 import logging
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from chalicelib import clock
@@ -41,6 +41,7 @@ TABLE_TYPE = "table_type"
 SCHEMA_ID = "paimon.schema-id"
 PATH = "path"  # CoreOptions.PATH: given at creation, the table is external
 FORMAT_TABLE = "format-table"  # CoreOptions.TYPE of a Glue table served as Paimon's FormatTable
+BRANCH_SUFFIX = "$branch_"  # pypaimon's Identifier: "<table>$branch_<name>" addresses a branch
 # Glue's member limits (botocore): a longer Paimon comment is cut when mirrored into Glue.
 _GLUE_COMMENT = 255
 _GLUE_DESCRIPTION = 2048
@@ -73,6 +74,16 @@ def already_exists(database: str, name: str) -> AlreadyExistsException:
     """Paimon's 409 for a table name that is taken."""
     full = f"{fold(database)}.{fold(name)}"
     return AlreadyExistsException(f"Table {full} already exists.", TABLE, full)
+
+
+def split_branch(name: str) -> tuple[str, str]:
+    """(table name, branch) of a path's table segment (``t$branch_b`` addresses branch b)."""
+    if BRANCH_SUFFIX in name:
+        table, branch = name.split(BRANCH_SUFFIX, 1)
+        if not table or not branch:
+            raise InvalidInputException(f"table name {name!r} names no table or no branch")
+        return table, branch
+    return name, store.MAIN
 
 
 def _table(database: Database, name: str) -> Table:
@@ -282,15 +293,20 @@ def _render(table: Table, doc: dict[str, Any], schema: TableSchema) -> PaimonTab
 def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str) -> PaimonTable:
     """A Paimon table: the Glue item (T) plus its latest schema (one Query). When the Glue
     mirror lags the schema history (a crash during an alter), it is brought up to date here.
-    EntityNotFoundException (DATABASE / TABLE)."""
-    hinted = lookups.read_hinted(catalog_key, database_name, name)  # one BatchGetItem when it holds
+    ``t$branch_b`` names branch b: the table as that branch has it (its latest schema), as
+    Paimon's REST server answers pypaimon's ``get_table("db.t$branch_b")``.
+    EntityNotFoundException (DATABASE / TABLE; TABLE too for a branch that does not exist)."""
+    base, branch = split_branch(name)
+    hinted = lookups.read_hinted(catalog_key, database_name, base)  # one BatchGetItem when it holds
     if hinted is not None:
         database, table = hinted[0], hinted[1]
     else:
         database = require_database(catalog_key, database_name)
-        table = _table(database, name)
+        table = _table(database, base)
         lookups.remember_table(catalog_key, database, table)
     doc = catalog.load(table)
+    if branch != store.MAIN:
+        return _branch_table(database, table, doc, name, branch)
     if not is_paimon(doc):
         found = format_schema(doc)
         if found is None:
@@ -300,6 +316,17 @@ def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: s
     if (doc.get("Parameters") or {}).get(SCHEMA_ID) != str(schema.id):
         doc = _repair(ctx, catalog_key, database, table, doc, schema)
     return _render(table, doc, schema)
+
+
+def _branch_table(database: Database, table: Table, doc: dict[str, Any], name: str, branch: str) -> PaimonTable:
+    """GetTableResponse of branch ``branch`` (``name``: ``t$branch_b``): the table's id, path and
+    times with the branch's latest schema (a branch from a tag has the tag's); 404 TABLE, as
+    Paimon's server answers an identifier it holds no table for, when there is no such branch."""
+    found = store.latest_schema(table.uid, branch) if is_paimon(doc) else None
+    if found is None or not store.branch_exists(table.uid, branch):
+        raise not_found(database.name, name)
+    shown = _render(table, doc, TableSchema.from_json(json.loads(found[1])))
+    return replace(shown, name=f"{shown.name}{BRANCH_SUFFIX}{branch}")
 
 
 def _repair(ctx: RequestContext, catalog_key: str, database: Database, table: Table, doc: dict[str, Any],

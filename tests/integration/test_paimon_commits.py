@@ -419,10 +419,25 @@ def test_branches_from_a_tag_written_read_renamed_fast_forwarded_and_dropped(mak
     assert catalog.rest_api.load_snapshot(Identifier.create(db, "branched", branch="b1")).snapshot.id == 2
     assert set(listed(catalog, ident)) == {"region=eu", "region=us"}  # partitions are main's
 
+    # A branch by name, as Paimon's identifiers address it: GetTable of "branched$branch_b1".
+    by_name = catalog.get_table(f"{db}.branched$branch_b1")
+    assert sorted(r["n"] for r in read(by_name)) == [1, 3]
+    write(by_name, {"region": ["ap"], "n": [4]})
+    assert sorted(r["n"] for r in read(table.copy({"branch": "b1"}))) == [1, 3, 4]
+    assert sorted(r["n"] for r in read(table)) == [1, 2]
+    assert catalog.rest_api.get_table(Identifier.create(db, "branched", branch="b1")).name == "branched$branch_b1"
+    assert catalog.get_table(f"{db}.branched$branch_empty").table_schema.id == 0
+    with pytest.raises(TableNotExistException):
+        catalog.get_table(f"{db}.branched$branch_nope")
+    write(branch, {"region": ["ap"], "n": [5]})  # the copy read before: still the same branch
+    assert sorted(r["n"] for r in read(by_name)) == [1, 3, 4, 5]
+
     # Renamed, the branch keeps its snapshots and files.
     catalog.rename_branch(ident, "b1", "b9")
     assert catalog.list_branches(ident) == ["b9", "empty"]
-    assert sorted(r["n"] for r in read(table.copy({"branch": "b9"}))) == [1, 3]
+    assert sorted(r["n"] for r in read(table.copy({"branch": "b9"}))) == [1, 3, 4, 5]
+    with pytest.raises(TableNotExistException):
+        catalog.get_table(f"{db}.branched$branch_b1")
     assert not directory(table, "branch", "branch-b1").exists()
     with pytest.raises(BranchNotExistException):
         catalog.rename_branch(ident, "b1", "b3")
@@ -432,8 +447,8 @@ def test_branches_from_a_tag_written_read_renamed_fast_forwarded_and_dropped(mak
     # Fast-forward: main takes the branch's snapshots and statistics (its own snapshot 2 is replaced).
     catalog.fast_forward(ident, "b9")
     table = catalog.get_table(ident)
-    assert sorted(r["n"] for r in read(table)) == [1, 3]
-    assert catalog.load_snapshot(ident).snapshot.id == 2
+    assert sorted(r["n"] for r in read(table)) == [1, 3, 4, 5]
+    assert catalog.load_snapshot(ident).snapshot.id == 4
     assert listed(catalog, ident) == expected_partitions(table)
     assert set(listed(catalog, ident)) == {"region=ap", "region=eu"}
     assert read(table.copy({"scan.snapshot-id": "1"})) == [{"region": "eu", "n": 1}]

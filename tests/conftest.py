@@ -22,6 +22,7 @@ Every fixture that starts a process is lazy: a run of tests/unit alone starts no
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -54,8 +55,23 @@ pytest_runtest_call = pytest.hookimpl(wrapper=True)(_fail_on_shape_violations)
 pytest_runtest_teardown = pytest.hookimpl(wrapper=True)(_fail_on_shape_violations)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def allowed_locations(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """GLUE_ALLOWED_LOCATIONS for every server the session starts: the session's pytest temporary
+    directory, where tests put Iceberg tables and external Paimon tables (anything else, but the
+    warehouse, the servers refuse). Set before any server starts; its environment is theirs."""
+    allowed = tmp_path_factory.getbasetemp().resolve().as_uri()
+    before = os.environ.get("GLUE_ALLOWED_LOCATIONS")
+    os.environ["GLUE_ALLOWED_LOCATIONS"] = allowed
+    yield allowed
+    if before is None:
+        os.environ.pop("GLUE_ALLOWED_LOCATIONS", None)
+    else:
+        os.environ["GLUE_ALLOWED_LOCATIONS"] = before
+
+
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogStack]:
+def stack(allowed_locations: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogStack]:
     """DynamoDB Local in memory + tables with a random prefix + the API server, for the session.
 
     With LOCALSTACK_HOST or GLUE_USE_LOCALSTACK=1 the tables go to that LocalStack's DynamoDB.

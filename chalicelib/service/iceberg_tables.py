@@ -24,7 +24,8 @@ from chalicelib.domain.iceberg import metadata as iceberg_metadata
 from chalicelib.domain.iceberg.metadata import ICEBERG, METADATA_LOCATION, PREVIOUS_METADATA_LOCATION, TABLE_TYPE
 from chalicelib.domain.iceberg.types import glue_columns, read_schema, schema_from_columns
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
-                               InvalidInputException, ResourceNumberLimitExceededException, table_already_exists)
+                               InvalidInputException, ResourceNumberLimitExceededException, ServiceError,
+                               table_already_exists)
 from chalicelib.service import tables
 from chalicelib.service.lookups import fold, require_database
 from chalicelib.service.table_versions import parse_version
@@ -115,6 +116,8 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, name
                                     f"(it has no Parameters {TABLE_TYPE}=ICEBERG and {METADATA_LOCATION})")
     try:
         text = warehouse.get(current_location)
+    except ServiceError:  # outside the roots the server may use, or refused by S3: said as such
+        raise
     except Exception as error:  # an unreadable location (bucket gone, no access): the caller's to fix
         raise InvalidInputException(f"cannot read the table's metadata file {current_location}: {error}") from None
     if text is None:
@@ -158,11 +161,19 @@ def _check_location(location: str, member: str) -> None:
     if not warehouse.serves(location) or location.split("://", 1)[1].strip("/") == "":
         raise InvalidInputException(f"{member}: {location!r} is not a location this catalog can write "
                                     "(file:///path or s3://bucket/prefix)")
+    try:
+        warehouse.check_caller_location(location)
+    except ServiceError as error:
+        error.message = f"{member}: {error.message}"
+        raise
 
 
 def _write(uri: str, metadata: dict[str, Any], member: str) -> None:
     try:
         warehouse.put(uri, iceberg_metadata.encode(metadata))
+    except ServiceError as error:  # outside the roots, or refused by S3: said as such, naming the member
+        error.message = f"{member}: {error.message}"
+        raise
     except Exception as error:  # no such bucket, no access, a read-only path: the location is the caller's
         raise InvalidInputException(f"{member}: cannot write the Iceberg metadata file {uri}: {error}") from None
 

@@ -527,6 +527,7 @@ def _duration_seconds(text: str) -> float:
 
 def create_tag(table: TableBranch, name: str, snapshot_id: Optional[int], time_retained: Optional[str]) -> None:
     """Tag a snapshot (the latest when ``snapshot_id`` is None): its item, then ``tag/tag-NAME``."""
+    _check_tag_name(name)
     retained = _duration_seconds(time_retained) if time_retained is not None else None
     head = settle(table)
     number = head.snapshot_id if snapshot_id is None else snapshot_id
@@ -539,6 +540,15 @@ def create_tag(table: TableBranch, name: str, snapshot_id: Optional[int], time_r
     if not store.create_tag(table.uid, name, number, text, table.branch):
         raise AlreadyExistsException(f"Tag {name} already exists.", TAG, name)
     warehouse.put(warehouse.tag_file(table.path, name, table.branch), text)
+
+
+def _check_tag_name(name: str) -> None:
+    """Paimon's TagManager check (not blank), plus what a file name cannot hold: the tag is the
+    file ``tag/tag-NAME``, and a ``/`` would put it in (or above) another directory."""
+    if not name.strip():
+        raise InvalidInputException("Tag name is blank.")
+    if "/" in name or "\\" in name or any(ord(c) < 32 for c in name):
+        raise InvalidInputException(f"Tag name {name[:200]!r} must not contain '/', '\\' or control characters.")
 
 
 def get_tag(table: TableBranch, name: str) -> dict[str, Any]:
@@ -670,8 +680,9 @@ def _check_branch_name(name: str) -> None:
         raise InvalidInputException("Branch name is blank.")
     if name.isdigit():
         raise InvalidInputException(f"Branch name cannot be pure numeric string but is '{name}'.")
-    if "/" in name or "$" in name:
-        raise InvalidInputException(f"Branch name '{name}' must not contain '/' or '$'.")
+    if "/" in name or "$" in name or "\\" in name or any(ord(c) < 32 for c in name):
+        raise InvalidInputException(f"Branch name {name[:200]!r} must not contain '/', '$', '\\' or control "
+                                    "characters.")
 
 
 def list_branches(table: TableBranch) -> list[str]:

@@ -182,11 +182,12 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
         if not warehouse.serves(path):
             raise InvalidInputException(f"options.path {path[:200]!r} must be a file:// or s3://bucket/... URI",
                                         TABLE, f"{database.name}.{folded}")
+        warehouse.check_caller_location(path)  # inside the roots, outside the managed tables' directories
         if warehouse.exists(warehouse.schema_file(path, 0)):
             raise InvalidInputException(f"The path {path} already holds a Paimon table; choose another path.",
                                         TABLE, f"{database.name}.{folded}")
     else:
-        path = warehouse.table_path(database.name, folded)
+        path = warehouse.table_path(database.name, folded, database_uid=database.uid, table_uid=uid)
         if warehouse.exists(warehouse.schema_file(path, 0)):
             # A renamed table keeps its directory, and a racing create of this name may have
             # just written there: never write over another table's files. No second check of
@@ -197,7 +198,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
                                                      options, schema.comment), _now_ms())
     text = _schema_text(table_schema)
     warehouse.put(warehouse.schema_file(path, 0), text)
-    store.create_table_state(uid, text)
+    store.create_table_state(uid, text, None if external else path)
     try:
         tables.create_table(ctx, catalog_key, database.name,
                             _glue_input(folded, table_schema, path, external, ctx.account_id), uid=uid)
@@ -510,15 +511,24 @@ def _digest(text: str | bytes) -> str:
     return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
 
 
-def _directory_of(table: Table) -> Optional[tuple[str, Optional[str]]]:
-    """A managed Paimon table's directory and the SHA-256 of its schema-0 as the catalog wrote it
-    (None when the catalog has none: a table whose client wrote its own files); None for any
-    other table."""
-    path = managed_path(catalog.load(table))
-    if not path:
+def _directory_of(table: Table) -> Optional[tuple[str, str]]:
+    """The directory a drop of ``table`` may remove, and the SHA-256 of the schema-0 the catalog
+    wrote there; None when the catalog cannot prove it created it. The proof is what it stored
+    with schema 0 when it created the table (the directory, or that the table is external); a
+    table from before that record counts only if its Location lies in the warehouse's managed
+    directories. Never the Location alone: a Glue write can set it (and table_type) to anything."""
+    doc = catalog.load(table)
+    if not is_paimon(doc):
         return None
-    text = store.get_schema(table.uid, 0)
-    return path, None if text is None else _digest(text)
+    first = store.first_schema(table.uid)
+    if first is None or first.external:
+        return None  # no Paimon state (a Glue table marked PAIMON), or a path its creator chose
+    path = first.directory
+    if path is None:
+        path = managed_path(doc)
+        if not path or not warehouse.in_managed_area(path):
+            return None
+    return path, _digest(first.text)
 
 
 def remove_directory(path: str, digest: Optional[str], deadline: float) -> bool:
@@ -528,11 +538,12 @@ def remove_directory(path: str, digest: Optional[str], deadline: float) -> bool:
     happened, so a storage error is logged, not raised (and not retried): files no table names
     are harmless, and the client must not be told the drop failed."""
     schema_0 = warehouse.schema_file(path, 0)
+    if digest is None:
+        return True  # a job queued before every removal was proved by a digest: nothing to prove it by
     try:
-        if digest is not None:
-            found = warehouse.get(schema_0)
-            if found is None or _digest(found) != digest:
-                return True
+        found = warehouse.get(schema_0)
+        if found is None or _digest(found) != digest:
+            return True
         return warehouse.delete_tree(path, deadline, last=schema_0)
     except Exception:  # noqa: BLE001 - see the docstring
         log.warning("Paimon table directory %s not removed after its drop", path, exc_info=True)
@@ -558,7 +569,7 @@ def _remove_files_of_purged(table: Table, deadline: float) -> bool:
     another table's. (A table whose client wrote its own schema-0 keeps what DropDatabase's own
     pass, bounded by its work budget, did not remove.)"""
     directory = _directory_of(table)
-    return directory is None or directory[1] is None or remove_directory(*directory, deadline)
+    return directory is None or remove_directory(*directory, deadline)
 
 
 cleanup.register_kind(DIRECTORY_JOB, lambda job, deadline: remove_directory(job.path, job.digest, deadline))

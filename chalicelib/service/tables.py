@@ -20,8 +20,8 @@ from chalicelib.service.partition_indexes import (check_partition_key_change, in
                                                   partition_keys_of)
 from chalicelib.context import RequestContext
 from chalicelib.domain.name_patterns import NamePattern, compile_name_pattern, matches
-from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, ServiceError,
-                               database_not_found, table_already_exists, table_not_found)
+from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, InvalidInputException,
+                               ServiceError, database_not_found, table_already_exists, table_not_found)
 from chalicelib.service import cleanup, search_index
 from chalicelib.service.databases import now, start_position
 from chalicelib.service.lookups import Database, Table, fold, require_database, require_table
@@ -122,6 +122,7 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
     if "CreatedBy" in old:  # the creator, not the last writer (as CreateTime is kept)
         doc["CreatedBy"] = old["CreatedBy"]
     check_partition_key_change(current, partition_keys_of(old), partition_keys_of(doc))
+    _check_paimon_binding(old, doc)
     if writer is not None:
         writer.require_fresh()
         search_index.before_table_write(database.catalog, database.name, database.uid, doc, old)
@@ -177,6 +178,27 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
             raise table_not_found(moving.name) from None
         raise _concurrent_update() from None
     search_index.after_table_write(source.catalog, source.name, None, old)
+
+
+def _paimon_binding(doc: dict[str, Any]) -> Optional[tuple[str, bool]]:
+    """A Paimon table's directory and whether it is external (None: not a Paimon table)."""
+    parameters = doc.get("Parameters") or {}
+    if str(parameters.get("table_type", "")).upper() != "PAIMON":
+        return None
+    external = str(parameters.get("EXTERNAL", "")).upper() == "TRUE" or doc.get("TableType") == "EXTERNAL_TABLE"
+    return (doc.get("StorageDescriptor") or {}).get("Location") or "", external
+
+
+def _check_paimon_binding(old: dict[str, Any], new: dict[str, Any]) -> None:
+    """A Paimon table's directory is the Paimon catalog's: commits write there and a drop removes
+    a managed one, so an UpdateTable may neither move it, nor make it managed or external, nor
+    unmark the table (which a later update could re-mark with another location)."""
+    binding = _paimon_binding(old)
+    if binding is not None and _paimon_binding(new) != binding:
+        raise InvalidInputException(
+            f"Table {old['Name']} is a Paimon table: its StorageDescriptor.Location ({binding[0][:300]}), "
+            "Parameters table_type and EXTERNAL and its TableType belong to the Paimon catalog and cannot be "
+            "changed through UpdateTable.")
 
 
 def _column_names(doc: dict[str, Any]) -> set[str]:

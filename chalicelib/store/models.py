@@ -399,6 +399,10 @@ class PaimonItem(StoreModel):
     # tag, branch: creation time (ms); of a branch, also which branch of that name a job was for
     created = NumberAttribute(null=True)
     source = UnicodeAttribute(null=True)  # branch: what it was created from (JSON)
+    # schema 0 of main: the directory the catalog created for a managed table (the only one a
+    # drop may remove), or ``external`` True for a table whose path its creator chose
+    directory = UnicodeAttribute(null=True)
+    external = BooleanAttribute(null=True)
 
 
 class CatalogEntryItem(StoreModel):

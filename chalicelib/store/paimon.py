@@ -83,13 +83,17 @@ def _now_ms() -> int:
 
 
 # ------------------------------------------------------------------------------ schemas
-def create_table_state(table_uid: str, schema_text: str, branch: str = MAIN) -> bool:
+def create_table_state(table_uid: str, schema_text: str, directory: str | None = None,
+                       branch: str = MAIN) -> bool:
     """A new table's schema 0 and empty head, in one transaction; False if either exists
-    (the uid is fresh, so only a retried request meets that)."""
+    (the uid is fresh, so only a retried request meets that). ``directory``: the directory the
+    catalog created for a managed table, kept with schema 0 as the proof of what a drop may
+    remove; None for an external table (marked so: its drop removes nothing)."""
     absent = {"ConditionExpression": "attribute_not_exists(#k)", "ExpressionAttributeNames": {"#k": "key"}}
+    owner = {"directory": dj.s(directory)} if directory is not None else {"external": {"BOOL": True}}
     actions = [
         {"Put": {"TableName": _TABLE, "Item": {"table_uid": dj.s(table_uid), "key": dj.s(schema_key(0, branch)),
-                                               "doc": dj.b(schema_text.encode("utf-8"))}, **absent}},
+                                               "doc": dj.b(schema_text.encode("utf-8")), **owner}, **absent}},
         {"Put": {"TableName": _TABLE, "Item": {"table_uid": dj.s(table_uid), "key": dj.s(head_key(branch)),
                                                "stats_seq": dj.n(0), "records": dj.n(0), "size": dj.n(0),
                                                "files": dj.n(0), "last_file": dj.n(0)}, **absent}},
@@ -111,6 +115,25 @@ def latest_schema(table_uid: str, branch: str = MAIN) -> tuple[int, str] | None:
         metrics.count_read()
         return int(item.key[len(prefix):]), _text(item)
     return None
+
+
+@dataclass(frozen=True)
+class FirstSchema:
+    """Schema 0 of a table's main branch: its text, and what the catalog recorded at creation
+    about the table's directory (``directory`` it created, or ``external``; neither for tables
+    created before 2026-12-01)."""
+
+    text: str
+    directory: str | None
+    external: bool
+
+
+def first_schema(table_uid: str) -> FirstSchema | None:
+    """Schema 0 of main with its ownership record, or None (no Paimon state)."""
+    item = _get(table_uid, schema_key(0, MAIN))
+    if item is None:
+        return None
+    return FirstSchema(_text(item), item.directory, bool(item.external))
 
 
 def get_schema(table_uid: str, schema_id: int, branch: str = MAIN) -> str | None:

@@ -319,7 +319,8 @@ def test_s3_location_through_the_s3_endpoint(s3_stack, moto_url, s3):
     with pytest.raises(glue.exceptions.InvalidInputException) as raised:
         glue.create_table(DatabaseName=db, Name="nowhere", OpenTableFormatInput=iceberg_input(
             "s3://no-such-bucket-here/t", fields=fields))
-    assert "cannot write the Iceberg metadata file" in raised.value.response["Error"]["Message"]
+    assert "no-such-bucket-here/t" in raised.value.response["Error"]["Message"]
+    assert "NoSuchBucket" in raised.value.response["Error"]["Message"]
     with pytest.raises(glue.exceptions.EntityNotFoundException):
         glue.get_table(DatabaseName=db, Name="nowhere")
 

@@ -59,15 +59,23 @@ def s3_client(url: str) -> Any:
                         aws_secret_access_key="local")
 
 
+# Allowed, but never created: the server's S3 calls there are refused by S3 itself.
+MISSING_BUCKET = "no-such-bucket-here"
+
+
 @pytest.fixture(scope="module")
 def s3(moto_url: str) -> Any:
     return s3_client(moto_url)
 
 
 @pytest.fixture(scope="module")
-def s3_stack(moto_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[CatalogStack]:
-    """A stack of its own whose API server's warehouse is s3://BUCKET/wh on moto."""
-    env = {"PAIMON_WAREHOUSE": f"s3://{BUCKET}/wh", "AWS_ENDPOINT_URL_S3": moto_url}
+def s3_stack(moto_url: str, tmp_path_factory: pytest.TempPathFactory,
+             allowed_locations: str) -> Iterator[CatalogStack]:
+    """A stack of its own whose API server's warehouse is s3://BUCKET/wh on moto; Iceberg tables
+    and external Paimon tables may also go under s3://BUCKET/iceberg and s3://BUCKET/external."""
+    env = {"PAIMON_WAREHOUSE": f"s3://{BUCKET}/wh", "AWS_ENDPOINT_URL_S3": moto_url,
+           "GLUE_ALLOWED_LOCATIONS": f"{allowed_locations},s3://{BUCKET}/iceberg,s3://{BUCKET}/external,"
+                                     f"s3://{MISSING_BUCKET}"}
     with CatalogStack(log_dir=tmp_path_factory.mktemp("s3-stack-logs"), server_env=env) as running:
         yield running
 
@@ -280,19 +288,25 @@ def test_warehouse_s3_uri_without_bucket_is_refused() -> None:
 
 
 def test_names_with_uri_characters_keep_their_own_keys(api: RESTApi, s3: Any) -> None:
-    """An S3 key is literal text: ``#``, ``?`` and ``%`` in Glue names (which allows them) are not a
-    URI fragment, query or escape, so two such tables never share (or truncate to) one key."""
+    """``#``, ``?``, ``%`` and spaces in Glue names (which allows them) never reach a key as they
+    are: such a name's directory is its safe characters and the table's uid, so two such tables
+    never share (or truncate to) one key, and no name is read as a URI fragment, query or escape."""
     db = f"s3db_{uuid.uuid4().hex[:8]}"
     api.create_database(db, {})
     fields = [pt.DataField(0, "id", pt.AtomicType("INT"))]
     names = ["a#b", "a?b", "a%41b", "a b"]
     for name in names:
         api.create_table(Identifier.create(db, name), Schema(fields=fields, options={"bucket": "-1"}))
+    directories = {}
     for name in names:
         path = api.get_table(Identifier.create(db, name)).path
         assert keys(s3, table_prefix(path)) == ["schema/schema-0"], (name, keys(s3, f"wh/{db}.db/"))
-    assert keys(s3, f"wh/{db}.db/") == sorted(f"{name}/schema/schema-0" for name in names)
+        directory = path.rsplit("/", 1)[1]
+        assert not set(directory) & set("#?% "), path
+        directories[name] = directory
+    assert len(set(directories.values())) == len(names)
+    assert keys(s3, f"wh/{db}.db/") == sorted(f"{d}/schema/schema-0" for d in directories.values())
     api.drop_table(Identifier.create(db, "a#b"))
-    assert keys(s3, f"wh/{db}.db/") == sorted(f"{name}/schema/schema-0" for name in names[1:])
+    assert keys(s3, f"wh/{db}.db/") == sorted(f"{directories[n]}/schema/schema-0" for n in names[1:])
     api.drop_database(db)  # cascades, and removes its managed tables' directories
     assert keys(s3, f"wh/{db}.db/") == []

@@ -28,7 +28,7 @@ from pypaimon.table.instant import Instant
 
 from chalicelib.store import warehouse
 from infra.local.dynamodb_local import PREEXEC, free_port, stop_process
-from infra.local.stack import REGION, CatalogStack, wait_for_port
+from infra.local.stack import REGION, CatalogStack, client, wait_for_port
 
 BUCKET = "paimon-warehouse-test"
 ACCOUNT = "123456789012"
@@ -310,3 +310,49 @@ def test_names_with_uri_characters_keep_their_own_keys(api: RESTApi, s3: Any) ->
     assert keys(s3, f"wh/{db}.db/") == sorted(f"{directories[n]}/schema/schema-0" for n in names[1:])
     api.drop_database(db)  # cascades, and removes its managed tables' directories
     assert keys(s3, f"wh/{db}.db/") == []
+
+
+def test_an_s3_warehouse_is_a_sandbox_too(s3_stack: CatalogStack, api: RESTApi, s3: Any) -> None:
+    """Issue #45 on S3: another account's Glue table forged at a victim's table prefix and dropped
+    through Paimon removes no key; external paths outside the allowed prefixes (another bucket,
+    the managed prefixes, ``..``) are refused (403 / 400) with nothing written; an allowed bucket
+    that does not exist is a client error naming it, not a 500."""
+    from pypaimon.api.rest_exception import BadRequestException, ForbiddenException
+
+    db = f"victim_{uuid.uuid4().hex[:8]}"
+    api.create_database(db, {})
+    fields = [pt.DataField(0, "id", pt.AtomicType("INT"))]
+    api.create_table(Identifier.create(db, "t"), Schema(fields=fields, options={"bucket": "-1"}))
+    path = api.get_table(Identifier.create(db, "t")).path
+    victim_keys = keys(s3, table_prefix(path))
+    assert victim_keys == ["schema/schema-0"]
+
+    attacker = "111122223333"
+    glue = client(s3_stack.endpoint, "glue", account=attacker)
+    forged_db = f"attacker_{uuid.uuid4().hex[:8]}"
+    glue.create_database(DatabaseInput={"Name": forged_db})
+    glue.create_table(DatabaseName=forged_db, TableInput={
+        "Name": "forged", "Parameters": {"table_type": "PAIMON"}, "StorageDescriptor": {"Location": path}})
+    headers = {"Authorization": f"Bearer {attacker}"}
+    dropped = requests.delete(f"{s3_stack.endpoint}/v1/{CATALOG}/databases/{forged_db}/tables/forged",
+                              headers=headers, timeout=30)
+    assert dropped.status_code == 200
+    assert requests.delete(f"{s3_stack.endpoint}/v1/{CATALOG}/databases/{forged_db}", headers=headers,
+                           timeout=30).status_code == 200
+    assert keys(s3, table_prefix(path)) == victim_keys
+
+    before = keys(s3, "")
+    refused = {f"s3://another-bucket/{db}": ForbiddenException, path + "/sub": ForbiddenException,
+               f"s3://{BUCKET}/wh": ForbiddenException, f"s3://{BUCKET}/elsewhere/x": ForbiddenException,
+               f"s3://{BUCKET}/external/../wh/{db}.db/t": BadRequestException,
+               f"s3://{BUCKET}/external/%2e%2e/wh/x": BadRequestException,
+               f"s3://{MISSING_BUCKET}/x": BadRequestException}
+    for n, (location, error) in enumerate(refused.items()):
+        with pytest.raises(error) as caught:
+            api.create_table(Identifier.create(db, f"x{n}"), Schema(fields=fields, options={
+                "bucket": "-1", "path": location}))
+        assert location.split("://")[1][:20] in str(caught.value) or error is BadRequestException
+    assert keys(s3, "") == before
+    api.create_table(Identifier.create(db, "ext"), Schema(fields=fields, options={
+        "bucket": "-1", "path": f"s3://{BUCKET}/external/{db}/ext"}))
+    assert keys(s3, f"external/{db}/ext/") == ["schema/schema-0"]

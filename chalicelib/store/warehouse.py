@@ -1,6 +1,6 @@
 """The Paimon warehouse: the files of table directories that pypaimon reads on its own. Its
-``put``/``get``/``delete`` also write the metadata files of Iceberg tables (any ``file://`` or
-``s3://`` location a CreateTable names, see ``service.iceberg_tables``).
+``put``/``get``/``delete`` also write the metadata files of Iceberg tables (at a location a
+CreateTable names, inside the roots below; see ``service.iceberg_tables``).
 
 pypaimon commits through the catalog but reads older snapshots, schemas and tags straight from
 the table's directory (``schema/schema-N``, ``snapshot/snapshot-N``, ``snapshot/LATEST``,

@@ -78,8 +78,10 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
                            for k in keys]}
         order, properties = None, {}
         database_location = catalog.load(database).get("LocationUri") or ""
+        # The name as a directory name: itself when plain, else made safe (and unique).
         location = storage.get("Location") or (
-            f"{database_location.rstrip('/')}/{fold(name)}" if database_location else "")
+            f"{database_location.rstrip('/')}/{warehouse.path_segment(fold(name), uuid.uuid4().hex)}"
+            if database_location else "")
         location_member = "TableInput.StorageDescriptor.Location"
     _check_location(location, location_member)
     metadata = iceberg_metadata.new_table_metadata(location, schema, spec, order, properties, str(uuid.uuid4()),

@@ -169,6 +169,46 @@ def has_admin() -> bool:
     return any(principal.admin for principal in list_principals())
 
 
+@dataclass(frozen=True)
+class Migration:
+    """What ``migrate_keys`` did: key ids re-sealed, already current, changed meanwhile (left for a
+    re-run), and those whose secret did not open (with why)."""
+
+    migrated: list[str]
+    current: list[str]
+    changed: list[str]
+    failed: dict[str, str]
+
+
+def migrate_keys() -> Migration:
+    """Re-seal every key whose secret is still in the legacy format 1 as format 2 (bound to its
+    principal too), with the key encryption key this process is configured with. Each write is
+    conditional on the item still holding the sealed bytes and principal that were read, so a key
+    deleted, re-sealed or changed meanwhile is never overwritten (it is reported as changed);
+    running it again is harmless."""
+    migration = Migration([], [], [], {})
+    for item in IdentityItem.query(KEY, consistent_read=True):
+        old = bytes(item.secret) if item.secret is not None else b""
+        if not is_legacy(old):
+            migration.current.append(item.name)
+            continue
+        if not item.principal:
+            migration.failed[item.name] = "the key names no principal"
+            continue
+        principal = item.principal
+        try:
+            new = seal(open_sealed(old, item.name, principal), item.name, principal)
+        except SecretBoxError as error:
+            migration.failed[item.name] = str(error)
+            continue
+        written = conditional(lambda: item.update(
+            actions=[IdentityItem.secret.set(new)],
+            condition=(IdentityItem.secret == old) & (IdentityItem.principal == principal)))
+        (migration.migrated if written else migration.changed).append(item.name)
+        _forget(item.name)
+    return migration
+
+
 # -- verification -------------------------------------------------------------------------------
 # Three caches, so the per-request cost is a dict lookup and an unknown key id costs nothing lasting:
 # - _known: active keys, re-read (one GetItem) every CACHE_SECONDS, so disabling, deleting or a

@@ -15,27 +15,11 @@ import pytest
 from botocore.exceptions import ClientError
 
 from chalicelib.store import identities, secret_box
+from tests.legacy_secrets import FIXTURE_KEK, KEY_ID, SECRET, V1_FILE, V1_KMS, V1_KMS_BLOB, V1_KMS_DATA_KEY
 
-KEY_ID, OTHER_KEY_ID = "AKIAABCDEFGHIJKLMNOP", "AKIAOTHEROTHEROTHERX"
+OTHER_KEY_ID = "AKIAOTHEROTHEROTHERX"
 PRINCIPAL, OTHER_PRINCIPAL = "arn:aws:iam::111122223333:user/alice", "arn:aws:iam::111122223333:user/admin"
-SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 KMS_KEY = "alias/glue-catalog-identities"
-
-# Made by the format-1 code (before issue #45) with the key file FIXTURE_KEK, for KEY_ID and SECRET.
-FIXTURE_KEK = bytes(range(32))
-V1_FILE = (
-    b'{"v":1,"kek":"file","dk":{"n":"GatmdOGyScbioF5S0aUc7Q==","c":"mv7KhOql3w7yyyRjjihQvGdyVFtw55/okIWCCPbYy3g=",'
-    b'"t":"DyDCTDN8Zglh1YlMzWK2z28TTQYLnhc/2rj+4NgavxI="},"secret":{"n":"H6BLMfHNvlJlCrhTIG3cew==",'
-    b'"c":"R4k2dSloVBPdK9r6Qen8j078C1qqshAmLvYtIOrTQfxHlEysdwt3bQ==",'
-    b'"t":"RtvI8QutVEeZEOL+AGQL4FG6ejwFmZsaIDgm1UvnTWo="}}')
-# Made by the same code with KMS, whose GenerateDataKey answered V1_KMS_DATA_KEY wrapped as V1_KMS_BLOB.
-V1_KMS_DATA_KEY = bytes(range(100, 132))
-V1_KMS_BLOB = b"fake-kms-ciphertext-blob:" + bytes(range(8))
-V1_KMS = (
-    b'{"v":1,"kek":"kms","dk":{"kms":"ZmFrZS1rbXMtY2lwaGVydGV4dC1ibG9iOgABAgMEBQYH"},'
-    b'"secret":{"n":"2/gAIIIioBr/6p29bWQgzg==","c":"A+RItlDzSO92FxF2b6qWjKjJKHQI6Ddo8jZzFIjGaTGr1paZstjoXA==",'
-    b'"t":"KBYbxJIkUqGH+eWkHBt5Uup+1Gv4P2+5/7MFVdygnfM="}}')
-
 
 class FakeKms:
     """KMS as far as envelope encryption sees it: a data key unwraps only with the KMS key and the
@@ -266,3 +250,43 @@ def test_cryptography_is_imported_on_first_use_only() -> None:
     answer = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             cwd=Path(__file__).resolve().parents[2])
     assert answer.stdout.strip() == "False"
+
+
+# -- migration (identities.migrate_keys; against DynamoDB Local: tests/integration/test_auth.py) ---
+
+def _key_item(key_id: str, secret: bytes | None, principal: str | None = PRINCIPAL) -> identities.IdentityItem:
+    return identities.IdentityItem(identities.KEY, key_id, principal=principal, status=identities.ACTIVE,
+                                   secret=secret, created=0.0)
+
+
+def test_migration_reseals_legacy_boxes_conditionally(key_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pynamodb.exceptions import UpdateError
+
+    current = secret_box.seal("c" * 40, OTHER_KEY_ID, PRINCIPAL)
+    items = [_key_item(KEY_ID, V1_FILE), _key_item(OTHER_KEY_ID, current),
+             _key_item("AKIAQQQQQQQQQQQQQQQQ", V1_FILE),  # made for KEY_ID: does not open as this one
+             _key_item("AKIARRRRRRRRRRRRRRRR", V1_FILE, principal=None),
+             _key_item("AKIASSSSSSSSSSSSSSSS", V1_FILE)]
+    items[-1].name = KEY_ID  # a second copy, whose write will find the item changed
+    monkeypatch.setattr(identities.IdentityItem, "query", lambda *_, **__: iter(items))
+    writes: list[tuple[str, bytes, str]] = []
+
+    def update(item: identities.IdentityItem, actions: list[Any], condition: Any) -> None:
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {}
+        expression = condition.serialize(names, values)
+        assert sorted(names) == ["principal", "secret"] and " AND " in expression
+        assert {"B": V1_FILE} in values.values() and {"S": PRINCIPAL} in values.values()
+        (action,) = actions
+        if writes:  # the second write of KEY_ID: someone re-sealed or deleted it meanwhile
+            error = ClientError({"Error": {"Code": "ConditionalCheckFailedException", "Message": ""}}, "UpdateItem")
+            raise UpdateError("Failed to update item", cause=error)
+        sealed = action.values[1].value["B"]
+        writes.append((item.name, sealed, PRINCIPAL))
+
+    monkeypatch.setattr(identities.IdentityItem, "update", update)
+    migration = identities.migrate_keys()
+    assert migration.migrated == [KEY_ID] and migration.current == [OTHER_KEY_ID] and migration.changed == [KEY_ID]
+    assert set(migration.failed) == {"AKIAQQQQQQQQQQQQQQQQ", "AKIARRRRRRRRRRRRRRRR"}
+    ((key_id, sealed, principal),) = writes
+    assert sealed[:2] == bytes([2, 1]) and secret_box.open_sealed(sealed, key_id, principal) == SECRET

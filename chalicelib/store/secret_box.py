@@ -205,6 +205,8 @@ def open_sealed(sealed: bytes, key_id: str, principal: str) -> str:
     wrapped, rest = sealed[4:4 + length], sealed[4 + length:]
     if not wrapped or len(wrapped) != length or len(rest) < _NONCE_BYTES + _TAG_BYTES:
         raise SecretBoxError("the sealed secret is malformed (truncated)")
+    if kind == _BY_FILE and length != _NONCE_BYTES + _KEY_BYTES + _TAG_BYTES:
+        raise SecretBoxError("the sealed secret is malformed (a key file's wrapped key has another length)")
     if kind == _BY_KMS:
         data_key = _kms_decrypt(wrapped, _encryption_context(key_id, principal))
     else:

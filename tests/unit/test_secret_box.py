@@ -201,6 +201,8 @@ def test_unknown_formats_are_refused(key_file: Path) -> None:
         _refused(bytes([version]) + sealed[1:])
     for wrapping in (0, 3):
         _refused(sealed[:1] + bytes([wrapping]) + sealed[2:])
+    for length in (0, 4, 59, 61):  # a wrapped key's length the key file never writes (4: a too-short nonce)
+        _refused(sealed[:2] + length.to_bytes(2, "big") + sealed[4:])
     _refused(b"")
 
 

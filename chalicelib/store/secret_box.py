@@ -261,5 +261,6 @@ def _open_legacy(sealed: bytes, key_id: str) -> str:
         else:
             raise ValueError("kek")
         return _legacy_decrypt(data_key, box["secret"], bound).decode()
-    except (ValueError, KeyError, TypeError) as error:  # UnicodeDecodeError and binascii.Error are ValueErrors
+    # UnicodeDecodeError and binascii.Error are ValueErrors; RecursionError: JSON nested too deep.
+    except (ValueError, KeyError, TypeError, RecursionError) as error:
         raise SecretBoxError(f"the sealed secret is malformed ({type(error).__name__})") from None

@@ -93,6 +93,9 @@ def test_a_format_1_box_from_the_key_file_still_opens(key_file: Path) -> None:
     _refused(V1_FILE.replace(b'"t":"RtvI', b'"t":"RtvJ'))
     _refused(V1_FILE.replace(b'"v":1', b'"v":3'))
     _refused(V1_FILE[:-2])
+    for malformed in (b"{}", b'{"v":1,"kek":"file","dk":[]}', b'{"v":1,"kek":"tpm"}', b'{"v":' + b"[" * 100_000,
+                      V1_FILE.replace(b'"n":"H6BL', b'"n":"H6B!')):
+        _refused(malformed)
 
 
 def test_a_format_1_box_does_not_open_with_another_key_file(key_file: Path) -> None:

@@ -180,9 +180,8 @@ def seal(plaintext: str, key_id: str, principal: str) -> bytes:
     else:
         data_key, kind = secrets.token_bytes(_KEY_BYTES), _BY_FILE
         nonce = secrets.token_bytes(_NONCE_BYTES)
-        header = bytes([VERSION, kind])
         wrapped = nonce + _aesgcm(_local_kek()).encrypt(
-            nonce, data_key, _associated("data key", header, key_id, principal))
+            nonce, data_key, _associated("data key", bytes([VERSION, kind]), key_id, principal))
     head = bytes([VERSION, kind]) + len(wrapped).to_bytes(2, "big") + wrapped
     nonce = secrets.token_bytes(_NONCE_BYTES)
     return head + nonce + _aesgcm(data_key).encrypt(

@@ -10,6 +10,7 @@ GLUE_AUTH_KMS_KEY_ID deployed). A secret access key is printed once, when it is 
     python -m infra.identities keys create ARN          # prints the key id and its secret, once
     python -m infra.identities keys list [--principal ARN]
     python -m infra.identities keys disable|enable|delete AKID
+    python -m infra.identities keys migrate             # re-seal secrets still in the legacy format 1
     python -m infra.identities tokens create --key AKID [--region us-east-1] [--days 30]
     python -m infra.identities admin bootstrap [--arn ARN]   # the first administrator, if none exists
 """
@@ -49,8 +50,8 @@ def _bootstrap(arn: str) -> int:
     return 0
 
 
-# The commands that seal a new secret.
-_SEALING = {("keys", "create"), ("admin", "bootstrap")}
+# The commands that seal a secret.
+_SEALING = {("keys", "create"), ("admin", "bootstrap"), ("keys", "migrate")}
 
 
 def _check_sealing_key() -> None:
@@ -60,6 +61,21 @@ def _check_sealing_key() -> None:
         raise identities.IdentityError(
             "GLUE_AUTH_KMS_KEY_ID is not set: against real DynamoDB (no GLUE_DDB_ENDPOINT) secrets are sealed "
             "with the deployment's KMS key; set GLUE_AUTH_KMS_KEY_ID=alias/glue-catalog-identities")
+
+
+def _migrate() -> int:
+    """Re-seal legacy secrets; one line per key touched, then a summary. Exit status 1 if a
+    secret did not open or a key changed meanwhile (run it again after fixing the cause)."""
+    migration = identities.migrate_keys()
+    for key_id in migration.migrated:
+        print(json.dumps({"AccessKeyId": key_id, "Migrated": True}))
+    for key_id in migration.changed:
+        print(json.dumps({"AccessKeyId": key_id, "Migrated": False, "Reason": "changed meanwhile: run it again"}))
+    for key_id, reason in migration.failed.items():
+        print(json.dumps({"AccessKeyId": key_id, "Migrated": False, "Reason": reason}))
+    print(f"{len(migration.migrated)} re-sealed, {len(migration.current)} already current, "
+          f"{len(migration.changed) + len(migration.failed)} left", file=sys.stderr)
+    return 1 if migration.changed or migration.failed else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
     elif command == ("keys", "delete"):
         identities.delete_key(args.key_id)
         print(f"deleted {args.key_id}")
+    elif command == ("keys", "migrate"):
+        return _migrate()
     elif command == ("tokens", "create"):
         verified = identities.lookup_key(args.key)
         if verified is None:
@@ -113,6 +131,7 @@ def parser() -> argparse.ArgumentParser:
     keys.add_parser("list").add_argument("--principal")
     for action in ("disable", "enable", "delete"):
         keys.add_parser(action).add_argument("key_id")
+    keys.add_parser("migrate", help="re-seal every secret still in the legacy format 1 as format 2")
     tokens = groups.add_parser("tokens").add_subparsers(dest="action", required=True)
     token = tokens.add_parser("create")
     token.add_argument("--key", required=True)

@@ -2,9 +2,10 @@
 
 A principal is an IAM-shaped ARN (``arn:aws:iam::<account>:user/<name>`` or ``:role/<name>``);
 an access key is an AWS-shaped key id (``AKIA`` + 16 characters) with a 40-character secret,
-stored only sealed (store/secret_box.py). ``lookup_key`` is what every verified request calls:
-one GetItem, re-done every ``CACHE_SECONDS`` per process, so a disabled or deleted key stops
-working within that many seconds on every server; the opened secret is kept (it never changes).
+stored only sealed (store/secret_box.py), bound to its key id and principal. ``lookup_key`` is
+what every verified request calls: one GetItem, re-done every ``CACHE_SECONDS`` per process, so a
+disabled or deleted key stops working within that many seconds on every server; the opened
+secret is kept (it changes only when ``migrate_keys`` re-seals it, which a new entry follows).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from chalicelib import clock
 from chalicelib.errors import InternalServiceException
 from chalicelib.store.models import IdentityItem
 from chalicelib.store.retry import conditional
-from chalicelib.store.secret_box import SecretBoxError, open_sealed, seal
+from chalicelib.store.secret_box import SecretBoxError, is_legacy, open_sealed, seal
 
 log = logging.getLogger(__name__)
 
@@ -139,8 +140,8 @@ def create_key(principal: str) -> tuple[AccessKey, str]:
     while True:
         key_id = "AKIA" + "".join(secrets.choice(_KEY_ID_ALPHABET) for _ in range(16))
         secret = "".join(secrets.choice(_SECRET_ALPHABET) for _ in range(40))
-        item = IdentityItem(KEY, key_id, principal=principal, status=ACTIVE, secret=seal(secret, key_id),
-                            created=clock.now())
+        item = IdentityItem(KEY, key_id, principal=principal, status=ACTIVE,
+                            secret=seal(secret, key_id, principal), created=clock.now())
         if conditional(lambda: item.save(condition=IdentityItem.name.does_not_exist())):
             return AccessKey(key_id, principal, ACTIVE, item.created), secret
 
@@ -168,17 +169,59 @@ def has_admin() -> bool:
     return any(principal.admin for principal in list_principals())
 
 
+@dataclass(frozen=True)
+class Migration:
+    """What ``migrate_keys`` did: key ids re-sealed, already current, changed meanwhile (left for a
+    re-run), and those whose secret did not open (with why)."""
+
+    migrated: list[str]
+    current: list[str]
+    changed: list[str]
+    failed: dict[str, str]
+
+
+def migrate_keys() -> Migration:
+    """Re-seal every key whose secret is still in the legacy format 1 as format 2 (bound to its
+    principal too), with the key encryption key this process is configured with. Each write is
+    conditional on the item still holding the sealed bytes and principal that were read, so a key
+    deleted, re-sealed or changed meanwhile is never overwritten (it is reported as changed);
+    running it again is harmless."""
+    migration = Migration([], [], [], {})
+    for item in IdentityItem.query(KEY, consistent_read=True):
+        old = bytes(item.secret) if item.secret is not None else b""
+        if not is_legacy(old):
+            migration.current.append(item.name)
+            continue
+        if not item.principal:
+            migration.failed[item.name] = "the key names no principal"
+            continue
+        principal = item.principal
+        try:
+            new = seal(open_sealed(old, item.name, principal), item.name, principal)
+        except SecretBoxError as error:
+            migration.failed[item.name] = str(error)
+            continue
+        written = conditional(lambda: item.update(
+            actions=[IdentityItem.secret.set(new)],
+            condition=(IdentityItem.secret == old) & (IdentityItem.principal == principal)))
+        (migration.migrated if written else migration.changed).append(item.name)
+        _forget(item.name)
+    return migration
+
+
 # -- verification -------------------------------------------------------------------------------
 # Three caches, so the per-request cost is a dict lookup and an unknown key id costs nothing lasting:
 # - _known: active keys, re-read (one GetItem) every CACHE_SECONDS, so disabling, deleting or a
 #   deleted principal takes effect within that time; bounded by the keys that exist;
 # - _unknown: key ids that are not usable, also for CACHE_SECONDS; bounded on its own, evicting its
 #   oldest, so a flood of random key ids cannot push real keys out of _known;
-# - _opened: opened secrets by (key id, sealed bytes), without expiry: a key's sealed secret never
-#   changes, so KMS Decrypt runs once per key and process, not once per CACHE_SECONDS.
+# - _opened: opened secrets by (key id, principal, sealed bytes), without expiry: a key's sealed
+#   secret changes only when `keys migrate` re-seals it, so KMS Decrypt runs once per key and
+#   process, not once per CACHE_SECONDS. The principal is part of the entry because the box is
+#   bound to it: an item pointed at another principal must be opened (and refused) again.
 _known: dict[str, tuple[float, VerifiedKey]] = {}
 _unknown: OrderedDict[str, float] = OrderedDict()
-_opened: dict[tuple[str, bytes], str] = {}
+_opened: dict[tuple[str, str, bytes], str] = {}
 _cache_lock = threading.Lock()
 _UNKNOWN_LIMIT = 10_000
 
@@ -191,12 +234,17 @@ def _forget(key_id: str) -> None:
             del _opened[entry]
 
 
-def _open_secret(key_id: str, sealed: bytes) -> str:
+def _open_secret(key_id: str, principal: str, sealed: bytes) -> str:
     """The key's secret; a secret this deployment cannot open (a key file's on Lambda, KMS
-    refusing) is the operator's problem: logged with its cause, answered as a 500 naming
-    authentication, and nothing is cached, so fixing the setup takes effect at once."""
+    refusing, bytes altered or moved to another item) is the operator's problem: logged with its
+    cause, answered as a 500 naming authentication, and nothing is cached, so fixing the setup
+    takes effect at once."""
     try:
-        return open_sealed(sealed, key_id)
+        secret = open_sealed(sealed, key_id, principal)
+        if is_legacy(sealed):  # once per key and process: the opened secret is cached
+            log.warning("the secret of %s is sealed in the legacy format 1: re-seal it with "
+                        "`python -m infra.identities keys migrate`", key_id)
+        return secret
     except SecretBoxError as error:
         log.error("authentication is misconfigured: the secret of %s does not open: %s", key_id, error)
         raise InternalServiceException(
@@ -225,9 +273,9 @@ def lookup_key(key_id: str) -> VerifiedKey | None:
         if item is not None and item.status == ACTIVE and item.secret is not None and item.principal:
             sealed = bytes(item.secret)
             with _cache_lock:
-                secret = _opened.get((key_id, sealed))
+                secret = _opened.get((key_id, item.principal, sealed))
             if secret is None:
-                secret = _open_secret(key_id, sealed)  # raises (caching nothing) when it cannot open
+                secret = _open_secret(key_id, item.principal, sealed)  # raises (caching nothing) if it cannot open
             found = VerifiedKey(key_id, item.principal, secret)
     if found is None:
         with _cache_lock:
@@ -240,6 +288,6 @@ def lookup_key(key_id: str) -> VerifiedKey | None:
     else:
         with _cache_lock:
             _unknown.pop(key_id, None)
-            _opened[(key_id, sealed)] = found.secret
+            _opened[(key_id, found.principal, sealed)] = found.secret
             _known[key_id] = (now, found)
     return found

@@ -27,6 +27,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from infra.local.stack import CLIENT_CONFIG, REGION, REPO, CatalogStack, ServerProcess
+from tests import legacy_secrets
 
 ADMIN = "arn:aws:iam::123456789012:user/admin"
 OTHER = "arn:aws:iam::111122223333:role/etl"
@@ -111,6 +112,53 @@ def test_secrets_are_stored_sealed(auth: AuthServer, ddb_endpoint: str, stack: C
                         Key={"kind": {"S": "key"}, "name": {"S": auth.admin_key[0]}})["Item"]
     assert auth.admin_key[1].encode() not in item["secret"]["B"]
     assert item["status"]["S"] == "Active" and item["principal"]["S"] == ADMIN
+
+
+def test_a_legacy_sealed_secret_verifies_and_keys_migrate_reseals_it(auth: AuthServer, stack: CatalogStack,
+                                                                     tmp_path: Path) -> None:
+    """A key stored by a release before format 2 (the frozen format-1 box, tests/legacy_secrets.py)
+    keeps verifying; `keys migrate` re-seals it as format 2 (conditionally, in DynamoDB Local) and it
+    still verifies; a second run finds nothing left to do, and keys already current are not touched."""
+    key_file = tmp_path / "auth.key"
+    key_file.write_bytes(legacy_secrets.FIXTURE_KEK)
+    key_file.chmod(0o600)
+    env = {**auth.env, "GLUE_AUTH_KEY_FILE": str(key_file)}
+    legacy = AuthServer(stack.extra_server({"GLUE_AUTH": "sigv4", "GLUE_AUTH_KEY_FILE": str(key_file)},
+                                           name="legacy").start(), env, ("", ""), ("", ""))
+    principal, key = "arn:aws:iam::444455556666:user/legacy", (legacy_secrets.KEY_ID, legacy_secrets.SECRET)
+    table, item_key = f"{stack.table_prefix}identities", {"kind": {"S": "key"}, "name": {"S": key[0]}}
+    ddb = stack.ddb_client()
+    try:
+        legacy.admin("principals", "create", principal)
+        ddb.put_item(TableName=table, Item={**item_key, "principal": {"S": principal}, "status": {"S": "Active"},
+                                            "secret": {"B": legacy_secrets.V1_FILE}, "created": {"N": "0"}})
+        client = legacy.client(key)
+        name = _name()
+        client.create_database(DatabaseInput={"Name": name})
+        assert client.get_database(Name=name)["Database"]["CatalogId"] == "444455556666"
+        admin_sealed = ddb.get_item(TableName=table, Key={"kind": {"S": "key"}, "name": {"S": auth.admin_key[0]}},
+                                    ConsistentRead=True)["Item"]["secret"]["B"]
+
+        migrated = legacy.admin("keys", "migrate")
+        assert [json.loads(line) for line in migrated.stdout.splitlines()] == [
+            {"AccessKeyId": key[0], "Migrated": True}]
+        assert migrated.stderr.startswith("1 re-sealed, ")
+        stored = ddb.get_item(TableName=table, Key=item_key, ConsistentRead=True)["Item"]
+        assert stored["secret"]["B"][:2] == bytes([2, 1]) and key[1].encode() not in stored["secret"]["B"]
+        assert stored["principal"]["S"] == principal and stored["status"]["S"] == "Active"
+        assert ddb.get_item(TableName=table, Key={"kind": {"S": "key"}, "name": {"S": auth.admin_key[0]}},
+                            ConsistentRead=True)["Item"]["secret"]["B"] == admin_sealed
+        fresh = legacy.client(key)
+        time.sleep(6)  # past the server's key cache (identities.CACHE_SECONDS): the item is re-read
+        assert fresh.get_database(Name=name)["Database"]["Name"] == name
+
+        again = legacy.admin("keys", "migrate")
+        assert again.stdout == "" and again.stderr.startswith("0 re-sealed, ")
+        fresh.delete_database(Name=name)
+    finally:
+        ddb.delete_item(TableName=table, Key=item_key)
+        legacy.admin("principals", "delete", principal, check=False)
+        legacy.server.stop()
 
 
 def test_an_issued_key_works_and_names_the_caller(auth: AuthServer, glue: Any) -> None:

@@ -174,25 +174,22 @@ def test_a_host_urlsplit_refuses_is_an_invalid_signature(known_key: None, host: 
         sigv4.authenticate("glue", "POST", "/prod/", {**_signed(), "host": host}, b'{"a":1}')
 
 
-def test_sealed_secrets_open_only_with_their_key_file_and_key_id(tmp_path: Any,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sealed_secrets_open_only_with_their_key_file_key_id_and_principal(tmp_path: Any,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole format is tested in test_secret_box.py; here, what verification relies on."""
     monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
     key_file = tmp_path / "data" / "auth.key"
     monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(key_file))
-    sealed = secret_box.seal(SECRET, KEY_ID)
+    sealed = secret_box.seal(SECRET, KEY_ID, PRINCIPAL)
     assert os.stat(key_file).st_mode & 0o777 == 0o600 and SECRET.encode() not in sealed
-    assert secret_box.open_sealed(sealed, KEY_ID) == SECRET
+    assert secret_box.open_sealed(sealed, KEY_ID, PRINCIPAL) == SECRET
     with pytest.raises(secret_box.SecretBoxError):
-        secret_box.open_sealed(sealed, "AKIAOTHEROTHEROTHERX")
+        secret_box.open_sealed(sealed, "AKIAOTHEROTHEROTHERX", PRINCIPAL)
     with pytest.raises(secret_box.SecretBoxError):
-        secret_box.open_sealed(sealed.replace(b'"c":"', b'"c":"A'), KEY_ID)
+        secret_box.open_sealed(sealed, KEY_ID, "arn:aws:iam::111122223333:user/admin")
     monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "other.key"))
     with pytest.raises(secret_box.SecretBoxError):
-        secret_box.open_sealed(sealed, KEY_ID)
-    os.chmod(key_file, 0o644)
-    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(key_file))
-    with pytest.raises(secret_box.SecretBoxError, match="owner only"):
-        secret_box.open_sealed(sealed, KEY_ID)
+        secret_box.open_sealed(sealed, KEY_ID, PRINCIPAL)
 
 
 def test_the_admin_command_seals_with_kms_against_real_dynamodb(monkeypatch: pytest.MonkeyPatch,
@@ -242,7 +239,8 @@ def test_a_secret_lambda_cannot_open_is_a_clean_500_and_not_cached(tmp_path: Any
     monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
     monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
     monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
-    item = SimpleNamespace(status=identities.ACTIVE, secret=secret_box.seal(SECRET, KEY_ID), principal=PRINCIPAL)
+    item = SimpleNamespace(status=identities.ACTIVE, secret=secret_box.seal(SECRET, KEY_ID, PRINCIPAL),
+                           principal=PRINCIPAL)
     monkeypatch.setattr(identities.IdentityItem, "get", lambda *_, **__: item)
     identities._forget(KEY_ID)
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "glue-catalog-prod")  # a key file's secret on Lambda
@@ -250,6 +248,30 @@ def test_a_secret_lambda_cannot_open_is_a_clean_500_and_not_cached(tmp_path: Any
         sigv4.authenticate("glue", "POST", "/prod/", _signed(), b'{"a":1}')
     monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME")
     assert identities.lookup_key(KEY_ID) == identities.VerifiedKey(KEY_ID, PRINCIPAL, SECRET)
+    identities._forget(KEY_ID)
+
+
+def test_a_key_item_pointed_at_another_principal_is_refused_though_its_secret_was_opened(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Someone who may write the identities table but holds no key encryption key cannot lend
+    their key to the administrator: the sealed secret is bound to its principal, and the cache of
+    opened secrets is keyed by the principal too."""
+    from types import SimpleNamespace
+
+    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
+    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
+    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
+    item = SimpleNamespace(status=identities.ACTIVE, secret=secret_box.seal(SECRET, KEY_ID, PRINCIPAL),
+                           principal=PRINCIPAL)
+    monkeypatch.setattr(identities.IdentityItem, "get", lambda *_, **__: item)
+    clock_now = [1000.0]
+    monkeypatch.setattr(identities.time, "monotonic", lambda: clock_now[0])
+    identities._forget(KEY_ID)
+    assert identities.lookup_key(KEY_ID) == identities.VerifiedKey(KEY_ID, PRINCIPAL, SECRET)
+    item.principal = "arn:aws:iam::111122223333:user/admin"
+    clock_now[0] += identities.CACHE_SECONDS + 1
+    with pytest.raises(errors.InternalServiceException, match="Authentication is misconfigured"):
+        identities.lookup_key(KEY_ID)
     identities._forget(KEY_ID)
 
 
@@ -263,7 +285,7 @@ def test_a_kms_refusal_is_a_secret_box_error(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(secret_box, "_kms", lambda: Refusing())
     sealed = b'{"v":1,"kek":"kms","dk":{"kms":"AAAA"},"secret":{"n":"","c":"","t":""}}'
     with pytest.raises(secret_box.SecretBoxError, match="KMS Decrypt was refused.*AccessDenied"):
-        secret_box.open_sealed(sealed, KEY_ID)
+        secret_box.open_sealed(sealed, KEY_ID, PRINCIPAL)
 
 
 def test_a_secret_is_opened_once_and_unknown_ids_cannot_evict_known_keys(tmp_path: Any,
@@ -273,7 +295,8 @@ def test_a_secret_is_opened_once_and_unknown_ids_cannot_evict_known_keys(tmp_pat
     monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
     monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
     monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
-    item = SimpleNamespace(status=identities.ACTIVE, secret=secret_box.seal(SECRET, KEY_ID), principal=PRINCIPAL)
+    item = SimpleNamespace(status=identities.ACTIVE, secret=secret_box.seal(SECRET, KEY_ID, PRINCIPAL),
+                           principal=PRINCIPAL)
     reads: list[str] = []
 
     def get(_kind: str, key_id: str, **_: Any) -> Any:
@@ -285,7 +308,8 @@ def test_a_secret_is_opened_once_and_unknown_ids_cannot_evict_known_keys(tmp_pat
     opened: list[bytes] = []
     real_open = identities.open_sealed
     monkeypatch.setattr(identities.IdentityItem, "get", get)
-    monkeypatch.setattr(identities, "open_sealed", lambda sealed, key_id: opened.append(sealed) or real_open(sealed, key_id))
+    monkeypatch.setattr(identities, "open_sealed",
+                        lambda sealed, key_id, principal: opened.append(sealed) or real_open(sealed, key_id, principal))
     monkeypatch.setattr(identities, "_UNKNOWN_LIMIT", 50)
     clock_now = [1000.0]
     monkeypatch.setattr(identities.time, "monotonic", lambda: clock_now[0])
@@ -326,5 +350,5 @@ def test_lambda_never_uses_a_key_file(tmp_path: Any, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "glue-catalog-dev")
     with pytest.raises(secret_box.SecretBoxError, match="GLUE_AUTH_KMS_KEY_ID"):
-        secret_box.seal(SECRET, KEY_ID)
+        secret_box.seal(SECRET, KEY_ID, PRINCIPAL)
     assert not (tmp_path / "auth.key").exists()

@@ -14,7 +14,7 @@ from chalice.deploy.swagger import SwaggerGenerator
 
 from app import app
 from infra import policy
-from infra.cloudformation import IDENTITIES_KEY_ALIAS, template
+from infra.cloudformation import IDENTITIES_KEY_ALIAS, resources
 from infra.package import KEEP_SERVICES, STAGE
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -62,8 +62,7 @@ def test_the_function_may_use_only_the_aliased_kms_key() -> None:
 
 
 def test_the_template_creates_the_key_under_that_alias() -> None:
-    resources = template()["Resources"]
-    key, alias = resources["IdentitiesKey"], resources["IdentitiesKeyAlias"]
+    key, alias = resources()["IdentitiesKey"], resources()["IdentitiesKeyAlias"]
     assert key["Type"] == "AWS::KMS::Key" and key["DeletionPolicy"] == "Retain"
     assert key["Properties"]["EnableKeyRotation"] is True
     assert alias["Properties"] == {"AliasName": IDENTITIES_KEY_ALIAS, "TargetKeyId": {"Ref": "IdentitiesKey"}}

@@ -322,6 +322,25 @@ def _actions(document: dict) -> dict[str, set[str]]:
     return by_service
 
 
+def test_both_deploy_paths_grant_the_same_actions() -> None:
+    from infra.package import sam_template
+
+    resources = sam_template()["Resources"]
+    roles = [r for r in resources.values() if isinstance(r, dict) and r["Type"] == "AWS::IAM::Role"]
+    assert roles
+    chalice = _actions(_chalice_policy())
+    for role in roles:
+        (document,) = [p["PolicyDocument"] for p in role["Properties"]["Policies"]]
+        deployed = _actions(document)
+        assert deployed == {**chalice, "logs": chalice["logs"] - {policy.CREATE_LOG_GROUP}}
+    # Each AllowedLocations entry: the warehouse's S3 actions, on that entry only.
+    (per_location,) = resources["Fn::ForEach::AllowedLocationPolicies"][2].values()
+    assert _actions(per_location["Properties"]["PolicyDocument"]) == {"s3": chalice["s3"]}
+    assert chalice["dynamodb"] == set(policy.DYNAMODB_ACTIONS)
+    assert chalice["s3"] == set(policy.S3_OBJECT_ACTIONS) | set(policy.S3_BUCKET_ACTIONS)
+    assert chalice["kms"] == set(policy.KMS_ACTIONS)
+
+
 def test_the_chalice_policy_names_this_account_region_and_partition() -> None:
     document = _chalice_policy(region="cn-north-1", partition="aws-cn", allowed=("s3://other/iceberg/",))
     text = json.dumps(document)

@@ -256,6 +256,13 @@ def test_the_policy_grants_exactly_the_dynamodb_actions_the_code_calls() -> None
     assert "Scan" not in used and "DescribeTable" not in used
 
 
+def test_no_model_has_a_secondary_index() -> None:
+    """The policy names tables only: a Query on an index would need table/NAME/index/* too."""
+    for model in ALL_MODELS:
+        schema = model._get_schema()
+        assert not schema["global_secondary_indexes"] and not schema["local_secondary_indexes"], model.__name__
+
+
 def test_the_policy_grants_exactly_the_s3_actions_the_warehouse_calls() -> None:
     used = client_calls(_lambda_paths(), _S3_CALLS)
     assert set(used) == set(policy.S3_OBJECT_ACTIONS) | set(policy.S3_BUCKET_ACTIONS), used

@@ -1,26 +1,38 @@
-"""The deployed resources besides the Lambda and API Gateway, as a CloudFormation template: the
-DynamoDB tables (generated from the PynamoDB models) and the KMS key that envelope-encrypts the
-identities' secret access keys.
+"""The deployed stack as a SAM template: chalice's template of the functions and the API, finished
+here with what chalice knows nothing of.
 
-``chalice package --stage prod --merge-template infra/dynamodb-tables.json out/`` merges the
-generated file into the SAM template of the Lambda; a test checks the committed file equals what
-this module generates, so the deployed tables can never drift from the models.
+- The DynamoDB tables, generated from the PynamoDB models: point-in-time recovery and deletion
+  protection on, retained when the stack is deleted or a table replaced (``infra/local/tables.py``
+  protects the tables it creates for ``chalice deploy`` the same way).
+- The KMS key that envelope-encrypts the identities' secret access keys, under the alias
+  ``alias/glue-catalog-identities`` (the prod stage's GLUE_AUTH_KMS_KEY_ID), retained too.
+- The Paimon warehouse (PAIMON_WAREHOUSE, required on Lambda): parameters ``WarehouseBucket``
+  (empty: the stack creates a private bucket, retained) and ``WarehousePrefix``; and
+  ``AllowedLocations``, the GLUE_ALLOWED_LOCATIONS beyond it (Iceberg metadata, external Paimon
+  tables), each granted by a policy of its own (``Fn::ForEach``: the AWS::LanguageExtensions
+  transform).
+- Each function's role gets the policy of ``infra.policy`` (the same actions as ``chalice
+  deploy``'s), its resources named exactly: the tables' and the key's ARNs, the warehouse's bucket
+  and prefix in this account, the function's own log group.
+- Each function logs to a log group of the stack with a retention (``LogRetentionInDays``); the
+  API stage is throttled (``ThrottlingRateLimit`` / ``ThrottlingBurstLimit``) and writes access
+  logs (``AccessLogs``; API Gateway needs the region's CloudWatch Logs role for that, see README).
 
-The key is reached by its alias, ``alias/glue-catalog-identities``: the prod stage's
-GLUE_AUTH_KMS_KEY_ID names it and ``.chalice/policy.json`` lets the function use only a key that
-carries it (kms:ResourceAliases), so the same policy works for ``chalice deploy`` with a key you
-created and aliased yourself.
-
-Regenerate with ``python -m infra.cloudformation > infra/dynamodb-tables.json``.
+``finish(template)`` takes the template ``chalice package --stage prod`` writes and answers the
+deployed one; ``infra/package.py`` (``make package``) writes it to out/sam.json, and
+tests/unit/test_deploy_template.py runs cfn-lint on it.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
+from typing import Any
 
 from chalicelib.store import config
 from chalicelib.store.models import ALL_MODELS
+from infra.policy import ALLOWED_VARIABLE, WAREHOUSE_VARIABLE, Location, location_statements, statements
 
 # The deployed tables use the default prefix whatever GLUE_TABLE_PREFIX the generating shell has.
 DEPLOYED_PREFIX = "glue_catalog_"
@@ -30,6 +42,61 @@ _TYPES = {"S": "S", "N": "N", "B": "B"}
 # The KMS key wrapping the data keys of the identities' secrets (see chalicelib/store/secret_box.py).
 IDENTITIES_KEY_ALIAS = "alias/glue-catalog-identities"
 
+TRANSFORMS = ["AWS::LanguageExtensions", "AWS::Serverless-2016-10-31"]
+# What CloudWatch Logs accepts as a retention.
+_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922,
+                   3288, 3653]
+_BUCKET = "[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
+_SEGMENT = "[A-Za-z0-9_.=+-]+"
+
+PARAMETERS: dict[str, Any] = {
+    "WarehouseBucket": {
+        "Type": "String", "Default": "", "AllowedPattern": f"^({_BUCKET})?$",
+        "Description": "S3 bucket of this account for the Paimon warehouse (PAIMON_WAREHOUSE); "
+                       "empty: the stack creates one (kept when the stack is deleted)"},
+    "WarehousePrefix": {
+        "Type": "String", "Default": "warehouse", "AllowedPattern": f"^({_SEGMENT}(/{_SEGMENT})*)?$",
+        "Description": "Key prefix of the warehouse in that bucket, no slash at either end (empty: the bucket's root)"},
+    "AllowedLocations": {
+        "Type": "CommaDelimitedList", "Default": "",
+        "AllowedPattern": f"^(s3a?://{_BUCKET}(/{_SEGMENT})*)?$",
+        "Description": "GLUE_ALLOWED_LOCATIONS: comma-separated s3://bucket/prefix of this account besides the "
+                       "warehouse where the catalog may write, read and delete files (Iceberg metadata, external "
+                       "Paimon tables); empty: only the warehouse"},
+    "ThrottlingRateLimit": {
+        "Type": "Number", "Default": 500, "MinValue": 1,
+        "Description": "API stage: steady requests per second across all clients"},
+    "ThrottlingBurstLimit": {
+        "Type": "Number", "Default": 1000, "MinValue": 1,
+        "Description": "API stage: burst of requests above the steady rate"},
+    "AccessLogs": {
+        "Type": "String", "Default": "enabled", "AllowedValues": ["enabled", "disabled"],
+        "Description": "API access logs to CloudWatch Logs (needs the region's API Gateway CloudWatch Logs role)"},
+    "LogRetentionInDays": {
+        "Type": "Number", "Default": 90, "AllowedValues": _RETENTION_DAYS,
+        "Description": "Retention of the functions' logs and the API's access logs"},
+}
+
+CONDITIONS: dict[str, Any] = {
+    "CreateWarehouseBucket": {"Fn::Equals": [{"Ref": "WarehouseBucket"}, ""]},
+    "HasWarehousePrefix": {"Fn::Not": [{"Fn::Equals": [{"Ref": "WarehousePrefix"}, ""]}]},
+    "HasAllowedLocations": {"Fn::Not": [{"Fn::Equals": [{"Fn::Join": [",", {"Ref": "AllowedLocations"}]}, ""]}]},
+    "AccessLogsEnabled": {"Fn::Equals": [{"Ref": "AccessLogs"}, "enabled"]},
+}
+
+# One access log line per request (JSON); the Glue operation travels in a header API Gateway does
+# not log, the Lake Formation and Paimon ones in the path.
+ACCESS_LOG_FORMAT = json.dumps({
+    "requestId": "$context.requestId", "ip": "$context.identity.sourceIp", "time": "$context.requestTime",
+    "method": "$context.httpMethod", "path": "$context.path", "status": "$context.status",
+    "protocol": "$context.protocol", "bytes": "$context.responseLength", "latency": "$context.responseLatency",
+    "integrationLatency": "$context.integrationLatency", "integrationStatus": "$context.integration.status",
+    "error": "$context.error.message", "userAgent": "$context.identity.userAgent",
+}, separators=(",", ":"))
+
+_PARTITION_S3 = "arn:${AWS::Partition}:s3:::"
+_RETAIN = {"DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain"}
+
 
 def _logical_id(table_name: str) -> str:
     return "Table" + "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", table_name) if part)
@@ -38,6 +105,11 @@ def _logical_id(table_name: str) -> str:
 def deployed_name(model) -> str:
     """The model's table name under the deployed prefix."""
     return DEPLOYED_PREFIX + model.Meta.table_name[len(config.TABLE_PREFIX):]
+
+
+def table_ids() -> list[str]:
+    """The tables' logical ids, in model order."""
+    return [_logical_id(deployed_name(m)) for m in ALL_MODELS]
 
 
 def _table_resource(model) -> dict:
@@ -51,8 +123,9 @@ def _table_resource(model) -> dict:
         "KeySchema": [{"AttributeName": attr.attr_name, "KeyType": "HASH" if attr.is_hash_key else "RANGE"}
                       for _, attr in keys],
         "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+        "DeletionProtectionEnabled": True,
     }
-    return {"Type": "AWS::DynamoDB::Table", "DeletionPolicy": "Retain", "Properties": properties}
+    return {"Type": "AWS::DynamoDB::Table", **_RETAIN, "Properties": properties}
 
 
 def _identities_key() -> dict:
@@ -61,8 +134,7 @@ def _identities_key() -> dict:
     key (so IAM policies, the function's and an operator's, decide who may use it)."""
     key = {
         "Type": "AWS::KMS::Key",
-        "DeletionPolicy": "Retain",
-        "UpdateReplacePolicy": "Retain",
+        **_RETAIN,
         "Properties": {
             "Description": "glue-catalog: envelope encryption of the identities' secret access keys",
             "EnableKeyRotation": True,
@@ -83,12 +155,143 @@ def _identities_key() -> dict:
     return {"IdentitiesKey": key, "IdentitiesKeyAlias": alias}
 
 
-def template() -> dict:
-    """A CloudFormation template fragment: one table per model, and the identities' KMS key."""
-    resources = {_logical_id(deployed_name(m)): _table_resource(m) for m in ALL_MODELS}
-    resources.update(_identities_key())
-    return {"Resources": resources}
+# ------------------------------------------------------------------------------ the warehouse
+WAREHOUSE_BUCKET: dict[str, Any] = {"Fn::If": ["CreateWarehouseBucket", {"Ref": "Warehouse"},
+                                               {"Ref": "WarehouseBucket"}]}
 
 
-if __name__ == "__main__":
-    print(json.dumps(template(), indent=2))
+def _under_warehouse(with_prefix: str, without: str) -> dict[str, Any]:
+    """``Fn::Sub`` of one of two strings naming ${Bucket} (the warehouse's), by whether there is a prefix."""
+    return {"Fn::If": ["HasWarehousePrefix",
+                       {"Fn::Sub": [with_prefix, {"Bucket": WAREHOUSE_BUCKET}]},
+                       {"Fn::Sub": [without, {"Bucket": WAREHOUSE_BUCKET}]}]}
+
+
+WAREHOUSE_URI = _under_warehouse("s3://${Bucket}/${WarehousePrefix}", "s3://${Bucket}")
+WAREHOUSE_LOCATION = Location(
+    bucket_arn={"Fn::Sub": [_PARTITION_S3 + "${Bucket}", {"Bucket": WAREHOUSE_BUCKET}]},
+    objects_arn=_under_warehouse(_PARTITION_S3 + "${Bucket}/${WarehousePrefix}/*", _PARTITION_S3 + "${Bucket}/*"))
+ACCOUNT = {"Ref": "AWS::AccountId"}
+
+
+def _warehouse_bucket() -> dict[str, Any]:
+    """The bucket the stack creates when WarehouseBucket is empty: private, TLS only, retained."""
+    bucket = {
+        "Type": "AWS::S3::Bucket", "Condition": "CreateWarehouseBucket", **_RETAIN,
+        "Properties": {
+            "PublicAccessBlockConfiguration": {"BlockPublicAcls": True, "BlockPublicPolicy": True,
+                                               "IgnorePublicAcls": True, "RestrictPublicBuckets": True},
+            "OwnershipControls": {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]},
+            "BucketEncryption": {"ServerSideEncryptionConfiguration": [
+                {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]},
+        },
+    }
+    tls_only = {
+        "Type": "AWS::S3::BucketPolicy", "Condition": "CreateWarehouseBucket",
+        "Properties": {"Bucket": {"Ref": "Warehouse"}, "PolicyDocument": {"Version": "2012-10-17", "Statement": [{
+            "Sid": "TlsOnly", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
+            "Resource": [{"Fn::GetAtt": ["Warehouse", "Arn"]}, {"Fn::Sub": "${Warehouse.Arn}/*"}],
+            "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]}},
+    }
+    return {"Warehouse": bucket, "WarehouseTlsOnly": tls_only}
+
+
+def _allowed_location_policies(roles: list[str]) -> dict[str, Any]:
+    """One IAM policy per AllowedLocations entry (s3://bucket/prefix), on every function's role.
+
+    CloudFormation cannot map a list onto ARNs, so Fn::ForEach (AWS::LanguageExtensions) makes a
+    resource per entry; "&{Location}" is the entry without its non-alphanumeric characters. The
+    "://" appended keeps Fn::Select in range for the empty default (where the condition drops it)."""
+    path = {"Fn::Select": [1, {"Fn::Split": ["://", "${Location}://"]}]}
+    location = Location(
+        bucket_arn={"Fn::Sub": [_PARTITION_S3 + "${Bucket}", {"Bucket": {"Fn::Select": [0, {"Fn::Split": ["/", path]}]}}]},
+        objects_arn={"Fn::Sub": [_PARTITION_S3 + "${Path}/*", {"Path": path}]})
+    policy = {
+        # Managed, so that CloudFormation names it (an inline policy's name would have to be made
+        # from the entry); a role holds 10 managed policies unless the account's IAM quota is raised.
+        "Type": "AWS::IAM::ManagedPolicy", "Condition": "HasAllowedLocations",
+        "Properties": {
+            "Description": "glue-catalog: GLUE_ALLOWED_LOCATIONS entry ${Location}",
+            "Roles": [{"Ref": role} for role in roles],
+            "PolicyDocument": {"Version": "2012-10-17",
+                               "Statement": location_statements([location], ACCOUNT, sid="AllowedLocation")},
+        },
+    }
+    return {"Fn::ForEach::AllowedLocationPolicies": ["Location", {"Ref": "AllowedLocations"},
+                                                     {"AllowedLocation&{Location}": policy}]}
+
+
+def _role_policy(log_groups: list[str]) -> dict[str, Any]:
+    return {"Version": "2012-10-17", "Statement": statements(
+        tables=[{"Fn::GetAtt": [table, "Arn"]} for table in table_ids()],
+        locations=[WAREHOUSE_LOCATION],
+        account=ACCOUNT,
+        kms_key={"Fn::GetAtt": ["IdentitiesKey", "Arn"]},
+        kms_condition=None,
+        log_groups=[{"Fn::GetAtt": [group, "Arn"]} for group in log_groups])}
+
+
+def _log_group(condition: str | None = None) -> dict[str, Any]:
+    # Deleted with the stack (what they hold expires after LogRetentionInDays anyway).
+    group: dict[str, Any] = {"Type": "AWS::Logs::LogGroup", "DeletionPolicy": "Delete", "UpdateReplacePolicy": "Delete",
+                             "Properties": {"RetentionInDays": {"Ref": "LogRetentionInDays"}}}
+    if condition:
+        group["Condition"] = condition
+    return group
+
+
+def resources() -> dict[str, Any]:
+    """The resources that do not depend on chalice's: tables, key, warehouse bucket."""
+    result = {_logical_id(deployed_name(m)): _table_resource(m) for m in ALL_MODELS}
+    result.update(_identities_key())
+    result.update(_warehouse_bucket())
+    return result
+
+
+def finish(chalice_template: dict[str, Any]) -> dict[str, Any]:
+    """The deployed template: chalice's (``chalice package --stage prod``) with the parameters,
+    tables, key, warehouse, policies, log groups and stage settings of this module."""
+    template = copy.deepcopy(chalice_template)
+    template["Transform"] = list(TRANSFORMS)
+    template["Description"] = ("glue-catalog: AWS Glue Data Catalog, Lake Formation and Paimon REST catalog "
+                               "on API Gateway, Lambda and DynamoDB")
+    template["Parameters"] = copy.deepcopy(PARAMETERS)
+    template["Conditions"] = copy.deepcopy(CONDITIONS)
+    existing = template["Resources"]
+    added = resources()
+    clash = set(added) & set(existing)
+    assert not clash, f"chalice's template already has {sorted(clash)}"
+    existing.update(added)
+
+    functions = [name for name, r in existing.items() if r["Type"] == "AWS::Serverless::Function"]
+    log_groups: dict[str, list[str]] = {}  # role -> its functions' log groups (chalice may share a role)
+    for function in functions:
+        properties = existing[function]["Properties"]
+        log_group = f"{function}Logs"
+        existing[log_group] = _log_group()
+        log_groups.setdefault(properties["Role"]["Fn::GetAtt"][0], []).append(log_group)
+        properties["LoggingConfig"] = {"LogGroup": {"Ref": log_group}}
+        variables = properties.setdefault("Environment", {}).setdefault("Variables", {})
+        variables[WAREHOUSE_VARIABLE] = WAREHOUSE_URI
+        variables[ALLOWED_VARIABLE] = {"Fn::Join": [",", {"Ref": "AllowedLocations"}]}
+    for role, groups in log_groups.items():
+        policies = existing[role]["Properties"]["Policies"]
+        assert len(policies) == 1, f"{role}: expected chalice's one policy"
+        policies[0]["PolicyDocument"] = _role_policy(groups)
+    apis = [r for r in existing.values() if r["Type"] == "AWS::Serverless::Api"]
+    assert len(apis) == 1, "expected chalice's one REST API"
+    existing.update(_allowed_location_policies(list(log_groups)))
+    existing["ApiAccessLogs"] = _log_group("AccessLogsEnabled")
+    apis[0]["Properties"].update({
+        "MethodSettings": [{"ResourcePath": "/*", "HttpMethod": "*",
+                            "ThrottlingRateLimit": {"Ref": "ThrottlingRateLimit"},
+                            "ThrottlingBurstLimit": {"Ref": "ThrottlingBurstLimit"}}],
+        "AccessLogSetting": {"Fn::If": ["AccessLogsEnabled",
+                                        {"DestinationArn": {"Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:"
+                                                                      "${AWS::AccountId}:log-group:${ApiAccessLogs}"},
+                                         "Format": ACCESS_LOG_FORMAT},
+                                        {"Ref": "AWS::NoValue"}]},
+    })
+    template.setdefault("Outputs", {})["WarehouseURI"] = {
+        "Description": "PAIMON_WAREHOUSE of the functions", "Value": WAREHOUSE_URI}
+    return template

@@ -1,18 +1,21 @@
-"""Build the Lambda deployment package: ``chalice package --stage prod``, then drop botocore's models of
-services the function never calls (botocore arrives as a dependency of pynamodb, and its
-models of 400 services are most of the package).
+"""Build the deployment: chalice's package of the prod stage (the Lambda zip and its SAM template),
+the zip slimmed of botocore's models of services the function never calls (botocore arrives as a
+dependency of pynamodb, and its models of 400 services are most of the package), and the template
+finished by ``infra.cloudformation`` (tables, key, warehouse, policies, logs, stage settings).
 
 Run: ``.venv/bin/python -m infra.package out/`` (or ``make package``); prints the sizes.
+``sam_template()`` gives the same template without building the zip (the tests lint it).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 # Services the function talks to (dynamodb through pynamodb) or validates against.
@@ -20,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 KEEP_SERVICES = {"dynamodb", "glue", "kms", "lakeformation", "s3", "sts"}
 # The deployed stage (.chalice/config.json): SigV4 verification on, the KMS key by its alias.
 STAGE = "prod"
+CODE_URI = "./deployment.zip"
 
 
 def _keep(name: str) -> bool:
@@ -41,16 +45,66 @@ def slim(zip_path: Path) -> tuple[int, int]:
     return before, zip_path.stat().st_size
 
 
+def _chalice() -> tuple[Any, Any, Any]:
+    """chalice's CLI factory, the prod stage's config and the package options, as ``chalice
+    package`` makes them. The roles' policies are infra.policy's (the template replaces them),
+    so chalice's own policy file is not read: it is the ``chalice deploy`` path's."""
+    from chalice.cli.factory import CLIFactory
+
+    os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")  # chalice asks botocore for service principals
+    factory = CLIFactory(project_dir=str(REPO))
+    config = factory.create_config_obj(STAGE, user_provided_params={"autogen_policy": True})
+    return factory, config, factory.create_package_options()
+
+
+def chalice_template() -> dict[str, Any]:
+    """The SAM template ``chalice package --stage prod`` writes, without building the zip."""
+    from chalice.deploy import models
+    from chalice.deploy.appgraph import ApplicationGraphBuilder, DependencyBuilder
+    from chalice.deploy.deployer import BaseDeployStep, DeploymentPackager, create_build_stage
+    from chalice.deploy.swagger import CFNSwaggerGenerator
+    from chalice.package import ResourceBuilder, SAMTemplateGenerator
+    from chalice.utils import UI, OSUtils
+
+    class NoZip(BaseDeployStep):
+        def handle_deploymentpackage(self, config: Any, resource: models.DeploymentPackage) -> None:
+            resource.filename = CODE_URI
+
+    _, config, options = _chalice()
+    build = create_build_stage(OSUtils(), UI(), CFNSwaggerGenerator(), config)
+    build._steps = [NoZip() if isinstance(step, DeploymentPackager) else step for step in build._steps]
+    resources = ResourceBuilder(ApplicationGraphBuilder(), DependencyBuilder(), build).construct_resources(
+        config, STAGE)
+    template: dict[str, Any] = SAMTemplateGenerator(config, options).generate(resources)
+    for resource in template["Resources"].values():
+        if resource["Type"] == "AWS::Serverless::Function":
+            resource["Properties"]["CodeUri"] = CODE_URI  # where chalice package puts the zip
+    return template
+
+
+def sam_template() -> dict[str, Any]:
+    """The deployed template (out/sam.json), built without the zip."""
+    from infra.cloudformation import finish
+
+    return finish(chalice_template())
+
+
 def main() -> None:
-    """chalice package into the given directory, then slim its deployment.zip."""
+    """chalice package into the given directory, slim its deployment.zip, finish its template."""
+    from chalice.package import create_app_packager
+
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "out").resolve()
     shutil.rmtree(out, ignore_errors=True)
-    env = {**os.environ, "AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION", "us-east-1")}
-    subprocess.run([str(Path(sys.executable).parent / "chalice"), "package", "--stage", STAGE,
-                    "--merge-template", "infra/dynamodb-tables.json", str(out)], cwd=REPO, env=env, check=True)
+    _, config, options = _chalice()
+    create_app_packager(config, options).package_app(config, str(out), STAGE)
     before, after = slim(out / "deployment.zip")
+    template = out / "sam.json"
+    built = json.loads(template.read_text())
+    # The one template: what the tests lint is what gets deployed.
+    assert built == chalice_template(), "chalice package's template differs from infra.package.chalice_template()"
+    template.write_text(json.dumps(sam_template(), indent=2) + "\n")
     print(f"{out / 'deployment.zip'}: {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB "
-          f"(kept botocore models: {', '.join(sorted(KEEP_SERVICES))})")
+          f"(kept botocore models: {', '.join(sorted(KEEP_SERVICES))}); {template}")
 
 
 if __name__ == "__main__":

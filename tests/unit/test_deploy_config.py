@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import pathlib
-from typing import Any
 
 from chalice.config import Config
 from chalice.deploy.swagger import SwaggerGenerator
 
 from app import app
-from infra.cloudformation import IDENTITIES_KEY_ALIAS, template
+from infra import policy
+from infra.cloudformation import IDENTITIES_KEY_ALIAS, resources
 from infra.package import KEEP_SERVICES, STAGE
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -50,13 +50,11 @@ def test_api_gateway_passes_requests_through_to_the_function() -> None:
             assert "security" not in method, (path, verb)
 
 
-def policy_statements() -> list[dict[str, Any]]:
-    policy_file = stage(STAGE).iam_policy_file
-    return json.loads((ROOT / ".chalice" / policy_file).read_text())["Statement"]
-
-
 def test_the_function_may_use_only_the_aliased_kms_key() -> None:
-    kms = [s for s in policy_statements() if any(a.startswith("kms:") for a in s["Action"])]
+    """chalice deploy's policy (python -m infra.policy): Decrypt, on a key carrying the alias."""
+    document = policy.chalice_policy(warehouse="s3://lake/w", allowed=[], account="111122223333",
+                                     region="us-east-1", partition="aws", functions=["glue-catalog-prod"])
+    kms = [s for s in document["Statement"] if any(a.startswith("kms:") for a in s["Action"])]
     assert len(kms) == 1
     # Only opening secrets: keys are sealed by `python -m infra.identities` with the operator's credentials.
     assert kms[0]["Action"] == ["kms:Decrypt"]
@@ -64,8 +62,7 @@ def test_the_function_may_use_only_the_aliased_kms_key() -> None:
 
 
 def test_the_template_creates_the_key_under_that_alias() -> None:
-    resources = template()["Resources"]
-    key, alias = resources["IdentitiesKey"], resources["IdentitiesKeyAlias"]
+    key, alias = resources()["IdentitiesKey"], resources()["IdentitiesKeyAlias"]
     assert key["Type"] == "AWS::KMS::Key" and key["DeletionPolicy"] == "Retain"
     assert key["Properties"]["EnableKeyRotation"] is True
     assert alias["Properties"] == {"AliasName": IDENTITIES_KEY_ALIAS, "TargetKeyId": {"Ref": "IdentitiesKey"}}

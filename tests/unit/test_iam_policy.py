@@ -270,8 +270,9 @@ def test_the_policy_grants_exactly_the_s3_actions_the_warehouse_calls() -> None:
 
 def test_the_function_only_opens_secrets_with_kms() -> None:
     """Decrypt is granted; the KMS calls that seal (GenerateDataKey, or Encrypt) are made only by
-    secret_box.seal, which only identities.create_key calls, which no module of the function
-    calls (keys are issued by `python -m infra.identities` with the operator's credentials)."""
+    secret_box.seal, which only identities.create_key and migrate_keys call, which no module of the
+    function calls (keys are issued and re-sealed by `python -m infra.identities` with the
+    operator's credentials)."""
     paths = _lambda_paths()
     used = client_calls(paths, _KMS_CALLS)
     assert set(policy.KMS_ACTIONS) == {"kms:Decrypt"} and "kms:Decrypt" in used
@@ -282,8 +283,9 @@ def test_the_function_only_opens_secrets_with_kms() -> None:
         for place in where:
             file, line = place.rsplit(":", 1)
             assert file == "chalicelib/store/secret_box.py" and int(line) in seal_lines, (action, place)
-    assert _callers(paths, "seal") <= {"chalicelib/store/identities.py:create_key"}
-    assert _callers(paths, "create_key") == set()
+    assert _callers(paths, "seal") <= {"chalicelib/store/identities.py:create_key",
+                                       "chalicelib/store/identities.py:migrate_keys"}
+    assert _callers(paths, "create_key") == set() and _callers(paths, "migrate_keys") == set()
 
 
 def _function_lines(path: Path, name: str) -> range:

@@ -25,9 +25,9 @@ GLUE_HEADERS = {"Content-Type": "application/x-amz-json-1.1"}
 
 
 def _signed(key: tuple[str, str], url: str, host: str, body: bytes, headers: dict[str, str],
-            service: str = "glue") -> dict[str, str]:
+            service: str = "glue", region: str = "us-east-1") -> dict[str, str]:
     request = AWSRequest(method="POST", url=url, data=body, headers={**headers, "Host": host})
-    SigV4Auth(Credentials(*key), service, "us-east-1").add_auth(request)
+    SigV4Auth(Credentials(*key), service, region).add_auth(request)
     return dict(request.headers.items())
 
 
@@ -81,6 +81,11 @@ def main(key_id: str, secret: str) -> dict[str, Any]:
                          {"Content-Type": "application/json"}, service="lakeformation")
     result["lakeformation_stage_ok"] = _code(app(_event("/prod/ListTransactions", "/{operation}", lf_headers, b"{}",
                                                         {"operation": "ListTransactions"}), None))
+    # Signed for a region no partition has: refused (nothing created).
+    create = {**GLUE_HEADERS, "X-Amz-Target": "AWSGlue.CreateDatabase"}
+    refused = json.dumps({"DatabaseInput": {"Name": name + "_refused"}}).encode()
+    nowhere = _signed(key, stage_url, HOST, refused, create, region="xx-nowhere-9")
+    result["stage_unknown_region"] = _code(app(_event("/prod/", "/", nowhere, refused), None))
     return result
 
 

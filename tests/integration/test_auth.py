@@ -9,6 +9,7 @@ session server keeps serving the other tests (and is used here to look at what w
 from __future__ import annotations
 
 import datetime
+import http.client
 import json
 import os
 import shutil
@@ -21,12 +22,14 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
+from urllib.parse import urlsplit
 
 import boto3
 import pytest
 from botocore.exceptions import ClientError
 
 from infra.local.stack import CLIENT_CONFIG, REGION, REPO, CatalogStack, ServerProcess
+from tests.integration.store_helpers import Store
 
 ADMIN = "arn:aws:iam::123456789012:user/admin"
 OTHER = "arn:aws:iam::111122223333:role/etl"
@@ -312,6 +315,65 @@ def test_the_aws_cli_with_an_issued_key(auth: AuthServer, glue: Any, tmp_path: P
     assert not _exists(glue, other)
 
 
+# -- the caller's region --------------------------------------------------------------------------
+def test_a_region_aws_does_not_have_is_refused(auth: AuthServer, stack: CatalogStack) -> None:
+    """Correctly signed for a region no partition has: InvalidSignatureException, as AWS answers a
+    credential scoped to an invalid region (Glue 400, Lake Formation 403), and nothing is stored."""
+    name = _name()
+    for service, call, status in [
+            ("glue", lambda c: c.create_database(DatabaseInput={"Name": name}), 400),
+            ("lakeformation", lambda c: c.start_transaction(), 403)]:
+        client = auth.client(auth.admin_key, service, region="xx-nowhere-9")
+        error = _refused(lambda: call(client), "InvalidSignatureException")  # noqa: B023
+        assert error.response["ResponseMetadata"]["HTTPStatusCode"] == status
+        assert error.response["Error"]["Message"] == "Credential should be scoped to a valid region, not 'xx-nowhere-9'. "
+    store = Store(stack)
+    for table in ("databases", "lf_transactions"):
+        assert store.query(table, "catalog", "xx-nowhere-9\x01123456789012") == []
+    # Another partition's region is a region: served.
+    china = auth.client(auth.admin_key, region="cn-north-1")
+    china.create_database(DatabaseInput={"Name": name})
+    assert china.get_database(Name=name)["Database"]["Name"] == name
+
+
+def test_no_bearer_token_for_a_region_aws_does_not_have(auth: AuthServer, stack: CatalogStack) -> None:
+    refused = auth.admin("tokens", "create", "--key", auth.other_key[0], "--region", "xx-nowhere-9", check=False)
+    assert refused.returncode != 0 and "valid AWS region" in refused.stderr and "gc1." not in refused.stdout
+    # A token naming such a region, with a correct MAC (one made by hand, or before the rule): 401.
+    from chalicelib.protocol import sigv4
+
+    expires = int(time.time()) + 600
+    mac = sigv4._token_mac(auth.other_key[1], auth.other_key[0], "xx-nowhere-9", expires)
+    forged = f"gc1.{auth.other_key[0]}.xx-nowhere-9.{expires}.{mac}"
+    status, answer = _paimon_post_database(auth.endpoint, [f"Bearer {forged}"], "nowhere")
+    assert status == 401 and answer["code"] == 401 and "valid region, not 'xx-nowhere-9'" in answer["message"]
+    assert Store(stack).query("databases", "catalog", "xx-nowhere-9\x01111122223333") == []
+
+
+def _send(endpoint: str, path: str, headers: list[tuple[str, str]], body: bytes) -> tuple[int, dict[str, str], dict]:
+    """One request with exactly these header lines, over http.client."""
+    url = urlsplit(endpoint)
+    conn = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=30)
+    try:
+        conn.putrequest("POST", path, skip_host=True, skip_accept_encoding=True)
+        for name, value in headers:
+            conn.putheader(name, value)
+        conn.putheader("Content-Length", str(len(body)))
+        conn.endheaders(body)
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, json.loads(response.read() or b"{}")
+    finally:
+        conn.close()
+
+
+def _paimon_post_database(endpoint: str, authorizations: list[str], name: str) -> tuple[int, dict]:
+    headers = [("Host", urlsplit(endpoint).netloc), ("Content-Type", "application/json"),
+               *(("Authorization", value) for value in authorizations)]
+    status, _, answer = _send(endpoint, "/v1/auth_wh/databases", headers,
+                              json.dumps({"name": name, "options": {}}).encode())
+    return status, answer
+
+
 # -- Paimon REST bearer tokens --------------------------------------------------------------------
 def _paimon_get(endpoint: str, token: str | None) -> tuple[int, dict]:
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
@@ -345,8 +407,8 @@ def test_chalice_test_client_with_api_gateway_events(auth: AuthServer, glue: Any
     assert result == {"client_ok": 200, "client_unsigned": "MissingAuthenticationTokenException",
                       "stage_ok": 200, "stage_path_ignored": "InvalidSignatureException",
                       "stage_wrong_host": "InvalidSignatureException", "stage_other_body": "InvalidSignatureException",
-                      "lakeformation_stage_ok": 200}, result
-    assert _exists(glue, created)
+                      "lakeformation_stage_ok": 200, "stage_unknown_region": "InvalidSignatureException"}, result
+    assert _exists(glue, created) and not _exists(glue, created + "_refused")
 
 
 def test_pyiceberg_with_an_issued_key(auth: AuthServer, glue: Any) -> None:

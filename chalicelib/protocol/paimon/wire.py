@@ -20,7 +20,7 @@ from chalicelib.context import RequestContext, context_from_bearer
 from chalicelib.protocol import sigv4
 from chalicelib.errors import (AccessDeniedException, AlreadyExistsException, AuthenticationError,
                                ConcurrentModificationException,
-                               EntityNotFoundException, InvalidSignatureException, RequestEntityTooLargeException,
+                               EntityNotFoundException, RequestEntityTooLargeException,
                                ServiceError)
 
 log = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ def error_response(error: ServiceError) -> tuple[int, dict[str, Any]]:
         status = 409
     elif isinstance(error, (AccessDeniedException,)):
         status = 403
-    elif isinstance(error, (InvalidSignatureException, AuthenticationError)):
+    elif isinstance(error, AuthenticationError):
         status = 401
     elif isinstance(error, ConcurrentModificationException):
         # Paimon's servers answer a lost commit race with a 409 (pypaimon: AlreadyExistsException

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from chalicelib import regions
-from chalicelib.errors import AccessDeniedException, SignatureDoesNotMatchException
+from chalicelib.errors import AccessDeniedException, IncompleteSignatureException, SignatureDoesNotMatchException
 
 DEFAULT_ACCOUNT_ID = os.environ.get("GLUE_DEFAULT_ACCOUNT_ID", "123456789012")
 ALLOW_CROSS_ACCOUNT = os.environ.get("GLUE_ALLOW_CROSS_ACCOUNT") == "1"
@@ -16,6 +17,11 @@ DEFAULT_REGION = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REG
 # SigV4: "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/glue/aws4_request, ..."
 _CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/\d{8}/([^/,\s]+)/")
 _ACCOUNT_ID = re.compile(r"\d{12}")
+# Two Authorization values name two callers. Sent as two header lines, or folded into one line
+# by a proxy (RFC 9110 5.3 lets it join repeated lines with commas; AWS's front end reads them so
+# joined and refuses the result as an incomplete signature). A SigV4 value's own commas are
+# followed by its parameter names, never by a scheme.
+_FOLDED_AUTHORIZATION = re.compile(r",\s*(?:AWS4-HMAC-SHA256|Bearer)(?:\s|$)", re.IGNORECASE)
 
 
 def valid_region(region: str) -> bool:
@@ -33,6 +39,15 @@ def require_region(region: str, subject: str = "Credential") -> str:
         raise SignatureDoesNotMatchException(
             f"{subject} should be scoped to a valid region, not '{region[:64]}'. ")
     return region
+
+
+def require_one_authorization(headers: dict[str, str], repeated: Collection[str]) -> None:
+    """Refuse a request that carries more than one Authorization value, whatever the mode or
+    protocol: the header sent twice (``repeated``: the lowercase names of the headers the request
+    carried more than once), or two values folded into one line."""
+    if "authorization" in repeated or _FOLDED_AUTHORIZATION.search(headers.get("authorization", "")):
+        raise IncompleteSignatureException(
+            "The request carries more than one 'Authorization' header; exactly one is accepted.")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ authorizers and CORS behave as under ``chalice local``; what differs is the edge
 Gateway's part more strictly: the request's framing is checked before its body is read (one
 Content-Length, or chunked alone; at most MAX_BODY_BYTES), a request must arrive within
 ``GatewayHandler.timeout`` seconds however slowly it trickles in, and every refusal is an
-AWS-shaped JSON error (``__type`` + ``x-amzn-ErrorType``), including the 403 for unknown paths.
+AWS-shaped JSON error (``__type`` + ``x-amzn-ErrorType``), including the 403 for unknown paths,
+and the app sees every value of a repeated header in ``multiValueHeaders``, as behind API Gateway.
 
 Usage: ``python -m infra.local.server --host 127.0.0.1 --port 8000 [--app app:app]``
 """
@@ -36,7 +37,8 @@ from typing import Any, Optional
 
 from chalice.app import Chalice
 from chalice.config import Config
-from chalice.local import CustomLocalChalice, LocalChalice, LocalGateway, LocalGatewayException, RouteMatcher
+from chalice.local import (CustomLocalChalice, LambdaEventConverter, LocalChalice, LocalGateway, LocalGatewayException,
+                            RouteMatcher)
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 # API Gateway refuses payloads above 10 MiB before they reach the Lambda.
@@ -175,6 +177,31 @@ class RequestHeaders:
 
     def items(self) -> list[tuple[str, str]]:
         return list(self._pairs)
+
+
+class GatewayHeaders(dict):
+    """A request's headers as chalice's LocalGateway takes them: one value a name, the last one
+    sent (as API Gateway's ``headers``), and ``multi``, every value of each (lowercase) name in
+    arrival order, for the event's ``multiValueHeaders``."""
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        super().__init__(pairs)
+        self.multi: dict[str, list[str]] = {}
+        for name, value in pairs:
+            self.multi.setdefault(name.lower(), []).append(value)
+
+
+class ApiGatewayEvents(LambdaEventConverter):
+    """chalice's request-to-event converter, with the ``multiValueHeaders`` API Gateway's REST API
+    adds (chalice local leaves them out): the app refuses a repeated Authorization header, which
+    the single-valued ``headers`` hide."""
+
+    def create_lambda_event(self, method: str, path: str, headers: dict[str, str],
+                            body: Optional[bytes] = None) -> dict[str, Any]:
+        event = super().create_lambda_event(method, path, headers, body)
+        multi = getattr(headers, "multi", None)
+        event["multiValueHeaders"] = multi if multi is not None else {k: [v] for k, v in event["headers"].items()}
+        return event
 
 
 class HeaderError(Exception):
@@ -335,7 +362,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
             self._run_gateway(body)
 
     def _run_gateway(self, body: Optional[bytes]) -> None:
-        headers = {name: value for name, value in self.headers.items()}
+        headers = GatewayHeaders(self.headers.items())
         try:
             response = self.server.gateway.handle_request(
                 method=self.command, path=self.path, headers=headers, body=body
@@ -548,6 +575,8 @@ class GatewayServer(ThreadingHTTPServer):
                  request_timeout: float = GatewayHandler.timeout):
         self.app = thread_safe(app)
         self.gateway = LocalGateway(self.app, config)
+        self.gateway.event_converter = ApiGatewayEvents(RouteMatcher(list(self.app.routes)),
+                                                        self.app.api.binary_types)
         self.routes = RouteMatcher(list(self.app.routes))
         self.access_log = access_log
         self.request_timeout = request_timeout

@@ -315,7 +315,7 @@ def test_the_aws_cli_with_an_issued_key(auth: AuthServer, glue: Any, tmp_path: P
     assert not _exists(glue, other)
 
 
-# -- the caller's region --------------------------------------------------------------------------
+# -- the caller's region, and one Authorization header --------------------------------------------
 def test_a_region_aws_does_not_have_is_refused(auth: AuthServer, stack: CatalogStack) -> None:
     """Correctly signed for a region no partition has: InvalidSignatureException, as AWS answers a
     credential scoped to an invalid region (Glue 400, Lake Formation 403), and nothing is stored."""
@@ -351,7 +351,7 @@ def test_no_bearer_token_for_a_region_aws_does_not_have(auth: AuthServer, stack:
 
 
 def _send(endpoint: str, path: str, headers: list[tuple[str, str]], body: bytes) -> tuple[int, dict[str, str], dict]:
-    """One request with exactly these header lines, over http.client."""
+    """One request with exactly these header lines (repeats included), over http.client."""
     url = urlsplit(endpoint)
     conn = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=30)
     try:
@@ -366,12 +366,62 @@ def _send(endpoint: str, path: str, headers: list[tuple[str, str]], body: bytes)
         conn.close()
 
 
+def _signed_pairs(auth: AuthServer, key: tuple[str, str], service: str, path: str, body: bytes,
+                  headers: dict[str, str]) -> list[tuple[str, str]]:
+    """The header lines botocore's signer makes for POST ``path`` with ``body``."""
+    import botocore.auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    request = AWSRequest(method="POST", url=auth.endpoint + path, data=body, headers=headers)
+    botocore.auth.SigV4Auth(Credentials(*key), service, REGION).add_auth(request)
+    return [("Host", urlsplit(auth.endpoint).netloc), *request.headers.items()]
+
+
+@pytest.mark.parametrize("where", ["after", "before", "folded"])
+def test_two_authorization_headers_are_refused(auth: AuthServer, glue: Any, where: str) -> None:
+    """A correctly signed request plus a second Authorization header (another key's signature), or
+    both values folded into one line: IncompleteSignatureException whichever comes first (Glue 400,
+    Lake Formation 403), and nothing stored."""
+    name = _name()
+    body = json.dumps({"DatabaseInput": {"Name": name}}).encode()
+    target = {"Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": "AWSGlue.CreateDatabase"}
+    signed = _signed_pairs(auth, auth.admin_key, "glue", "/", body, target)
+    other = dict(_signed_pairs(auth, auth.other_key, "glue", "/", body, target))["Authorization"]
+    extra = [("Authorization", other)]
+    sent = {"after": signed + extra, "before": extra + signed,
+            "folded": [(k, f"{v}, {other}" if k == "Authorization" else v) for k, v in signed]}[where]
+    status, _, answer = _send(auth.endpoint, "/", sent, body)
+    assert (status, answer["__type"]) == (400, "IncompleteSignatureException")
+    assert "more than one 'Authorization' header" in answer["Message"]
+    assert not _exists(glue, name)
+    # The same request with one Authorization header is served.
+    assert _send(auth.endpoint, "/", signed, body)[0] == 200 and _exists(glue, name)
+
+    lf = _signed_pairs(auth, auth.admin_key, "lakeformation", "/StartTransaction", b"{}",
+                       {"Content-Type": "application/json"})
+    status, headers, answer = _send(auth.endpoint, "/StartTransaction",
+                                    lf + [("authorization", dict(lf)["Authorization"])], b"{}")
+    assert (status, answer["__type"], headers["x-amzn-errortype"]) == (
+        403, "IncompleteSignatureException", "IncompleteSignatureException")
+
+
 def _paimon_post_database(endpoint: str, authorizations: list[str], name: str) -> tuple[int, dict]:
     headers = [("Host", urlsplit(endpoint).netloc), ("Content-Type", "application/json"),
                *(("Authorization", value) for value in authorizations)]
     status, _, answer = _send(endpoint, "/v1/auth_wh/databases", headers,
                               json.dumps({"name": name, "options": {}}).encode())
     return status, answer
+
+
+def test_two_bearer_tokens_are_refused(auth: AuthServer, glue: Any) -> None:
+    admin = auth.admin("tokens", "create", "--key", auth.admin_key[0]).stdout.strip()
+    other = auth.admin("tokens", "create", "--key", auth.other_key[0]).stdout.strip()
+    name = _name()
+    status, answer = _paimon_post_database(auth.endpoint, [f"Bearer {admin}", f"Bearer {other}"], name)
+    assert status == 401 and answer["code"] == 401 and "more than one 'Authorization'" in answer["message"]
+    assert not _exists(glue, name)
+    assert _paimon_post_database(auth.endpoint, [f"Bearer {admin}"], name)[0] == 200 and _exists(glue, name)
 
 
 # -- Paimon REST bearer tokens --------------------------------------------------------------------
@@ -407,7 +457,9 @@ def test_chalice_test_client_with_api_gateway_events(auth: AuthServer, glue: Any
     assert result == {"client_ok": 200, "client_unsigned": "MissingAuthenticationTokenException",
                       "stage_ok": 200, "stage_path_ignored": "InvalidSignatureException",
                       "stage_wrong_host": "InvalidSignatureException", "stage_other_body": "InvalidSignatureException",
-                      "lakeformation_stage_ok": 200, "stage_unknown_region": "InvalidSignatureException"}, result
+                      "lakeformation_stage_ok": 200, "stage_unknown_region": "InvalidSignatureException",
+                      "stage_two_authorizations": "IncompleteSignatureException",
+                      "lakeformation_two_authorizations": "IncompleteSignatureException"}, result
     assert _exists(glue, created) and not _exists(glue, created + "_refused")
 
 

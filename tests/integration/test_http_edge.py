@@ -17,6 +17,7 @@ import botocore.exceptions
 import pytest
 
 from infra.local.stack import client
+from tests.integration.conftest import random_account
 
 AUTH = ("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/glue/aws4_request, "
         "SignedHeaders=host, Signature=0")
@@ -168,3 +169,59 @@ def test_stalled_body_is_answered_and_released(start_server):
     assert status == 408 and payload["__type"] == "RequestTimeoutException"
     assert headers["connection"] == "close"
     assert "DatabaseList" in client(server.endpoint).get_databases(MaxResults=1)
+
+
+def _raw_request(method: str, path: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", "Host: x", *(f"{name}: {value}" for name, value in headers),
+             f"Content-Length: {len(body)}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def _sigv4(account: str, service: str = "glue") -> str:
+    return (f"AWS4-HMAC-SHA256 Credential={account}/20260101/us-east-1/{service}/aws4_request, "
+            "SignedHeaders=host, Signature=0")
+
+
+@pytest.mark.parametrize("second_name", ["Authorization", "authorization"])
+def test_two_authorization_headers_are_refused_in_the_open_mode(endpoint, make_client, second_name):
+    """Two Authorization headers name two callers: AWS refuses them as an incomplete signature,
+    on every protocol (Glue's 400, Lake Formation's 403, Paimon's 401), and nothing is stored."""
+    first, second = random_account(), random_account()
+    name = "dup_" + first
+    glue_body = json.dumps({"DatabaseInput": {"Name": name}}).encode()
+    answer = exchange(endpoint, _raw_request("POST", "/", [
+        ("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "AWSGlue.CreateDatabase"),
+        ("Authorization", _sigv4(first)), (second_name, _sigv4(second))], glue_body))
+    status, headers, payload = parse(answer)
+    assert (status, payload["__type"]) == (400, "IncompleteSignatureException")
+    assert "more than one 'Authorization' header" in payload["Message"]
+
+    answer = exchange(endpoint, _raw_request("POST", "/StartTransaction", [
+        ("Content-Type", "application/json"), ("Authorization", _sigv4(first, "lakeformation")),
+        (second_name, _sigv4(first, "lakeformation"))], b"{}"))
+    status, headers, payload = parse(answer)
+    assert (status, payload["__type"], headers["x-amzn-errortype"]) == (
+        403, "IncompleteSignatureException", "IncompleteSignatureException")
+
+    paimon_body = json.dumps({"name": name, "options": {}}).encode()
+    answer = exchange(endpoint, _raw_request("POST", "/v1/w1/databases", [
+        ("Content-Type", "application/json"), ("Authorization", f"Bearer {first}"),
+        (second_name, f"Bearer {second}")], paimon_body))
+    status, _, payload = parse(answer)
+    assert status == 401 and payload["code"] == 401 and "more than one 'Authorization'" in payload["message"]
+
+    for account in (first, second):
+        glue = make_client("glue", account=account)
+        with pytest.raises(glue.exceptions.EntityNotFoundException):
+            glue.get_database(Name=name)
+    assert make_client("glue", account=first).get_databases()["DatabaseList"] == []
+
+
+def test_one_authorization_header_is_still_served(endpoint, make_client):
+    account = random_account()
+    name = "one_" + account
+    answer = exchange(endpoint, _raw_request("POST", "/v1/w1/databases", [
+        ("Content-Type", "application/json"), ("Authorization", f"Bearer {account}")],
+        json.dumps({"name": name, "options": {}}).encode()))
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+    assert make_client("glue", account=account).get_database(Name=name)["Database"]["Name"] == name

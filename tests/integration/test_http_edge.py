@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import botocore.exceptions
 import pytest
 
+from infra.local.server import DRAIN_BYTES, MAX_BODY_BYTES
 from infra.local.stack import client
 from tests.integration.conftest import random_account
 
@@ -74,6 +75,56 @@ def test_bad_framing_gets_an_aws_shaped_400(endpoint, glue, framing, body):
     assert payload["__type"] == "BadRequestException" and payload["Message"]
     assert headers["x-amzn-errortype"] == "BadRequestException"
     assert headers["connection"] == "close"
+    assert "DatabaseList" in glue.get_databases(MaxResults=1)  # the server still serves
+
+
+MiB = 1024 * 1024
+# A valid 1 MiB chunk: what a client streaming a large chunked body keeps sending.
+_CHUNK = b"100000\r\n" + b" " * MiB + b"\r\n"
+
+
+def _send_until_refused(endpoint: str, head: bytes, filler: bytes, limit: int) -> tuple[int, bytes]:
+    """Send ``head``, then ``filler`` again and again until the server stops the upload (a send
+    fails) or ``limit`` bytes went out; the bytes sent and every byte answered."""
+    with socket.create_connection(_address(endpoint), timeout=60) as sock:
+        sent = 0
+        try:
+            sock.sendall(head)
+            while sent < limit:
+                sock.sendall(filler)
+                sent += len(filler)
+        except OSError:  # reset: the server closed the connection without reading the rest
+            pass
+        answer = b""
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except ConnectionResetError:
+            pass
+        return sent, answer
+
+
+@pytest.mark.parametrize("framing, start, filler, status", [
+    (b"Transfer-Encoding: chunked\r\n", b"zz\r\n", b"x" * MiB, 400),
+    (b"Transfer-Encoding: chunked\r\n", b"2;ext=1\r\n", b"x" * MiB, 400),
+    (b"Transfer-Encoding: chunked\r\n", b"2\r\n{}XX", b"x" * MiB, 400),
+    (b"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", b"", _CHUNK, 400),
+    (b"Transfer-Encoding: chunked\r\n", b"", _CHUNK, 413),
+    (b"Content-Length: %d\r\n" % (DRAIN_BYTES + 1), b"", b" " * MiB, 413),
+], ids=["bad-chunk-size", "chunk-extension", "missing-crlf", "length-and-chunked", "chunked-over-the-limit",
+        "declared-beyond-the-drain"])
+def test_a_refused_upload_is_not_read_any_further(endpoint, glue, framing, start, filler, status):
+    """The server answers and closes at once: the client's sends fail after what the sockets'
+    buffers hold (a few MiB), not after the 256 MiB it is ready to send (the server used to read
+    and discard for 2 seconds, up to 200 MB on loopback)."""
+    limit = 256 * MiB
+    sent, answer = _send_until_refused(endpoint, glue_request(framing, start), filler, limit)
+    got, headers, payload = parse(answer)
+    expected = "BadRequestException" if status == 400 else "RequestEntityTooLargeException"
+    assert (got, payload["__type"], headers["x-amzn-errortype"]) == (status, expected, expected)
+    assert headers["connection"] == "close"
+    # MAX_BODY_BYTES of chunks are read before the 413; the rest is at most the socket buffers.
+    assert sent < MAX_BODY_BYTES + 48 * MiB < limit, f"{sent / MiB:.0f} MiB were accepted after the refusal"
     assert "DatabaseList" in glue.get_databases(MaxResults=1)  # the server still serves
 
 

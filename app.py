@@ -49,6 +49,20 @@ def _request_parts() -> tuple[dict[str, str], bytes, dict]:
     return headers, cast(bytes, request.raw_body), request.context
 
 
+def _repeated_headers() -> frozenset[str]:
+    """The lowercase names of the headers the request carried more than once. Chalice's
+    ``headers`` hold one value a name (API Gateway's ``headers``: the last one sent); every value
+    is in the event's ``multiValueHeaders`` (API Gateway's REST API, and infra/local/server.py)."""
+    request = app.current_request
+    multi = request.to_original_event().get("multiValueHeaders") if request is not None else None
+    if not multi:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for name, values in multi.items():
+        counts[name.lower()] = counts.get(name.lower(), 0) + len(values or ())
+    return frozenset(name for name, count in counts.items() if count > 1)
+
+
 def _query_pairs() -> list[tuple[str, str]]:
     """Every (name, value) of the query string, repeats included: a SigV4 signature covers them."""
     request = app.current_request
@@ -59,13 +73,14 @@ def _query_pairs() -> list[tuple[str, str]]:
 @app.route("/", methods=["POST"], content_types=_CONTENT_TYPES)
 def glue() -> Response:
     headers, body, context = _request_parts()
-    return _respond(wire.handle_glue(headers, body, context, _query_pairs()))
+    return _respond(wire.handle_glue(headers, body, context, _query_pairs(), _repeated_headers()))
 
 
 @app.route("/{operation}", methods=["POST"], content_types=_CONTENT_TYPES)
 def lakeformation(operation: str) -> Response:
     headers, body, context = _request_parts()
-    return _respond(wire.handle_lakeformation(operation, headers, body, context, _query_pairs()))
+    return _respond(wire.handle_lakeformation(operation, headers, body, context, _query_pairs(),
+                                              _repeated_headers()))
 
 
 def _paimon_view(template: str) -> Callable[..., Response]:
@@ -77,7 +92,7 @@ def _paimon_view(template: str) -> Callable[..., Response]:
         params = request.query_params
         query: dict[str, str] = {name: params[name] for name in params} if params else {}
         result = paimon_wire.handle(request.method, template, request.uri_params or {}, query, headers,
-                                    body, context)
+                                    body, context, _repeated_headers())
         return Response(body=result.body, status_code=result.status, headers=result.headers)
     return view
 

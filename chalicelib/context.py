@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
-from chalicelib.errors import AccessDeniedException, InvalidSignatureException
+from chalicelib import regions
+from chalicelib.errors import AccessDeniedException, IncompleteSignatureException, SignatureDoesNotMatchException
 
 DEFAULT_ACCOUNT_ID = os.environ.get("GLUE_DEFAULT_ACCOUNT_ID", "123456789012")
 ALLOW_CROSS_ACCOUNT = os.environ.get("GLUE_ALLOW_CROSS_ACCOUNT") == "1"
@@ -15,14 +17,37 @@ DEFAULT_REGION = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REG
 # SigV4: "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/glue/aws4_request, ..."
 _CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/\d{8}/([^/,\s]+)/")
 _ACCOUNT_ID = re.compile(r"\d{12}")
-# Region names are lowercase letters, digits and hyphens ("us-gov-west-1", "eu-central-2";
-# "local" for local setups). The region goes into every storage key: a bounded, plain name.
-_REGION = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?")
+# Two Authorization values name two callers. Sent as two header lines, or folded into one line
+# by a proxy (RFC 9110 5.3 lets it join repeated lines with commas; AWS's front end reads them so
+# joined and refuses the result as an incomplete signature). A SigV4 value's own commas are
+# followed by its parameter names, never by a scheme.
+_FOLDED_AUTHORIZATION = re.compile(r",\s*(?:AWS4-HMAC-SHA256|Bearer)(?:\s|$)", re.IGNORECASE)
 
 
 def valid_region(region: str) -> bool:
-    """Whether ``region`` is a plain region name (the shape every storage key relies on)."""
-    return bool(_REGION.fullmatch(region))
+    """Whether ``region`` is an AWS region (chalicelib.regions): a plain name, as every storage
+    key needs, that botocore's partitions know."""
+    return regions.is_region(region)
+
+
+def require_region(region: str, subject: str = "Credential") -> str:
+    """``region``, if it is an AWS region; else AWS's refusal of a credential scoped to a region
+    that does not exist. The one check of the caller's region, for every protocol and mode: the
+    SigV4 scope (open and verified), a Paimon bearer token's region. Each wire answers it as it
+    answers an invalid signature (Glue 400, Lake Formation 403, Paimon 401)."""
+    if not regions.is_region(region):
+        raise SignatureDoesNotMatchException(
+            f"{subject} should be scoped to a valid region, not '{region[:64]}'. ")
+    return region
+
+
+def require_one_authorization(headers: dict[str, str], repeated: Collection[str]) -> None:
+    """Refuse a request that carries more than one Authorization value, whatever the mode or
+    protocol: the header sent twice (``repeated``: the lowercase names of the headers the request
+    carried more than once), or two values folded into one line."""
+    if "authorization" in repeated or _FOLDED_AUTHORIZATION.search(headers.get("authorization", "")):
+        raise IncompleteSignatureException(
+            "The request carries more than one 'Authorization' header; exactly one is accepted.")
 
 
 @dataclass(frozen=True)
@@ -69,11 +94,7 @@ def context_from_request(headers: dict[str, str], api_gateway_context: dict | No
     account_id, region = DEFAULT_ACCOUNT_ID, DEFAULT_REGION
     match = _CREDENTIAL.search(headers.get("authorization", ""))
     if match:
-        access_key, region = match.group(1), match.group(2)
-        if not _REGION.fullmatch(region):
-            raise InvalidSignatureException(
-                f"Credential should be scoped to a valid region, not '{region[:64]}'. Region names "
-                "are 1 to 32 lowercase letters, digits and hyphens.")
+        access_key, region = match.group(1), require_region(match.group(2))
         if _ACCOUNT_ID.fullmatch(access_key):
             account_id = access_key
     identity = (api_gateway_context or {}).get("identity") or {}
@@ -101,11 +122,7 @@ def context_from_bearer(headers: dict[str, str], api_gateway_context: dict | Non
         if _ACCOUNT_ID.fullmatch(account):
             account_id = account
             if scope:
-                if not _REGION.fullmatch(scope):
-                    raise InvalidSignatureException(
-                        f"The bearer token's region must be a valid region name, not '{scope[:64]}'. Region "
-                        "names are 1 to 32 lowercase letters, digits and hyphens.")
-                region = scope
+                region = require_region(scope, "The bearer token")
     identity = (api_gateway_context or {}).get("identity") or {}
     if identity.get("accountId"):
         account_id = identity["accountId"]

@@ -63,13 +63,6 @@ class OperationTimeoutException(ServiceError):
     code = "OperationTimeoutException"
 
 
-class InvalidSignatureException(ServiceError):
-    """The SigV4 signature or its credential scope is unusable (AWS's front end answers a
-    credential scoped to an invalid region with this code, HTTP 400 on the JSON protocols)."""
-
-    code = "InvalidSignatureException"
-
-
 class AuthenticationError(ServiceError):
     """A request the SigV4 (or bearer token) check refused: nothing past authentication ran.
 
@@ -94,8 +87,8 @@ class IncompleteSignatureException(AuthenticationError):
 
 
 class SignatureDoesNotMatchException(AuthenticationError):
-    """A signature that does not verify, or one made too long ago: AWS calls both
-    InvalidSignatureException (the class above keeps its 400 for the open mode's region check)."""
+    """A signature that does not verify, one made too long ago, or a credential scoped to a
+    region that does not exist (in the open mode too): AWS calls each InvalidSignatureException."""
 
     code = "InvalidSignatureException"
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from chalicelib import clock
-from chalicelib.context import RequestContext, valid_region
+from chalicelib.context import RequestContext, require_region, valid_region
 from chalicelib.errors import (IncompleteSignatureException, MissingAuthenticationTokenException,
                                SignatureDoesNotMatchException, UnrecognizedClientException)
 
@@ -130,8 +130,7 @@ def _check_scope(auth: Authorization, amz_date: str, signed_at: float, service: 
             f"Credential should be scoped with a valid terminator: 'aws4_request', not '{auth.terminator[:40]}'.")
     if auth.service != service:
         raise SignatureDoesNotMatchException(f"Credential should be scoped to correct service: '{service}'. ")
-    if not valid_region(auth.region):
-        raise SignatureDoesNotMatchException("Credential should be scoped to a valid region. ")
+    require_region(auth.region)
     if auth.date != amz_date[:8]:
         raise SignatureDoesNotMatchException(
             "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: "
@@ -251,7 +250,7 @@ def _token_mac(secret: str, key_id: str, region: str, expires: int) -> str:
 def make_token(key_id: str, secret: str, region: str, expires: int) -> str:
     """A bearer token for ``key_id`` in ``region``, valid until ``expires`` (epoch seconds)."""
     if not valid_region(region):
-        raise ValueError(f"region must be a valid region name, not {region!r}")
+        raise ValueError(f"region must be a valid AWS region (one of botocore's partitions), not {region!r}")
     return f"{TOKEN_PREFIX}.{key_id}.{region}.{expires}.{_token_mac(secret, key_id, region, expires)}"
 
 
@@ -272,8 +271,9 @@ def authenticate_bearer(headers: dict[str, str]) -> RequestContext:
     expires = int(expires_text)
     if expires < clock.now():
         raise UnrecognizedClientException("The bearer token has expired.")
+    require_region(region, "The bearer token")
     key = lookup_key(key_id)
-    if key is None or not valid_region(region) or not hmac.compare_digest(
+    if key is None or not hmac.compare_digest(
             _token_mac(key.secret, key_id, region, expires).encode(), mac.encode()):
         raise UnrecognizedClientException("The bearer token is invalid.")
     return RequestContext(account_id=key.account_id, region=region, service="paimon", caller_arn=key.principal)

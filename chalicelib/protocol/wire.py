@@ -12,10 +12,10 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from chalicelib import actions, json_text, metrics, page_tokens
-from chalicelib.context import RequestContext, context_from_request
+from chalicelib.context import RequestContext, context_from_request, require_one_authorization
 from chalicelib.errors import (AuthenticationError, InternalServiceException, RequestEntityTooLargeException,
                                SerializationException, ServiceError, UnknownOperationException)
 from chalicelib.protocol import sigv4
@@ -164,8 +164,10 @@ def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestCo
 
 
 def _caller(service: str, path: str, headers: dict[str, str], raw_body: bytes | None,
-            gateway_context: dict | None, query: Sequence[tuple[str, str]] = ()) -> RequestContext:
+            gateway_context: dict | None, query: Sequence[tuple[str, str]] = (),
+            repeated: Collection[str] = ()) -> RequestContext:
     """The verified caller when authentication is on (sigv4), else the open mode's caller."""
+    require_one_authorization(headers, repeated)
     if sigv4.required():
         method = str((gateway_context or {}).get("httpMethod") or "POST")
         return sigv4.authenticate(service, method, sigv4.signed_path(gateway_context, path), headers, raw_body,
@@ -174,11 +176,11 @@ def _caller(service: str, path: str, headers: dict[str, str], raw_body: bytes | 
 
 
 def _serve(service: str, operation: str, headers: dict[str, str], raw_body: bytes | None,
-           gateway_context: dict | None, path: str,
-           query: Sequence[tuple[str, str]] = ()) -> tuple[int, Any, ServiceError | None]:
+           gateway_context: dict | None, path: str, query: Sequence[tuple[str, str]] = (),
+           repeated: Collection[str] = ()) -> tuple[int, Any, ServiceError | None]:
     metrics.reset()
     try:
-        ctx = _caller(service, path, headers, raw_body, gateway_context, query)
+        ctx = _caller(service, path, headers, raw_body, gateway_context, query, repeated)
         ctx = replace(ctx, service=service, operation=operation)
         return 200, _invoke(service, operation, raw_body, ctx) or {}, None
     except ServiceError as error:
@@ -197,15 +199,17 @@ def _metric_headers() -> dict[str, str]:
 
 
 def handle_glue(headers: dict[str, str], raw_body: bytes | None,
-                gateway_context: dict | None = None, query: Sequence[tuple[str, str]] = ()) -> WireResponse:
-    """Serve one AWS JSON 1.1 request for Glue (``query``: the decoded query parameters, signed too)."""
+                gateway_context: dict | None = None, query: Sequence[tuple[str, str]] = (),
+                repeated: Collection[str] = ()) -> WireResponse:
+    """Serve one AWS JSON 1.1 request for Glue (``query``: the decoded query parameters, signed too;
+    ``repeated``: the lowercase names of the headers the request carried more than once)."""
     target = headers.get("x-amz-target", "")
     if not target.startswith(GLUE_TARGET_PREFIX):
         unknown = UnknownOperationException(f"Missing or unknown X-Amz-Target header: {target!r}")
         return WireResponse(400, _dump({"__type": unknown.code, "Message": unknown.message}),
                             {"Content-Type": JSON_11})
     status, result, error = _serve(GLUE, target[len(GLUE_TARGET_PREFIX):], headers, raw_body,
-                                   gateway_context, "/", query)
+                                   gateway_context, "/", query, repeated)
     if isinstance(error, AuthenticationError):
         status = 400  # Glue's JSON 1.1 front end answers authentication failures 400 (LF's REST one 403)
     if error is not None:
@@ -215,10 +219,11 @@ def handle_glue(headers: dict[str, str], raw_body: bytes | None,
 
 
 def handle_lakeformation(operation: str, headers: dict[str, str], raw_body: bytes | None,
-                         gateway_context: dict | None = None, query: Sequence[tuple[str, str]] = ()) -> WireResponse:
-    """Serve one REST-JSON request for Lake Formation (``POST /<operation>``)."""
+                         gateway_context: dict | None = None, query: Sequence[tuple[str, str]] = (),
+                         repeated: Collection[str] = ()) -> WireResponse:
+    """Serve one REST-JSON request for Lake Formation (``POST /<operation>``; ``repeated`` as for Glue)."""
     status, result, error = _serve(LAKEFORMATION, operation, headers, raw_body, gateway_context, f"/{operation}",
-                                   query)
+                                   query, repeated)
     if error is not None:
         return WireResponse(status, _dump({"__type": error.code, "Message": error.message}),
                             {"Content-Type": REST_JSON, "x-amzn-ErrorType": error.code})

@@ -8,9 +8,11 @@ one ``sendall`` on a socket with TCP_NODELAY, over a threading HTTP/1.1 server.
 Requests still go through chalice's own ``LocalGateway``, so routing, content types,
 authorizers and CORS behave as under ``chalice local``; what differs is the edge, which plays API
 Gateway's part more strictly: the request's framing is checked before its body is read (one
-Content-Length, or chunked alone; at most MAX_BODY_BYTES), a request must arrive within
-``GatewayHandler.timeout`` seconds however slowly it trickles in, and every refusal is an
-AWS-shaped JSON error (``__type`` + ``x-amzn-ErrorType``), including the 403 for unknown paths.
+Content-Length, or chunked alone; at most MAX_BODY_BYTES), a request it cannot frame is answered
+and its connection closed without reading further, a request must arrive within
+``GatewayHandler.timeout`` seconds however slowly it trickles in, every refusal is an AWS-shaped
+JSON error (``__type`` + ``x-amzn-ErrorType``), including the 403 for unknown paths, and the app
+sees every value of a repeated header in ``multiValueHeaders``, as behind API Gateway.
 
 Usage: ``python -m infra.local.server --host 127.0.0.1 --port 8000 [--app app:app]``
 """
@@ -36,14 +38,20 @@ from typing import Any, Optional
 
 from chalice.app import Chalice
 from chalice.config import Config
-from chalice.local import CustomLocalChalice, LocalChalice, LocalGateway, LocalGatewayException, RouteMatcher
+from chalice.local import (CustomLocalChalice, LambdaEventConverter, LocalChalice, LocalGateway, LocalGatewayException,
+                            RouteMatcher)
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 # API Gateway refuses payloads above 10 MiB before they reach the Lambda.
 MAX_BODY_BYTES = 10 * 1024 * 1024
-# How long to keep swallowing an oversized upload after answering 413, so that the client
-# reads our answer instead of a connection reset.
+# After a 413 for a declared Content-Length of at most DRAIN_BYTES, the rest of that body is read
+# and discarded (for DRAIN_SECONDS at most), so that a client that sends its whole body before it
+# reads (http.client) gets the 413 rather than a connection reset. Nothing else the server refuses
+# is read any further: a framing error, a chunked body over the limit or a longer declared body
+# closes the connection right after the answer (the reset stops a client still sending at once;
+# Linux keeps the answer it received readable).
 DRAIN_SECONDS = 2.0
+DRAIN_BYTES = 2 * MAX_BODY_BYTES
 # Decoding a body this large builds up to ~25x its size in Python objects; decoded at once on
 # interleaved threads they fragment the heap (eight 10 MB bodies at once kept ~220 MB from the
 # OS for good; two at a time, ~60 MB). Such requests take turns, LARGE_BODY_SLOTS at a time
@@ -105,7 +113,12 @@ def aws_error(error_type: str, message: str) -> bytes:
 
 
 class BodyTooLarge(Exception):
-    """The request body is over MAX_BODY_BYTES."""
+    """The request body is over MAX_BODY_BYTES: ``declared`` is its Content-Length when that is a
+    number the drain after the 413 may read (None for a chunked body, or a length beyond any)."""
+
+    def __init__(self, declared: Optional[int] = None) -> None:
+        super().__init__(declared)
+        self.declared = declared
 
 
 class BadRequest(Exception):
@@ -175,6 +188,31 @@ class RequestHeaders:
 
     def items(self) -> list[tuple[str, str]]:
         return list(self._pairs)
+
+
+class GatewayHeaders(dict):
+    """A request's headers as chalice's LocalGateway takes them: one value a name, the last one
+    sent (as API Gateway's ``headers``), and ``multi``, every value of each (lowercase) name in
+    arrival order, for the event's ``multiValueHeaders``."""
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        super().__init__(pairs)
+        self.multi: dict[str, list[str]] = {}
+        for name, value in pairs:
+            self.multi.setdefault(name.lower(), []).append(value)
+
+
+class ApiGatewayEvents(LambdaEventConverter):
+    """chalice's request-to-event converter, with the ``multiValueHeaders`` API Gateway's REST API
+    adds (chalice local leaves them out): the app refuses a repeated Authorization header, which
+    the single-valued ``headers`` hide."""
+
+    def create_lambda_event(self, method: str, path: str, headers: dict[str, str],
+                            body: Optional[bytes] = None) -> dict[str, Any]:
+        event = super().create_lambda_event(method, path, headers, body)
+        multi = getattr(headers, "multi", None)
+        event["multiValueHeaders"] = multi if multi is not None else {k: [v] for k, v in event["headers"].items()}
+        return event
 
 
 class HeaderError(Exception):
@@ -285,8 +323,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
         """Refuse a badly framed or oversized upload before the client sends it."""
         try:
             self._framing()
-        except BodyTooLarge:
-            self._send_too_large()
+        except BodyTooLarge as exc:
+            self._send_too_large(exc.declared)
             return False
         except BadRequest as exc:
             self._send_bad_request(str(exc))
@@ -297,8 +335,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
         """Read the body, run the app through the gateway and send its response."""
         try:
             body = self._read_body()
-        except BodyTooLarge:
-            self._send_too_large()
+        except BodyTooLarge as exc:
+            self._send_too_large(exc.declared)
             return
         except BadRequest as exc:
             self._send_bad_request(str(exc))
@@ -335,7 +373,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
             self._run_gateway(body)
 
     def _run_gateway(self, body: Optional[bytes]) -> None:
-        headers = {name: value for name, value in self.headers.items()}
+        headers = GatewayHeaders(self.headers.items())
         try:
             response = self.server.gateway.handle_request(
                 method=self.command, path=self.path, headers=headers, body=body
@@ -386,7 +424,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
         digits = value.lstrip("0") or "0"
         # Compare lengths first: int() of a 5,000-digit string raises.
         if len(digits) > len(str(MAX_BODY_BYTES)) or int(digits) > MAX_BODY_BYTES:
-            raise BodyTooLarge()
+            raise BodyTooLarge(int(digits) if len(digits) <= len(str(DRAIN_BYTES)) else None)
         return int(digits)
 
     def _read_body(self) -> Optional[bytes]:
@@ -426,7 +464,7 @@ class GatewayHandler(BaseHTTPRequestHandler):
                 return parts[0] if len(parts) == 1 else b"".join(parts)
             total += size
             if total > MAX_BODY_BYTES:
-                raise BodyTooLarge()
+                raise BodyTooLarge()  # how much more the client means to send is unknown: not drained
             chunk = self.rfile.read(size)
             if len(chunk) != size:
                 raise BadRequest(f"the connection closed inside a chunk ({len(chunk)} of {size} bytes)")
@@ -449,17 +487,18 @@ class GatewayHandler(BaseHTTPRequestHandler):
     def _send_error(self, status: int, error_type: str, message: str, headers: Optional[dict[str, Any]] = None) -> None:
         self._send(status, {**(headers or {}), "x-amzn-ErrorType": error_type}, aws_error(error_type, message))
 
-    def _send_too_large(self) -> None:
+    def _send_too_large(self, declared: Optional[int]) -> None:
         # The body was not read, so this connection cannot carry another request.
         self.close_connection = True
         self._send_error(413, "RequestEntityTooLargeException", f"Request size exceeds the {MAX_BODY_BYTES} byte limit")
-        self._drain()
+        if declared is not None and declared <= DRAIN_BYTES:
+            self._drain(declared)
 
     def _send_bad_request(self, message: str) -> None:
-        # Where the body ends is unknown, so this connection cannot carry another request.
+        # Where the body ends is unknown, so this connection cannot carry another request, and
+        # nothing more of it is read: the connection closes as soon as the answer is sent.
         self.close_connection = True
         self._send_error(400, "BadRequestException", message)
-        self._drain()
 
     def _send_gateway_exception(self, exc: LocalGatewayException) -> None:
         """chalice's LocalGateway refusals ({"message": ...} only) in AWS's error shape."""
@@ -472,22 +511,26 @@ class GatewayHandler(BaseHTTPRequestHandler):
             message = error_type
         self._send_error(exc.CODE, error_type, message, headers)
 
-    def _drain(self) -> None:
-        """Discard what the client is still sending for a moment, then let the socket close.
+    def _drain(self, limit: int) -> None:
+        """Discard up to ``limit`` bytes the client is still sending, for DRAIN_SECONDS at most,
+        then let the socket close.
 
-        Closing a socket with unread input makes the kernel send a reset, which can reach the
-        client before our 413 does; this read is bounded in time and never kept.
+        Closing a socket with unread input makes the kernel send a reset, which stops a client
+        still sending its body before it reads our 413 (http.client raises instead of answering
+        it); this read is bounded in time and bytes, and never kept.
         """
         try:
             self.connection.shutdown(socket.SHUT_WR)
             deadline = time.monotonic() + DRAIN_SECONDS
             self.connection.settimeout(0.25)
-            while time.monotonic() < deadline:
+            while limit > 0 and time.monotonic() < deadline:
                 try:
-                    if not self.connection.recv(65536):
-                        break
+                    received = len(self.connection.recv(min(65536, limit)))
                 except socket.timeout:
                     continue
+                if not received:
+                    break
+                limit -= received
         except OSError:
             pass
 
@@ -548,6 +591,8 @@ class GatewayServer(ThreadingHTTPServer):
                  request_timeout: float = GatewayHandler.timeout):
         self.app = thread_safe(app)
         self.gateway = LocalGateway(self.app, config)
+        self.gateway.event_converter = ApiGatewayEvents(RouteMatcher(list(self.app.routes)),
+                                                        self.app.api.binary_types)
         self.routes = RouteMatcher(list(self.app.routes))
         self.access_log = access_log
         self.request_timeout = request_timeout

@@ -25,18 +25,22 @@ GLUE_HEADERS = {"Content-Type": "application/x-amz-json-1.1"}
 
 
 def _signed(key: tuple[str, str], url: str, host: str, body: bytes, headers: dict[str, str],
-            service: str = "glue") -> dict[str, str]:
+            service: str = "glue", region: str = "us-east-1") -> dict[str, str]:
     request = AWSRequest(method="POST", url=url, data=body, headers={**headers, "Host": host})
-    SigV4Auth(Credentials(*key), service, "us-east-1").add_auth(request)
+    SigV4Auth(Credentials(*key), service, region).add_auth(request)
     return dict(request.headers.items())
 
 
 def _event(path: str, resource: str, headers: dict[str, str], body: bytes,
-           path_parameters: dict[str, str] | None = None) -> dict[str, Any]:
-    """An API Gateway REST (proxy) event for the stage ``prod``: requestContext.path has the stage."""
+           path_parameters: dict[str, str] | None = None,
+           repeated: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """An API Gateway REST (proxy) event for the stage ``prod``: requestContext.path has the stage.
+    ``repeated``: header values sent before the one ``headers`` holds (API Gateway's ``headers``
+    keeps the last value of a repeated header, ``multiValueHeaders`` every one)."""
+    multi = {name: [*(repeated or {}).get(name, []), value] for name, value in headers.items()}
     return {
         "resource": resource, "path": path[len("/prod"):], "httpMethod": "POST",
-        "headers": headers, "multiValueHeaders": {name: [value] for name, value in headers.items()},
+        "headers": headers, "multiValueHeaders": multi,
         "queryStringParameters": None, "multiValueQueryStringParameters": None,
         "pathParameters": path_parameters, "stageVariables": None,
         "requestContext": {"resourcePath": resource, "httpMethod": "POST", "path": path, "stage": "prod",
@@ -81,6 +85,19 @@ def main(key_id: str, secret: str) -> dict[str, Any]:
                          {"Content-Type": "application/json"}, service="lakeformation")
     result["lakeformation_stage_ok"] = _code(app(_event("/prod/ListTransactions", "/{operation}", lf_headers, b"{}",
                                                         {"operation": "ListTransactions"}), None))
+    # Signed for a region no partition has: refused (nothing created).
+    create = {**GLUE_HEADERS, "X-Amz-Target": "AWSGlue.CreateDatabase"}
+    refused = json.dumps({"DatabaseInput": {"Name": name + "_refused"}}).encode()
+    nowhere = _signed(key, stage_url, HOST, refused, create, region="xx-nowhere-9")
+    result["stage_unknown_region"] = _code(app(_event("/prod/", "/", nowhere, refused), None))
+    # Two Authorization headers, each a valid signature of the request: refused (nothing created).
+    signed = _signed(key, stage_url, HOST, refused, create)
+    result["stage_two_authorizations"] = _code(app(_event("/prod/", "/", signed, refused,
+                                                          repeated={"Authorization": [signed["Authorization"]]}),
+                                                   None))
+    result["lakeformation_two_authorizations"] = _code(app(_event(
+        "/prod/ListTransactions", "/{operation}", lf_headers, b"{}", {"operation": "ListTransactions"},
+        repeated={"Authorization": [lf_headers["Authorization"]]}), None))
     return result
 
 

@@ -9,6 +9,7 @@ session server keeps serving the other tests (and is used here to look at what w
 from __future__ import annotations
 
 import datetime
+import http.client
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
+from urllib.parse import urlsplit
 
 import boto3
 import pytest
@@ -28,6 +30,7 @@ from botocore.exceptions import ClientError
 
 from infra.local.stack import CLIENT_CONFIG, REGION, REPO, CatalogStack, ServerProcess
 from tests import legacy_secrets
+from tests.integration.store_helpers import Store
 
 ADMIN = "arn:aws:iam::123456789012:user/admin"
 OTHER = "arn:aws:iam::111122223333:role/etl"
@@ -360,6 +363,115 @@ def test_the_aws_cli_with_an_issued_key(auth: AuthServer, glue: Any, tmp_path: P
     assert not _exists(glue, other)
 
 
+# -- the caller's region, and one Authorization header --------------------------------------------
+def test_a_region_aws_does_not_have_is_refused(auth: AuthServer, stack: CatalogStack) -> None:
+    """Correctly signed for a region no partition has: InvalidSignatureException, as AWS answers a
+    credential scoped to an invalid region (Glue 400, Lake Formation 403), and nothing is stored."""
+    name = _name()
+    for service, call, status in [
+            ("glue", lambda c: c.create_database(DatabaseInput={"Name": name}), 400),
+            ("lakeformation", lambda c: c.start_transaction(), 403)]:
+        client = auth.client(auth.admin_key, service, region="xx-nowhere-9")
+        error = _refused(lambda: call(client), "InvalidSignatureException")  # noqa: B023
+        assert error.response["ResponseMetadata"]["HTTPStatusCode"] == status
+        assert error.response["Error"]["Message"] == "Credential should be scoped to a valid region, not 'xx-nowhere-9'. "
+    store = Store(stack)
+    for table in ("databases", "lf_transactions"):
+        assert store.query(table, "catalog", "xx-nowhere-9\x01123456789012") == []
+    # Another partition's region is a region: served.
+    china = auth.client(auth.admin_key, region="cn-north-1")
+    china.create_database(DatabaseInput={"Name": name})
+    assert china.get_database(Name=name)["Database"]["Name"] == name
+
+
+def test_no_bearer_token_for_a_region_aws_does_not_have(auth: AuthServer, stack: CatalogStack) -> None:
+    refused = auth.admin("tokens", "create", "--key", auth.other_key[0], "--region", "xx-nowhere-9", check=False)
+    assert refused.returncode != 0 and "valid AWS region" in refused.stderr and "gc1." not in refused.stdout
+    # A token naming such a region, with a correct MAC (one made by hand, or before the rule): 401.
+    from chalicelib.protocol import sigv4
+
+    expires = int(time.time()) + 600
+    mac = sigv4._token_mac(auth.other_key[1], auth.other_key[0], "xx-nowhere-9", expires)
+    forged = f"gc1.{auth.other_key[0]}.xx-nowhere-9.{expires}.{mac}"
+    status, answer = _paimon_post_database(auth.endpoint, [f"Bearer {forged}"], "nowhere")
+    assert status == 401 and answer["code"] == 401 and "valid region, not 'xx-nowhere-9'" in answer["message"]
+    assert Store(stack).query("databases", "catalog", "xx-nowhere-9\x01111122223333") == []
+
+
+def _send(endpoint: str, path: str, headers: list[tuple[str, str]], body: bytes) -> tuple[int, dict[str, str], dict]:
+    """One request with exactly these header lines (repeats included), over http.client."""
+    url = urlsplit(endpoint)
+    conn = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=30)
+    try:
+        conn.putrequest("POST", path, skip_host=True, skip_accept_encoding=True)
+        for name, value in headers:
+            conn.putheader(name, value)
+        conn.putheader("Content-Length", str(len(body)))
+        conn.endheaders(body)
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, json.loads(response.read() or b"{}")
+    finally:
+        conn.close()
+
+
+def _signed_pairs(auth: AuthServer, key: tuple[str, str], service: str, path: str, body: bytes,
+                  headers: dict[str, str]) -> list[tuple[str, str]]:
+    """The header lines botocore's signer makes for POST ``path`` with ``body``."""
+    import botocore.auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    request = AWSRequest(method="POST", url=auth.endpoint + path, data=body, headers=headers)
+    botocore.auth.SigV4Auth(Credentials(*key), service, REGION).add_auth(request)
+    return [("Host", urlsplit(auth.endpoint).netloc), *request.headers.items()]
+
+
+@pytest.mark.parametrize("where", ["after", "before", "folded"])
+def test_two_authorization_headers_are_refused(auth: AuthServer, glue: Any, where: str) -> None:
+    """A correctly signed request plus a second Authorization header (another key's signature), or
+    both values folded into one line: IncompleteSignatureException whichever comes first (Glue 400,
+    Lake Formation 403), and nothing stored."""
+    name = _name()
+    body = json.dumps({"DatabaseInput": {"Name": name}}).encode()
+    target = {"Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": "AWSGlue.CreateDatabase"}
+    signed = _signed_pairs(auth, auth.admin_key, "glue", "/", body, target)
+    other = dict(_signed_pairs(auth, auth.other_key, "glue", "/", body, target))["Authorization"]
+    extra = [("Authorization", other)]
+    sent = {"after": signed + extra, "before": extra + signed,
+            "folded": [(k, f"{v}, {other}" if k == "Authorization" else v) for k, v in signed]}[where]
+    status, _, answer = _send(auth.endpoint, "/", sent, body)
+    assert (status, answer["__type"]) == (400, "IncompleteSignatureException")
+    assert "more than one 'Authorization' header" in answer["Message"]
+    assert not _exists(glue, name)
+    # The same request with one Authorization header is served.
+    assert _send(auth.endpoint, "/", signed, body)[0] == 200 and _exists(glue, name)
+
+    lf = _signed_pairs(auth, auth.admin_key, "lakeformation", "/StartTransaction", b"{}",
+                       {"Content-Type": "application/json"})
+    status, headers, answer = _send(auth.endpoint, "/StartTransaction",
+                                    lf + [("authorization", dict(lf)["Authorization"])], b"{}")
+    assert (status, answer["__type"], headers["x-amzn-errortype"]) == (
+        403, "IncompleteSignatureException", "IncompleteSignatureException")
+
+
+def _paimon_post_database(endpoint: str, authorizations: list[str], name: str) -> tuple[int, dict]:
+    headers = [("Host", urlsplit(endpoint).netloc), ("Content-Type", "application/json"),
+               *(("Authorization", value) for value in authorizations)]
+    status, _, answer = _send(endpoint, "/v1/auth_wh/databases", headers,
+                              json.dumps({"name": name, "options": {}}).encode())
+    return status, answer
+
+
+def test_two_bearer_tokens_are_refused(auth: AuthServer, glue: Any) -> None:
+    admin = auth.admin("tokens", "create", "--key", auth.admin_key[0]).stdout.strip()
+    other = auth.admin("tokens", "create", "--key", auth.other_key[0]).stdout.strip()
+    name = _name()
+    status, answer = _paimon_post_database(auth.endpoint, [f"Bearer {admin}", f"Bearer {other}"], name)
+    assert status == 401 and answer["code"] == 401 and "more than one 'Authorization'" in answer["message"]
+    assert not _exists(glue, name)
+    assert _paimon_post_database(auth.endpoint, [f"Bearer {admin}"], name)[0] == 200 and _exists(glue, name)
+
+
 # -- Paimon REST bearer tokens --------------------------------------------------------------------
 def _paimon_get(endpoint: str, token: str | None) -> tuple[int, dict]:
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
@@ -393,8 +505,10 @@ def test_chalice_test_client_with_api_gateway_events(auth: AuthServer, glue: Any
     assert result == {"client_ok": 200, "client_unsigned": "MissingAuthenticationTokenException",
                       "stage_ok": 200, "stage_path_ignored": "InvalidSignatureException",
                       "stage_wrong_host": "InvalidSignatureException", "stage_other_body": "InvalidSignatureException",
-                      "lakeformation_stage_ok": 200}, result
-    assert _exists(glue, created)
+                      "lakeformation_stage_ok": 200, "stage_unknown_region": "InvalidSignatureException",
+                      "stage_two_authorizations": "IncompleteSignatureException",
+                      "lakeformation_two_authorizations": "IncompleteSignatureException"}, result
+    assert _exists(glue, created) and not _exists(glue, created + "_refused")
 
 
 def test_pyiceberg_with_an_issued_key(auth: AuthServer, glue: Any) -> None:

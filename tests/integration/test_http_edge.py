@@ -16,7 +16,9 @@ from urllib.parse import urlsplit
 import botocore.exceptions
 import pytest
 
+from infra.local.server import DRAIN_BYTES, MAX_BODY_BYTES
 from infra.local.stack import client
+from tests.integration.conftest import random_account
 
 AUTH = ("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/glue/aws4_request, "
         "SignedHeaders=host, Signature=0")
@@ -73,6 +75,56 @@ def test_bad_framing_gets_an_aws_shaped_400(endpoint, glue, framing, body):
     assert payload["__type"] == "BadRequestException" and payload["Message"]
     assert headers["x-amzn-errortype"] == "BadRequestException"
     assert headers["connection"] == "close"
+    assert "DatabaseList" in glue.get_databases(MaxResults=1)  # the server still serves
+
+
+MiB = 1024 * 1024
+# A valid 1 MiB chunk: what a client streaming a large chunked body keeps sending.
+_CHUNK = b"100000\r\n" + b" " * MiB + b"\r\n"
+
+
+def _send_until_refused(endpoint: str, head: bytes, filler: bytes, limit: int) -> tuple[int, bytes]:
+    """Send ``head``, then ``filler`` again and again until the server stops the upload (a send
+    fails) or ``limit`` bytes went out; the bytes sent and every byte answered."""
+    with socket.create_connection(_address(endpoint), timeout=60) as sock:
+        sent = 0
+        try:
+            sock.sendall(head)
+            while sent < limit:
+                sock.sendall(filler)
+                sent += len(filler)
+        except OSError:  # reset: the server closed the connection without reading the rest
+            pass
+        answer = b""
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except ConnectionResetError:
+            pass
+        return sent, answer
+
+
+@pytest.mark.parametrize("framing, start, filler, status", [
+    (b"Transfer-Encoding: chunked\r\n", b"zz\r\n", b"x" * MiB, 400),
+    (b"Transfer-Encoding: chunked\r\n", b"2;ext=1\r\n", b"x" * MiB, 400),
+    (b"Transfer-Encoding: chunked\r\n", b"2\r\n{}XX", b"x" * MiB, 400),
+    (b"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", b"", _CHUNK, 400),
+    (b"Transfer-Encoding: chunked\r\n", b"", _CHUNK, 413),
+    (b"Content-Length: %d\r\n" % (DRAIN_BYTES + 1), b"", b" " * MiB, 413),
+], ids=["bad-chunk-size", "chunk-extension", "missing-crlf", "length-and-chunked", "chunked-over-the-limit",
+        "declared-beyond-the-drain"])
+def test_a_refused_upload_is_not_read_any_further(endpoint, glue, framing, start, filler, status):
+    """The server answers and closes at once: the client's sends fail after what the sockets'
+    buffers hold (a few MiB), not after the 256 MiB it is ready to send (the server used to read
+    and discard for 2 seconds, up to 200 MB on loopback)."""
+    limit = 256 * MiB
+    sent, answer = _send_until_refused(endpoint, glue_request(framing, start), filler, limit)
+    got, headers, payload = parse(answer)
+    expected = "BadRequestException" if status == 400 else "RequestEntityTooLargeException"
+    assert (got, payload["__type"], headers["x-amzn-errortype"]) == (status, expected, expected)
+    assert headers["connection"] == "close"
+    # MAX_BODY_BYTES of chunks are read before the 413; the rest is at most the socket buffers.
+    assert sent < MAX_BODY_BYTES + 48 * MiB < limit, f"{sent / MiB:.0f} MiB were accepted after the refusal"
     assert "DatabaseList" in glue.get_databases(MaxResults=1)  # the server still serves
 
 
@@ -168,3 +220,59 @@ def test_stalled_body_is_answered_and_released(start_server):
     assert status == 408 and payload["__type"] == "RequestTimeoutException"
     assert headers["connection"] == "close"
     assert "DatabaseList" in client(server.endpoint).get_databases(MaxResults=1)
+
+
+def _raw_request(method: str, path: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", "Host: x", *(f"{name}: {value}" for name, value in headers),
+             f"Content-Length: {len(body)}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def _sigv4(account: str, service: str = "glue") -> str:
+    return (f"AWS4-HMAC-SHA256 Credential={account}/20260101/us-east-1/{service}/aws4_request, "
+            "SignedHeaders=host, Signature=0")
+
+
+@pytest.mark.parametrize("second_name", ["Authorization", "authorization"])
+def test_two_authorization_headers_are_refused_in_the_open_mode(endpoint, make_client, second_name):
+    """Two Authorization headers name two callers: AWS refuses them as an incomplete signature,
+    on every protocol (Glue's 400, Lake Formation's 403, Paimon's 401), and nothing is stored."""
+    first, second = random_account(), random_account()
+    name = "dup_" + first
+    glue_body = json.dumps({"DatabaseInput": {"Name": name}}).encode()
+    answer = exchange(endpoint, _raw_request("POST", "/", [
+        ("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "AWSGlue.CreateDatabase"),
+        ("Authorization", _sigv4(first)), (second_name, _sigv4(second))], glue_body))
+    status, headers, payload = parse(answer)
+    assert (status, payload["__type"]) == (400, "IncompleteSignatureException")
+    assert "more than one 'Authorization' header" in payload["Message"]
+
+    answer = exchange(endpoint, _raw_request("POST", "/StartTransaction", [
+        ("Content-Type", "application/json"), ("Authorization", _sigv4(first, "lakeformation")),
+        (second_name, _sigv4(first, "lakeformation"))], b"{}"))
+    status, headers, payload = parse(answer)
+    assert (status, payload["__type"], headers["x-amzn-errortype"]) == (
+        403, "IncompleteSignatureException", "IncompleteSignatureException")
+
+    paimon_body = json.dumps({"name": name, "options": {}}).encode()
+    answer = exchange(endpoint, _raw_request("POST", "/v1/w1/databases", [
+        ("Content-Type", "application/json"), ("Authorization", f"Bearer {first}"),
+        (second_name, f"Bearer {second}")], paimon_body))
+    status, _, payload = parse(answer)
+    assert status == 401 and payload["code"] == 401 and "more than one 'Authorization'" in payload["message"]
+
+    for account in (first, second):
+        glue = make_client("glue", account=account)
+        with pytest.raises(glue.exceptions.EntityNotFoundException):
+            glue.get_database(Name=name)
+    assert make_client("glue", account=first).get_databases()["DatabaseList"] == []
+
+
+def test_one_authorization_header_is_still_served(endpoint, make_client):
+    account = random_account()
+    name = "one_" + account
+    answer = exchange(endpoint, _raw_request("POST", "/v1/w1/databases", [
+        ("Content-Type", "application/json"), ("Authorization", f"Bearer {account}")],
+        json.dumps({"name": name, "options": {}}).encode()))
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+    assert make_client("glue", account=account).get_database(Name=name)["Database"]["Name"] == name

@@ -241,7 +241,8 @@ def test_version_ids_that_are_not_plain_numbers_are_refused(endpoint, make_clien
     assert client.get_table(DatabaseName="d", Name="t")["Table"]["Description"] == "before"
 
 
-@pytest.mark.parametrize("region", ["r" * 3000, "US-EAST-1", "us_east_1", "eu-west-1\x01x", "-x"])
+@pytest.mark.parametrize("region", ["r" * 3000, "US-EAST-1", "us_east_1", "eu-west-1\x01x", "-x",
+                                    "xx-nowhere-9", "local", "aws-global", "fips-us-east-1"])
 def test_credential_scope_with_an_invalid_region_is_refused(endpoint, stack, region):
     account = random_account()
     body = b'{"DatabaseInput": {"Name": "d"}}'
@@ -252,6 +253,42 @@ def test_credential_scope_with_an_invalid_region_is_refused(endpoint, stack, reg
     store = Store(stack)
     for scope in (region, "us-east-1"):
         assert store.query("databases", "catalog", f"{scope}\x01{account}") == []
+
+
+def test_a_region_aws_does_not_have_is_refused_on_every_protocol(endpoint, stack, make_client):
+    """Open mode: the caller's region must exist (botocore's partitions), as AWS requires of a
+    credential scope: Glue answers 400, Lake Formation 403, Paimon 401, and nothing is stored."""
+    account = random_account()
+    glue = make_client("glue", account=account, region="xx-nowhere-9")
+    with pytest.raises(glue.exceptions.ClientError) as raised:
+        glue.create_database(DatabaseInput={"Name": "nowhere"})
+    error = raised.value.response
+    assert (error["Error"]["Code"], error["ResponseMetadata"]["HTTPStatusCode"]) == ("InvalidSignatureException", 400)
+    assert error["Error"]["Message"] == "Credential should be scoped to a valid region, not 'xx-nowhere-9'. "
+    lakeformation = make_client("lakeformation", account=account, region="xx-nowhere-9")
+    with pytest.raises(lakeformation.exceptions.ClientError) as raised:
+        lakeformation.start_transaction()
+    error = raised.value.response
+    assert (error["Error"]["Code"], error["ResponseMetadata"]["HTTPStatusCode"]) == ("InvalidSignatureException", 403)
+    request = urllib.request.Request(endpoint + "/v1/w1/databases", method="POST",
+                                     data=json.dumps({"name": "nowhere", "options": {}}).encode(),
+                                     headers={"Content-Type": "application/json",
+                                              "Authorization": f"Bearer {account}/xx-nowhere-9"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    answer = json.loads(refused.value.read())
+    assert refused.value.code == 401 and answer["code"] == 401 and "valid region" in answer["message"]
+    store = Store(stack)
+    assert store.query("databases", "catalog", f"xx-nowhere-9\x01{account}") == []
+    assert store.query("lf_transactions", "catalog", f"xx-nowhere-9\x01{account}") == []
+
+
+@pytest.mark.parametrize("region", ["cn-north-1", "us-gov-west-1", "us-isob-east-1", "eusc-de-east-1", "eu-south-9"])
+def test_regions_of_every_partition_are_served(make_client, region):
+    """Every partition's regions, and a name its regionRegex admits (a region newer than botocore)."""
+    glue = make_client("glue", account=random_account(), region=region)
+    glue.create_database(DatabaseInput={"Name": "here"})
+    assert [db["Name"] for db in glue.get_databases()["DatabaseList"]] == ["here"]
 
 
 def test_every_client_checks_response_shapes(glue, lakeformation, make_client):

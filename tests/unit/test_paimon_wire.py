@@ -22,7 +22,7 @@ def call(method: str, route: str, path: dict[str, str] | None = None, body: byte
 @pytest.mark.parametrize("error, status", [
     (errors.EntityNotFoundException("x", "TABLE", "t"), 404), (errors.AlreadyExistsException("x", "DATABASE", "d"), 409),
     (errors.InvalidInputException("x"), 400), (errors.AccessDeniedException("x"), 403),
-    (errors.InvalidSignatureException("x"), 401), (errors.ConcurrentModificationException("x"), 409),
+    (errors.SignatureDoesNotMatchException("x"), 401), (errors.ConcurrentModificationException("x"), 409),
     (errors.SerializationException("x"), 400), (errors.InternalServiceException("x"), 500),
     (wire.not_implemented("x"), 501), (wire.PaimonError(405, "x"), 405),
 ])

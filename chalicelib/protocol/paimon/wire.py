@@ -12,15 +12,15 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 from urllib.parse import unquote_plus
 
 from chalicelib import json_text, metrics
-from chalicelib.context import RequestContext, context_from_bearer
+from chalicelib.context import RequestContext, context_from_bearer, require_one_authorization
 from chalicelib.protocol import sigv4
 from chalicelib.errors import (AccessDeniedException, AlreadyExistsException, AuthenticationError,
                                ConcurrentModificationException,
-                               EntityNotFoundException, InvalidSignatureException, RequestEntityTooLargeException,
+                               EntityNotFoundException, RequestEntityTooLargeException,
                                ServiceError)
 
 log = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ def error_response(error: ServiceError) -> tuple[int, dict[str, Any]]:
         status = 409
     elif isinstance(error, (AccessDeniedException,)):
         status = 403
-    elif isinstance(error, (InvalidSignatureException, AuthenticationError)):
+    elif isinstance(error, AuthenticationError):
         status = 401
     elif isinstance(error, ConcurrentModificationException):
         # Paimon's servers answer a lost commit race with a 409 (pypaimon: AlreadyExistsException
@@ -177,8 +177,10 @@ def decode_path(params: dict[str, str] | None) -> dict[str, str]:
 
 
 def handle(method: str, route: str, path_params: dict[str, str] | None, query: dict[str, str] | None,
-           headers: dict[str, str], raw_body: bytes | None, gateway_context: dict | None) -> WireResponse:
-    """Serve one Paimon request: look up the route's handler, decode, run it, encode the answer."""
+           headers: dict[str, str], raw_body: bytes | None, gateway_context: dict | None,
+           repeated: Collection[str] = ()) -> WireResponse:
+    """Serve one Paimon request: look up the route's handler, decode, run it, encode the answer
+    (``repeated``: the lowercase names of the headers the request carried more than once)."""
     from chalicelib.protocol.paimon.routes import ROUTES  # the handler modules load on first use
 
     metrics.reset()
@@ -194,6 +196,7 @@ def handle(method: str, route: str, path_params: dict[str, str] | None, query: d
         except UnicodeDecodeError:
             raise bad_request("path parameters must be UTF-8 once URL-decoded") from None
         # Authenticated before anything else is read, so a refused caller learns nothing.
+        require_one_authorization(headers, repeated)
         caller = sigv4.authenticate_bearer(headers) if sigv4.required() else context_from_bearer(headers, gateway_context)
         request = PaimonRequest(caller, method, route, path,
                                 dict(query or {}), _decode_body(raw_body) if method != "GET" else {})

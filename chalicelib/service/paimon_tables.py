@@ -179,10 +179,9 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     own_directory = False  # a directory named after this request's uid: nobody else's files
     if external:
         path = str(given_path).rstrip("/")
-        if not warehouse.serves(path):
-            raise InvalidInputException(f"options.path {path[:200]!r} must be a file:// or s3://bucket/... URI",
-                                        TABLE, f"{database.name}.{folded}")
-        warehouse.check_caller_location(path)  # inside the roots, outside the managed tables' directories
+        # A file:// or s3:// URI without '.', '..' or '//', inside the roots the server owns, outside
+        # the managed tables' directories (WarehouseError: 400; OutsideRoots: 403).
+        warehouse.check_caller_location(path)
         if warehouse.exists(warehouse.schema_file(path, 0)):
             raise InvalidInputException(f"The path {path} already holds a Paimon table; choose another path.",
                                         TABLE, f"{database.name}.{folded}")

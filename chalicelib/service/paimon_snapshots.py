@@ -22,7 +22,7 @@ import logging
 import uuid as uuid_module
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from chalicelib.domain.paimon.snapshots import (PartitionDelta, SnapshotFormatError, now_utc, parse_snapshot,
                                                 parse_statistics, partition_json, sum_by_partition,
@@ -30,7 +30,7 @@ from chalicelib.domain.paimon.snapshots import (PartitionDelta, SnapshotFormatEr
 from chalicelib.domain.partition_keys import first_value_prefix_bounds, partition_sort_key
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
-from chalicelib import clock
+from chalicelib import clock, faults
 from chalicelib.service import cleanup, lookups, paging
 from chalicelib.service import partitions as glue_partitions
 from chalicelib.service.paging import take_page
@@ -313,10 +313,22 @@ def _publish(table: TableBranch, head: store.Head, known: dict[int, str], stats_
     else the items), then LATEST (and EARLIEST on the first publish), then mark published (and
     the statistics applied, unless not ``stats_applied``)."""
     assert head.snapshot_id is not None
+    first = head.published is None
+    written = _write_snapshot_files(table, head, known)
+    snapshot_id, seq = head.snapshot_id, head.stats_seq
+    _write_latest(table, snapshot_id, seq,
+                  lambda: store.finish(table.uid, snapshot_id, seq, table.branch, stats_applied))
+    if first and written:
+        warehouse.put(warehouse.earliest_file(table.path, table.branch), str(written[0]))
+
+
+def _write_snapshot_files(table: TableBranch, head: store.Head, known: dict[int, str]) -> list[int]:
+    """The ``snapshot-N`` files between what was published and the head (a rollback's above it
+    deleted first); the ids written."""
+    assert head.snapshot_id is not None
     if (head.published or 0) > head.snapshot_id:  # a rollback stopped before its own clean-up
         _unpublish_above(table, head.snapshot_id, head.published or 0)
-    first = head.published is None
-    low = 0 if first else min(head.published or 0, head.snapshot_id)
+    low = 0 if head.published is None else min(head.published, head.snapshot_id)
     wanted = range(low + 1, head.snapshot_id + 1)
     texts = dict(known)
     if any(n not in texts for n in wanted):
@@ -325,10 +337,53 @@ def _publish(table: TableBranch, head: store.Head, known: dict[int, str], stats_
     written = [n for n in wanted if n in texts]
     for number in written:
         warehouse.put(warehouse.snapshot_file(table.path, number, table.branch), texts[number])
-    warehouse.put(warehouse.latest_file(table.path, table.branch), str(head.snapshot_id))
-    if first and written:
-        warehouse.put(warehouse.earliest_file(table.path, table.branch), str(written[0]))
-    store.finish(table.uid, head.snapshot_id, head.stats_seq, table.branch, stats_applied)
+    return written
+
+
+# A publisher that finds the head moved on after its LATEST write re-publishes the newer head;
+# each round needs yet another move landing within it, so a few rounds are plenty.
+_LATEST_ROUNDS = 8
+
+
+def _write_latest(table: TableBranch, snapshot_id: int, seq: int, finish: Callable[[], bool]) -> None:
+    """LATEST = ``snapshot_id`` for head move ``seq``, then ``finish`` (the conditional update
+    that marks the move published; False when the head moved). Only the head's holder writes
+    LATEST, so it never goes back to an older move's id (a rollback's is the newest move):
+    a publisher that finds the head moved on before its write leaves LATEST to the later move;
+    one that stopped between that check and its write (a paused process) and finds the head
+    moved after it may have overwritten the later move's LATEST, so it writes the head's again
+    (``_republish``)."""
+    faults.fault_point(STOP_BEFORE_LATEST)
+    if not store.holds_head(table.uid, snapshot_id, seq, table.branch):
+        return  # a later move publishes itself (and its finish would fail: nothing to mark)
+    faults.fault_point(STOP_WRITING_LATEST)
+    warehouse.put(warehouse.latest_file(table.path, table.branch), str(snapshot_id))
+    if not finish():
+        _republish(table)
+
+
+def _republish(table: TableBranch) -> None:
+    """After a LATEST write that may have landed over a later move's: LATEST = the head's id
+    again (its snapshot files first, the snap item's text or the head's copy), until the head
+    stays put across the write. The head's own publisher still marks it published."""
+    for _ in range(_LATEST_ROUNDS):
+        head = _head(table, fresh=True)
+        if head.snapshot_id is None:
+            return
+        known = {} if head.latest_text is None or _id_of(head.latest_text) != head.snapshot_id \
+            else {head.snapshot_id: head.latest_text}
+        _write_snapshot_files(table, head, known)
+        warehouse.put(warehouse.latest_file(table.path, table.branch), str(head.snapshot_id))
+        if store.holds_head(table.uid, head.snapshot_id, head.stats_seq, table.branch):
+            return
+    log.warning("LATEST of table %s branch %s was rewritten %d times while the head kept moving", table.uid,
+                table.branch, _LATEST_ROUNDS)
+
+
+# Fault points (chalicelib.faults) of a publisher: its snapshot files written, before it checks
+# that it holds the head; and after that check, LATEST not yet written.
+STOP_BEFORE_LATEST = "paimon-before-latest"
+STOP_WRITING_LATEST = "paimon-writing-latest"
 
 
 # ------------------------------------------------------------------------------ commit
@@ -463,8 +518,7 @@ def rollback(table: TableBranch, snapshot_id: Optional[int], tag: Optional[str],
     if applied:
         store.clear_pending(table.uid, seq, table.branch)
     _unpublish_above(table, snapshot_id, head.snapshot_id)
-    warehouse.put(warehouse.latest_file(table.path, table.branch), str(snapshot_id))
-    store.finish(table.uid, snapshot_id, seq, table.branch, applied)
+    _write_latest(table, snapshot_id, seq, lambda: store.finish(table.uid, snapshot_id, seq, table.branch, applied))
     if not applied:
         _finish_stats_later(table)
     created = 0 if table.branch == MAIN else store.branch_created(table.uid, table.branch)

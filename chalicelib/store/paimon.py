@@ -410,6 +410,19 @@ def finish(table_uid: str, snapshot_id: int, seq: int, branch: str = MAIN, stats
         actions=actions, condition=(PaimonItem.snapshot_id == snapshot_id) & (PaimonItem.stats_seq == seq)))
 
 
+def holds_head(table_uid: str, snapshot_id: int, seq: int, branch: str = MAIN) -> bool:
+    """Whether the branch's head is still head move ``seq`` to ``snapshot_id`` (one consistent
+    GetItem of two attributes): only that move's publisher may write LATEST (see the service's
+    ``_write_latest``)."""
+    metrics.count_read()
+    try:
+        item = PaimonItem.get(table_uid, head_key(branch), consistent_read=True,
+                              attributes_to_get=["snapshot_id", "stats_seq"])
+    except PaimonItem.DoesNotExist:
+        return False
+    return item.snapshot_id is not None and int(item.snapshot_id) == snapshot_id and int(item.stats_seq or 0) == seq
+
+
 def rollback(table_uid: str, head: Head, target: StoredSnapshot,
              undone: Sequence[PartitionDelta]) -> bool:
     """Move the head back to ``target`` if it is still ``head``; ``undone`` (the negated sum of

@@ -6,6 +6,8 @@ GetPartitions with an Expression. Raw HTTP where the point is the wire (a bad co
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -31,6 +33,7 @@ from pypaimon.snapshot.snapshot_commit import PartitionStatistics
 from pypaimon.table.instant import Instant
 
 from infra.local.stack import REGION, REPO
+from tests.integration.test_commit_faults import wait_until_stopped
 
 WAREHOUSE = "paimon_commits_wh"
 ACCOUNT = "123456789012"
@@ -373,6 +376,58 @@ def test_a_commit_that_stopped_after_its_decision_is_finished_by_the_next_call(s
     catalog.rollback_to(ident, Instant.snapshot(2))
     assert catalog.load_snapshot(ident).snapshot.uuid == decided["uuid"]
     assert listed(catalog, ident)["region=us"] == (7, 70, 1)
+
+
+@pytest.mark.slow  # starts a server of its own
+# chalicelib/service/paimon_snapshots.py: STOP_BEFORE_LATEST, STOP_WRITING_LATEST
+@pytest.mark.parametrize("stop_at", ["paimon-before-latest", "paimon-writing-latest"])
+def test_a_paused_committer_that_resumes_does_not_move_latest_back(start_server, make_table, catalog, db, stop_at):
+    """A committer stopped (SIGSTOP) with its snapshot decided and LATEST not yet written: the
+    next call finishes its publication and commits over it; when it resumes, LATEST stays at
+    the later snapshot (before the check of the head, it wrote its own id over it, 3 of 3
+    rounds)."""
+    table = make_table("paused", APPEND_SCHEMA, ["region"])
+    ident = Identifier.create(db, "paused")
+    write(table, {"region": ["eu"], "n": [1]})
+    latest_file = directory(table, "snapshot", "LATEST")
+    assert latest_file.read_text() == "1"
+    first = json.loads(JSON.to_json(catalog.load_snapshot(ident).snapshot))
+    second = {**first, "id": 2, "uuid": str(uuid.uuid4())}
+    stats = [{"spec": {"region": "eu"}, "recordCount": 1, "fileSizeInBytes": 10, "fileCount": 1,
+              "lastFileCreationTime": 1}]
+    paused = start_server(GLUE_FAULT_STOP_AT=stop_at)
+    body = {"tableId": table.catalog_environment.uuid, "baseSnapshotUuid": first["uuid"], "snapshot": second,
+            "statistics": stats}
+    outcome: dict[str, Any] = {}
+
+    def commit() -> None:
+        outcome["response"] = requests.post(f"{paused.endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/paused/commit",
+                                            json=body, headers={"Authorization": f"Bearer {ACCOUNT}/{REGION}"},
+                                            timeout=300)
+    thread = threading.Thread(target=commit, daemon=True)
+    thread.start()
+    try:
+        wait_until_stopped(paused.process.pid)
+        # Another writer reads the latest snapshot (which finishes the stopped commit's
+        # publication) and commits snapshot 3 over it.
+        assert catalog.load_snapshot(ident).snapshot.uuid == second["uuid"]
+        assert latest_file.read_text() == "2"
+        third = Snapshot(**{**catalog.load_snapshot(ident).snapshot.__dict__, "id": 3, "uuid": str(uuid.uuid4())})
+        assert catalog.rest_api.commit_snapshot(ident, table.catalog_environment.uuid, second["uuid"], third,
+                                                [PartitionStatistics(spec={"region": "eu"}, record_count=1,
+                                                                     file_size_in_bytes=10, file_count=1,
+                                                                     last_file_creation_time=2)])
+        assert latest_file.read_text() == "3"
+    finally:
+        os.kill(paused.process.pid, signal.SIGCONT)
+    thread.join(120)
+    assert outcome["response"].status_code == 200 and outcome["response"].json()["success"] is True
+    assert latest_file.read_text() == "3"
+    assert catalog.load_snapshot(ident).snapshot.id == 3
+    # A rollback holds the head it moves back: LATEST follows it to the older id.
+    catalog.rollback_to(ident, Instant.snapshot(2))
+    assert latest_file.read_text() == "2"
+    assert not directory(table, "snapshot", "snapshot-3").exists()
 
 
 def test_schema_evolution_between_writes_and_time_travel_across_it(make_table, catalog, db):

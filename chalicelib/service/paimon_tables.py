@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from chalicelib import clock
 from chalicelib.context import RequestContext
+from chalicelib.domain.paimon import names
 from chalicelib.domain.paimon.hive_types import fields_from_columns
 from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.domain.paimon.schema import Schema, TableSchema
@@ -41,7 +42,7 @@ TABLE_TYPE = "table_type"
 SCHEMA_ID = "paimon.schema-id"
 PATH = "path"  # CoreOptions.PATH: given at creation, the table is external
 FORMAT_TABLE = "format-table"  # CoreOptions.TYPE of a Glue table served as Paimon's FormatTable
-BRANCH_SUFFIX = "$branch_"  # pypaimon's Identifier: "<table>$branch_<name>" addresses a branch
+BRANCH_SUFFIX = names.BRANCH_SUFFIX  # pypaimon's Identifier: "<table>$branch_<name>" addresses a branch
 # Glue's member limits (botocore): a longer Paimon comment is cut when mirrored into Glue.
 _GLUE_COMMENT = 255
 _GLUE_DESCRIPTION = 2048

@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.domain.paimon.object_changes import apply_shared_change
+from chalicelib.domain.paimon import names
 from chalicelib.domain.paimon.types import parse_field
 from chalicelib.errors import AlreadyExistsException, EntityNotFoundException, InvalidInputException
 
 # RESTFunctionValidator / RESTApi._FUNCTION_NAME_PATTERN: letters, digits, '.', '_', '-', one letter at least.
 FUNCTION_NAME = re.compile(r"(?=.*[A-Za-z])[A-Za-z0-9._-]+")
 FUNCTION_NAME_CHARS = re.compile(r"[A-Za-z0-9._-]*")
-MAX_NAME_CHARS = 255
+MAX_NAME_CHARS = names.MAX_NAME_CHARS
 RESOURCE_FUNCTION = "FUNCTION"
 RESOURCE_DEFINITION = "DEFINITION"
 # FunctionDefinition kinds and the string members each carries (function_definition.py).

@@ -23,6 +23,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from chalicelib.domain.paimon import names
 from chalicelib.domain.paimon.hive_types import parse_hive_type
 from chalicelib.domain.paimon.object_changes import apply_shared_change
 from chalicelib.domain.paimon.types import AtomicType, DataField, DataType, glue_type, parse_field
@@ -36,7 +37,7 @@ PAIMON_DIALECTS = {glue: paimon for paimon, glue in GLUE_DIALECTS.items()}
 MAX_QUERY_CHARS = 409600  # Glue's ViewTextString
 # Glue's limits on what a view's members become (botocore glue model: NameString,
 # DescriptionString, CommentString, KeyString, ParametersMapValue).
-MAX_NAME_CHARS = 255
+MAX_NAME_CHARS = names.MAX_NAME_CHARS
 MAX_COMMENT_CHARS = 2048
 MAX_COLUMN_COMMENT_CHARS = 255
 MAX_OPTION_VALUE_CHARS = 512000

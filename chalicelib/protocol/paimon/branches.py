@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from chalicelib.domain.paimon import names
 from chalicelib.protocol.paimon.table_args import table_of
 from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse
 from chalicelib.service import paimon_snapshots as service
@@ -14,8 +15,10 @@ def list_branches(request: PaimonRequest) -> PaimonResponse:
 
 def create_branch(request: PaimonRequest) -> PaimonResponse:
     """CreateBranchRequest: ``branch``, ``fromTag`` (optional)."""
-    name = request.require("branch")
+    name = names.new("branch", request.require("branch"), "branch")
     from_tag = request.optional("fromTag")
+    if from_tag is not None:
+        names.existing("tag", from_tag)
     service.create_branch(table_of(request), name, from_tag)
     return PaimonResponse()
 
@@ -28,7 +31,8 @@ def drop_branch(request: PaimonRequest) -> PaimonResponse:
 
 def rename_branch(request: PaimonRequest) -> PaimonResponse:
     """RenameBranchRequest: ``toBranch``."""
-    service.rename_branch(table_of(request), request.path["branch"], request.require("toBranch"))
+    service.rename_branch(table_of(request), request.path["branch"],
+                          names.new("branch", request.require("toBranch"), "toBranch"))
     return PaimonResponse()
 
 

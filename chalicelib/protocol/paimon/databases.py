@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.domain.paimon import names
 from chalicelib.protocol.paimon import paging
 from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request
 from chalicelib.service import paimon_databases
 from chalicelib.service.paimon_databases import PaimonDatabase
 
-MAX_NAME_LENGTH = 255  # a Glue database name
+MAX_NAME_LENGTH = names.MAX_NAME_CHARS  # a Glue database (or table) name
 
 
 def catalog_key(request: PaimonRequest) -> str:

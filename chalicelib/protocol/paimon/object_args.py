@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from chalicelib.domain.paimon import names
 from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.protocol.paimon.databases import catalog_key
 from chalicelib.protocol.paimon.paging import make_token, max_results, name_pattern, read_token
@@ -23,8 +24,9 @@ def prefix_pattern(request: PaimonRequest, parameter: str) -> Optional[PrefixPat
     return PrefixPattern(pattern.prefix, False) if pattern.prefix else None
 
 
-def identifier(value: Any, where: str) -> tuple[str, str]:
-    """An Identifier JSON (``{"database", "object"}``, as paimon-api writes it) as (database, object)."""
+def identifier(value: Any, where: str, existing: Optional[str] = None) -> tuple[str, str]:
+    """An Identifier JSON (``{"database", "object"}``, as paimon-api writes it) as (database, object);
+    ``existing``: the kind of object it must name (``names.existing``: 404 when too long to exist)."""
     if not isinstance(value, dict):
         raise bad_request(f"{where} is required and must be an object with database and object")
     parts = []
@@ -33,6 +35,9 @@ def identifier(value: Any, where: str) -> tuple[str, str]:
         if not isinstance(text, str) or not text:
             raise bad_request(f"{where}.{member} is required and must be a non-empty string")
         parts.append(text)
+    if existing is not None:
+        names.existing("database", parts[0])
+        names.existing(existing, parts[1])
     return parts[0], parts[1]
 
 

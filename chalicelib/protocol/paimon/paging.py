@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from chalicelib import page_tokens
+from chalicelib.domain.paimon import names
 from chalicelib.errors import ServiceError
 from chalicelib.protocol.paimon.wire import PaimonRequest, bad_request
 from chalicelib.protocol.wire import install_token_key
@@ -41,6 +42,11 @@ class NamePattern:
     exact: Optional[str] = None
 
 
+# The name patterns of listings and the kind of name each matches (names.too_long).
+_PATTERN_KINDS = {"databaseNamePattern": "database", "tableNamePattern": "table", "viewNamePattern": "view",
+                  "functionNamePattern": "function"}
+
+
 def name_pattern(request: PaimonRequest, parameter: str) -> NamePattern:
     """The query parameter ``parameter`` as a NamePattern (absent or blank: every name)."""
     pattern = request.query.get(parameter)
@@ -63,6 +69,10 @@ def name_pattern(request: PaimonRequest, parameter: str) -> NamePattern:
         else:
             literal.append(char)
     text = "".join(literal)
+    kind = _PATTERN_KINDS.get(parameter)
+    if kind is not None and names.too_long(kind, text) is not None:
+        # No name can match: refused before a key range that long reaches the store.
+        raise bad_request(f"{parameter}: the name or prefix must be {names.too_long(kind, text)}")
     return NamePattern(prefix=text) if wildcard else NamePattern(exact=text)
 
 

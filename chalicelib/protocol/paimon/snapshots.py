@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.domain.paimon import names
 from chalicelib.protocol.paimon.table_args import table_of
 from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request
 from chalicelib.service import paimon_snapshots as service
@@ -42,6 +43,7 @@ def rollback_table(request: PaimonRequest) -> PaimonResponse:
         tag = instant.get("tagName")
         if not isinstance(tag, str) or not tag:
             raise bad_request("instant.tagName must be a non-empty string")
+        names.existing("tag", tag)
     else:
         raise bad_request(f"instant.type must be 'snapshot' or 'tag', not {kind!r}")
     service.rollback(table_of(request), snapshot_id, tag, from_snapshot)

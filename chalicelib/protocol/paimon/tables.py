@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.domain.paimon import names
 from chalicelib.domain.paimon.schema import Schema
 from chalicelib.domain.paimon.schema_changes import parse_changes
 from chalicelib.protocol.paimon import paging
@@ -22,9 +23,14 @@ def table_response(table: PaimonTable) -> dict[str, Any]:
             "updatedBy": table.owner}
 
 
-def _identifier(request: PaimonRequest, member: str) -> tuple[str, str]:
+def _identifier(request: PaimonRequest, member: str, existing: bool = False) -> tuple[str, str]:
+    """``{database, object}``: names of a table to create (400 when invalid), or ``existing``
+    (404 when too long to exist)."""
     value = request.require(member, dict)
     database, name = value.get("database"), value.get("object")
+    if existing and isinstance(database, str) and isinstance(name, str):
+        names.existing("database", database)
+        names.existing("table", name)
     return check_name(database, f"{member}.database"), check_name(name, f"{member}.object")
 
 
@@ -110,7 +116,7 @@ def drop_table(request: PaimonRequest) -> PaimonResponse:
 
 def rename_table(request: PaimonRequest) -> PaimonResponse:
     """RenameTableRequest ``{source, destination}``."""
-    source_database, source = _identifier(request, "source")
+    source_database, source = _identifier(request, "source", existing=True)
     target_database, target = _identifier(request, "destination")
     paimon_tables.rename_table(request.context, catalog_key(request), source_database, source, target_database,
                                target)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from chalicelib.domain.paimon import names
 from chalicelib.protocol.paimon.paging import make_token, max_results, read_token
 from chalicelib.protocol.paimon.table_args import table_of
 from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request
@@ -24,6 +25,7 @@ def create_tag(request: PaimonRequest) -> PaimonResponse:
     name = request.require("tagName")
     if not name.strip() or "/" in name:
         raise bad_request("tagName must be non-blank and contain no '/'")
+    names.new("tag", name, "tagName")
     snapshot_id = request.optional("snapshotId", int)
     retained = request.optional("timeRetained")
     service.create_tag(table_of(request), name, snapshot_id, retained)

@@ -68,7 +68,7 @@ def drop_view(request: PaimonRequest) -> PaimonResponse:
 
 def rename_view(request: PaimonRequest) -> PaimonResponse:
     """RenameTableRequest ``{source, destination}`` (identifiers; the database may change)."""
-    source = identifier(request.body.get("source"), "source")
+    source = identifier(request.body.get("source"), "source", existing="view")
     destination = identifier(request.body.get("destination"), "destination")
     service.rename_view(request.context, catalog_key(request), source, destination)
     return PaimonResponse()

@@ -16,6 +16,7 @@ from typing import Any, Callable, Collection
 from urllib.parse import unquote_plus
 
 from chalicelib import json_text, metrics
+from chalicelib.domain.paimon import names
 from chalicelib.context import RequestContext, context_from_bearer, require_one_authorization
 from chalicelib.protocol import sigv4
 from chalicelib.errors import (AccessDeniedException, AlreadyExistsException, AuthenticationError,
@@ -200,6 +201,7 @@ def handle(method: str, route: str, path_params: dict[str, str] | None, query: d
         caller = sigv4.authenticate_bearer(headers) if sigv4.required() else context_from_bearer(headers, gateway_context)
         request = PaimonRequest(caller, method, route, path,
                                 dict(query or {}), _decode_body(raw_body) if method != "GET" else {})
+        names.check_path(path)  # a name too long to exist is not found, whatever the route
         response = handler(request)
         status, body = response.status, response.body
     except ServiceError as error:

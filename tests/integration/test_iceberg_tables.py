@@ -289,6 +289,55 @@ def test_update_errors(glue, db, location):
     assert glue.get_table(DatabaseName=db, Name="ice")["Table"]["VersionId"] == "0"
 
 
+def _update(glue: Any, db: str, name: str, **update: Any) -> Any:
+    return glue.update_table(DatabaseName=db, Name=name, UpdateOpenTableFormatInput={
+        "UpdateIcebergInput": {"UpdateIcebergTableInput": {"Updates": [update]}}})
+
+
+def test_a_schema_the_table_could_not_be_written_with_is_refused(glue, db, location, catalog):
+    """Partitioned by day(ts), sorted by name, keyed by id: a new schema dropping a partition or
+    sort source, or breaking Iceberg's identifier-field rules, is InvalidInputException naming
+    the field, and the table is as it was (pyiceberg and Iceberg Java refuse such schemas; once
+    one was accepted, pyiceberg's appends failed: 'Cannot find source column for partition
+    field'). Dropping the source along with a spec that no longer uses it is fine."""
+    glue.create_table(DatabaseName=db, Name="t", OpenTableFormatInput=iceberg_input(
+        location, PartitionSpec={"Fields": [{"SourceId": 3, "Transform": "day", "Name": "ts_day"}]},
+        WriteOrder={"OrderId": 1, "Fields": [{"SourceId": 2, "Transform": "identity", "Direction": "asc",
+                                              "NullOrder": "nulls-first"}]},
+        Schema={"Fields": ICEBERG_FIELDS, "IdentifierFieldIds": [1]}))
+    before = glue.get_table(DatabaseName=db, Name="t")["Table"]
+    without = {field_id: [f for f in ICEBERG_FIELDS if f["Id"] != field_id] for field_id in (2, 3)}
+    score = {"Id": 7, "Name": "score", "Type": "double", "Required": True}
+    refused = [
+        ({"Fields": without[3], "IdentifierFieldIds": [1]}, "partition field 'ts_day' is built on column 'ts'"),
+        ({"Fields": without[2], "IdentifierFieldIds": [1]}, "sort field is built on column 'name'"),
+        ({"Fields": [*ICEBERG_FIELDS, score], "IdentifierFieldIds": [7]},
+         "identifier field 7 ('score') must not be a float or double field"),
+        ({"Fields": [{**ICEBERG_FIELDS[0], "Type": "int"}, *ICEBERG_FIELDS[1:]], "IdentifierFieldIds": [1]},
+         "field 'id' (id 1) cannot change type from long to int"),
+        ({"Fields": [ICEBERG_FIELDS[0], {**ICEBERG_FIELDS[1], "Required": True}, *ICEBERG_FIELDS[2:]],
+          "IdentifierFieldIds": [1]}, "field 'name' (id 2) is optional and cannot become required"),
+    ]
+    for schema, named in refused:
+        with pytest.raises(glue.exceptions.InvalidInputException) as raised:
+            _update(glue, db, "t", Schema=schema, Location=location)
+        message = raised.value.response["Error"]["Message"]
+        assert "UpdateIcebergTableInput.Updates[0].Schema" in message and named in message, message
+        after = glue.get_table(DatabaseName=db, Name="t")["Table"]
+        assert (after["VersionId"], after["Parameters"]["metadata_location"]) == \
+            (before["VersionId"], before["Parameters"]["metadata_location"])
+    assert len(list(local_path(location).joinpath("metadata").iterdir())) == 1
+
+    # Along with a spec and an order that do not use the dropped column: accepted, and writable.
+    _update(glue, db, "t", Schema={"Fields": without[3], "IdentifierFieldIds": [1]}, Location=location,
+            PartitionSpec={"Fields": [{"SourceId": 1, "Transform": "identity", "Name": "id_part"}]})
+    table = catalog.load_table((db, "t"))
+    assert [f.name for f in table.schema().fields] == ["id", "name", "tags", "price"]
+    table.append(pa.Table.from_pylist([{"id": 1, "name": "a", "tags": ["x"], "price": None}],
+                                      schema=table.schema().as_arrow()))
+    assert [r["id"] for r in catalog.load_table((db, "t")).scan().to_arrow().to_pylist()] == [1]
+
+
 # ------------------------------------------------------------------------------ on S3 (moto)
 def test_s3_location_through_the_s3_endpoint(s3_stack, moto_url, s3):
     """A server whose S3 client goes to moto (AWS_ENDPOINT_URL_S3): the metadata files land in the

@@ -201,3 +201,69 @@ def test_decode_refuses_types_nested_too_deeply() -> None:
     text = '{"format-version": 2, "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
     with pytest.raises(InvalidInputException, match="not Iceberg format version 2"):
         md.decode(text.encode(), "m")
+
+
+# ------------------------------------------------------- a new schema must keep the table writable
+PARTITIONED = {"spec": {"Fields": [{"SourceId": 2, "Transform": "day", "Name": "ts_day"}]},
+               "order": {"OrderId": 1, "Fields": [{"SourceId": 8, "Transform": "identity", "Direction": "asc",
+                                                   "NullOrder": "nulls-first"}]}}
+
+
+def _without(field_id: int) -> list[dict]:
+    return [f for f in FIELDS if f["Id"] != field_id]
+
+
+@pytest.mark.parametrize("updates, named", [
+    # the partition source dropped (pyiceberg: 'Cannot find source column for partition field')
+    ([{"Schema": {"Fields": _without(2), "IdentifierFieldIds": [1]}, "Location": "file:///wh/t"}],
+     r"Up\.Updates\[0\]\.Schema: the partition field 'ts_day' is built on column 'ts' \(id 2\)"),
+    # the sort source dropped
+    ([{"Schema": {"Fields": _without(8), "IdentifierFieldIds": [1]}, "Location": "file:///wh/t"}],
+     r"Up\.Updates\[0\]\.Schema: the sort field is built on column 'amount' \(id 8\)"),
+    # add-schema alone is allowed to drop it; making that schema current is not
+    ([{"Action": "add-schema", "Schema": {"Fields": _without(2)}, "Location": "file:///wh/t"},
+      {"Action": "set-current-schema", "Schema": {"SchemaId": 1}, "Location": "file:///wh/t"}],
+     r"Up\.Updates\[1\]\.Schema: the partition field 'ts_day'"),
+    # identifier fields: Iceberg's rules
+    ([{"Schema": {"Fields": FIELDS, "IdentifierFieldIds": [4]}, "Location": "file:///wh/t"}],
+     r"IdentifierFieldIds\[0\]: identifier field 4 \('x'\) must not be a float or double field"),
+    ([{"Schema": {"Fields": [*FIELDS, {"Id": 9, "Name": "s", "Required": False, "Type": {
+        "type": "struct", "fields": [{"id": 10, "name": "k", "required": True, "type": "long"}]}}],
+                  "IdentifierFieldIds": [10]}, "Location": "file:///wh/t"}],
+     r"identifier field 10 \('k'\) must not be nested in optional field 's'"),
+    ([{"Schema": {"Fields": [*FIELDS, {"Id": 9, "Name": "l", "Required": True, "Type": {
+        "type": "list", "element-id": 10, "element-required": True, "element": {
+            "type": "struct", "fields": [{"id": 11, "name": "k", "required": True, "type": "long"}]}}}],
+                  "IdentifierFieldIds": [11]}, "Location": "file:///wh/t"}],
+     r"identifier field 11 \('k'\) must not be nested in list field 'l'"),
+])
+def test_a_schema_the_table_cannot_be_written_with_is_refused(updates, named) -> None:
+    metadata = first(**PARTITIONED)
+    with pytest.raises(InvalidInputException, match=named):
+        md.apply_updates(metadata, "m", updates, 1, "Up")
+
+
+def test_a_schema_may_drop_a_partition_source_with_a_spec_that_no_longer_uses_it() -> None:
+    metadata = first(**PARTITIONED)
+    updated = md.apply_updates(metadata, "m", [{
+        "Schema": {"Fields": _without(2), "IdentifierFieldIds": [1]}, "Location": "file:///wh/t",
+        "PartitionSpec": {"Fields": []}}], 1, "Up")
+    assert updated["default-spec-id"] == 1 and updated["current-schema-id"] == 1
+    # Older specs may keep naming it (Iceberg checks only the current one, as pyiceberg).
+    assert updated["partition-specs"][0]["fields"][0]["source-id"] == 2
+    parsed = TableMetadataUtil.parse_raw(md.encode(updated))
+    parsed.spec().check_compatible(parsed.schema())
+    # A void partition field needs no source (format version 1's way of dropping one).
+    void = first(spec={"Fields": [{"SourceId": 2, "Transform": "void", "Name": "gone"}]})
+    md.apply_updates(void, "m", [{"Schema": {"Fields": _without(2), "IdentifierFieldIds": [1]},
+                                  "Location": "file:///wh/t"}], 1, "Up")
+
+
+def test_a_partition_source_in_a_list_is_refused_at_create() -> None:
+    schema = read_schema({"Fields": [{"Id": 1, "Name": "l", "Required": False, "Type": {
+        "type": "list", "element-id": 2, "element-required": True, "element": {
+            "type": "struct", "fields": [{"id": 3, "name": "k", "required": True, "type": "long"}]}}}]}, "Schema")
+    with pytest.raises(InvalidInputException, match="In: the partition field 'p'.*nested in a list or map"):
+        md.new_table_metadata("file:///wh/t", schema, {"Fields": [{"SourceId": 3, "Transform": "identity",
+                                                                    "Name": "p"}]},
+                              None, {}, "9f4b7a62-8f2c-4a4e-9a43-4c1f5a1c2d3e", 1, "In")

@@ -14,8 +14,9 @@ import json
 import re
 from typing import Any, Optional
 
-from chalicelib.domain.iceberg.types import (PARTITION_FIELD_ID_START, check_evolution, highest_field_id,
-                                             read_partition_spec, read_schema, read_sort_order, read_type)
+from chalicelib.domain.iceberg.types import (PARTITION_FIELD_ID_START, check_evolution, check_sources,
+                                             highest_field_id, read_partition_spec, read_schema, read_sort_order,
+                                             read_type)
 from chalicelib.errors import InvalidInputException
 
 FORMAT_VERSION = 2
@@ -51,6 +52,9 @@ def new_table_metadata(location: str, schema: dict[str, Any], partition_spec: Op
     spec = read_partition_spec(partition_spec, schema, f"{path}.PartitionSpec",
                                (partition_spec or {}).get("SpecId", 0), PARTITION_FIELD_ID_START - 1)
     order = read_sort_order(write_order, schema, f"{path}.WriteOrder")
+    problem = check_sources(spec, order, schema, [schema])
+    if problem is not None:
+        raise InvalidInputException(f"{path}: {problem}")
     return {
         "format-version": FORMAT_VERSION,
         "table-uuid": table_uuid,
@@ -177,12 +181,35 @@ def apply_updates(current: dict[str, Any], current_location: str, updates: list[
     Properties' keys, ...). The previous file goes into metadata-log.
     """
     metadata = copy.deepcopy(current)
+    culprit = path
     for i, update in enumerate(updates):
+        before = _defaults(metadata)
         _apply(metadata, update, f"{path}.Updates[{i}]")
+        after = _defaults(metadata)
+        if after != before:
+            culprit = f"{path}.Updates[{i}]" + (".Schema" if after[0] != before[0] else "")
+    _check_defaults(metadata, culprit)
     metadata["last-updated-ms"] = max(now_ms, current.get("last-updated-ms", 0) + 1)
     metadata["metadata-log"] = [*current.get("metadata-log", []),
                                 {"metadata-file": current_location, "timestamp-ms": current.get("last-updated-ms", 0)}]
     return metadata
+
+
+def _defaults(metadata: dict[str, Any]) -> tuple[int, int, int]:
+    return metadata["current-schema-id"], metadata["default-spec-id"], metadata["default-sort-order-id"]
+
+
+def _check_defaults(metadata: dict[str, Any], path: str) -> None:
+    """The table the updates leave must be one Iceberg can write: its default partition spec and
+    sort order stand on its current schema (pyiceberg checks the same after its own updates, and
+    appends to a table whose spec names a dropped column fail: 'Cannot find source column for
+    partition field'). ``path`` names the update that made them current."""
+    schema = _schema(metadata, metadata["current-schema-id"])
+    spec = next(s for s in metadata["partition-specs"] if s["spec-id"] == metadata["default-spec-id"])
+    order = next(o for o in metadata["sort-orders"] if o["order-id"] == metadata["default-sort-order-id"])
+    problem = check_sources(spec, order, schema, metadata["schemas"])
+    if problem is not None:
+        raise InvalidInputException(f"{path}: {problem}")
 
 
 def _apply(metadata: dict[str, Any], update: dict[str, Any], path: str) -> None:

@@ -154,12 +154,11 @@ def read_schema(schema: dict[str, Any], path: str, schema_id: Optional[int] = No
     chosen = schema.get("SchemaId", 0) if schema_id is None else schema_id
     out: dict[str, Any] = {"type": "struct", "schema-id": chosen, "fields": fields}
     identifiers = schema.get("IdentifierFieldIds") or []
-    by_id = dict(walk_fields(out))
+    placed = {field_id: (field, chain) for field_id, field, chain in walk_with_parents(out)}
     for i, field_id in enumerate(identifiers):
-        field = by_id.get(field_id)
-        if field is None or not isinstance(field["type"], str) or not field["required"]:
-            raise _bad(f"{path}.IdentifierFieldIds[{i}]",
-                       f"identifier field {field_id} must be a required primitive field of the schema")
+        why = _identifier_problem(placed.get(field_id))
+        if why is not None:
+            raise _bad(f"{path}.IdentifierFieldIds[{i}]", f"identifier field {field_id} {why}")
     if identifiers:
         out["identifier-field-ids"] = list(identifiers)
     return out
@@ -180,6 +179,48 @@ def walk_fields(struct: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
             stack.append(node["element"])
         elif node.get("type") == "map":
             stack.extend(t for t in (node["key"], node["value"]) if isinstance(t, dict))
+
+
+Chain = tuple[tuple[str, dict[str, Any]], ...]
+
+
+def walk_with_parents(struct: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any], Chain]]:
+    """(id, field, chain) of every struct field, as ``walk_fields``; ``chain`` holds the fields
+    it is nested in, outermost first, each with the kind of its type (``struct``, ``list`` or
+    ``map``: a field inside a list's element or a map's value has a ``list`` / ``map`` link)."""
+    stack: list[tuple[dict[str, Any], Chain]] = [(struct, ())]
+    while stack:
+        node, chain = stack.pop()
+        if node.get("type") == "struct":
+            for field in node["fields"]:
+                yield field["id"], field, chain
+                if isinstance(field["type"], dict):
+                    stack.append((field["type"], chain + ((str(field["type"].get("type")), field),)))
+        elif node.get("type") == "list" and isinstance(node["element"], dict):
+            stack.append((node["element"], chain))
+        elif node.get("type") == "map":
+            stack.extend((t, chain) for t in (node["key"], node["value"]) if isinstance(t, dict))
+
+
+def _identifier_problem(placed: Optional[tuple[dict[str, Any], Chain]]) -> Optional[str]:
+    """Why a field cannot be an identifier field (None: it can), by the rules of Iceberg's
+    Schema (and pyiceberg's ``_validate_identifier_field``): a required primitive, not float or
+    double, nested in required structs only."""
+    if placed is None:
+        return "is not a field of the schema"
+    field, chain = placed
+    if not isinstance(field["type"], str):
+        return f"({field['name']!r}) must be a primitive field"
+    if not field["required"]:
+        return f"({field['name']!r}) must be a required field"
+    if field["type"] in ("float", "double"):
+        return f"({field['name']!r}) must not be a float or double field"
+    for kind, parent in chain:
+        if kind != "struct":
+            return f"({field['name']!r}) must not be nested in {kind} field {parent['name']!r}"
+        if not parent["required"]:
+            return f"({field['name']!r}) must not be nested in optional field {parent['name']!r}"
+    return None
 
 
 def _promotable(old: Any, new: Any) -> bool:
@@ -263,6 +304,44 @@ def _source(schema: dict[str, Any], source_id: Any, path: str) -> Any:
     if found is None:
         raise _bad(path, f"source field {source_id} is not in the schema")
     return found["type"]
+
+
+def _column_name(schemas: list[dict[str, Any]], field_id: int) -> str:
+    """How the newest of ``schemas`` that has field ``field_id`` names it (for an error)."""
+    for schema in reversed(schemas):
+        found = dict(walk_fields(schema)).get(field_id)
+        if found is not None:
+            return f"column {found['name']!r} (id {field_id})"
+    return f"column id {field_id}"
+
+
+def check_sources(spec: dict[str, Any], order: dict[str, Any], schema: dict[str, Any],
+                  schemas: list[dict[str, Any]]) -> Optional[str]:
+    """Why the default partition spec or sort order (spec JSON) cannot stand on ``schema``, or
+    None: each field's source column must be in it, fit the transform and (for a partition
+    field) be nested in structs only, as pyiceberg's and Iceberg Java's ``checkCompatible``
+    demand of the current spec and sort order (a void partition field needs no source: it is how
+    format version 1 drops one). ``schemas`` (the table's) name a dropped column in the message."""
+    placed = {field_id: (field, chain) for field_id, field, chain in walk_with_parents(schema)}
+    for what, fields in (("partition", spec["fields"]), ("sort", order["fields"])):
+        for field in fields:
+            if what == "partition" and field["transform"] == "void":
+                continue
+            label = f"{what} field {field['name']!r}" if what == "partition" else "sort field"
+            found = placed.get(field["source-id"])
+            if found is None:
+                return (f"the {label} is built on {_column_name(schemas, field['source-id'])}, which the schema "
+                        f"does not have: change the {'partition spec' if what == 'partition' else 'sort order'} "
+                        "first")
+            column, chain = found
+            try:
+                _transform(field["transform"], column["type"], "")
+            except InvalidInputException:
+                return (f"the {label} ({field['transform']}) cannot be computed from column {column['name']!r} of "
+                        f"type {_show(column['type'])}")
+            if what == "partition" and any(kind != "struct" for kind, _ in chain):
+                return f"the {label}'s source column {column['name']!r} is nested in a list or map"
+    return None
 
 
 def read_partition_spec(spec: Optional[dict[str, Any]], schema: dict[str, Any], path: str, spec_id: int,

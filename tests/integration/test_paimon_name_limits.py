@@ -13,6 +13,7 @@ import uuid
 from typing import Any, Iterator
 from urllib.parse import quote_plus
 
+import pyarrow as pa
 import pytest
 import requests
 from pypaimon.catalog.catalog_factory import CatalogFactory
@@ -43,18 +44,20 @@ def names(endpoint: str) -> Iterator[dict[str, str]]:
     table = catalog.get_table(ident)
     builder = table.new_batch_write_builder()
     writer, committer = builder.new_write(), builder.new_commit()
-    import pyarrow as pa
     writer.write_arrow(pa.table({"a": pa.array([1], pa.int32())}))
     committer.commit(writer.prepare_commit())
     writer.close()
     committer.close()
     catalog.create_tag(ident, "tg")
-    post = lambda path, body: requests.post(f"{endpoint}/v1/{WAREHOUSE}/databases/{database}/{path}",  # noqa: E731
-                                            json=body, headers=HEADERS, timeout=30)
+
+    def post(path: str, body: dict[str, Any]) -> requests.Response:
+        return requests.post(f"{endpoint}/v1/{WAREHOUSE}/databases/{database}/{path}", json=body, headers=HEADERS,
+                             timeout=30)
     assert post("tables/t/branches", {"branch": "b"}).status_code == 200
     function = {"name": "f", "inputParams": [], "returnParams": [], "deterministic": True, "definitions": {},
                 "comment": None, "options": {}}
-    assert post("functions", function).status_code == 200, post("functions", function).text
+    response = post("functions", function)
+    assert response.status_code == 200, response.text
     view = {"identifier": {"database": database, "object": "v"},
             "schema": {"fields": [{"id": 0, "name": "a", "type": "INT"}], "options": {}, "comment": None,
                        "query": "SELECT 1 AS a", "dialects": {}}}
@@ -174,6 +177,8 @@ def test_long_query_patterns_and_prefixes_are_answered(endpoint, names):
     for path, parameter in [("/databases", "databaseNamePattern"), (f"/databases/{database}/tables", "tableNamePattern"),
                             (f"/databases/{database}/table-details", "tableNamePattern"),
                             ("/tables", "tableNamePattern"), ("/tables", "databaseNamePattern"),
+                            ("/views", "databaseNamePattern"), ("/views", "viewNamePattern"),
+                            ("/functions", "databaseNamePattern"), ("/functions", "functionNamePattern"),
                             (f"/databases/{database}/views", "viewNamePattern"),
                             (f"/databases/{database}/functions", "functionNamePattern"),
                             (f"/databases/{database}/tables/t/tags", "tagNamePrefix"),

@@ -37,7 +37,28 @@ from tests.integration import test_auth
 from tests.integration.test_paimon_commits import read, write
 
 VICTIM, ATTACKER = "123456789012", "111122223333"
-auth = test_auth.auth  # the SigV4 server and its issued keys (a fixture bound to this module too)
+
+
+@pytest.fixture(scope="module")
+def signed(stack: CatalogStack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[test_auth.AuthServer]:
+    """A SigV4 server of this module's, with a key each for a victim and an attacker principal
+    (issued by the admin command; principals of their own, so the module runs beside
+    test_auth.py, which bootstraps the session's administrator)."""
+    key_file = tmp_path_factory.mktemp("sandbox-auth") / "auth.key"
+    server = stack.extra_server({"GLUE_AUTH": "sigv4", "GLUE_AUTH_KEY_FILE": str(key_file)}, name="sandbox").start()
+    running = test_auth.AuthServer(server, {**stack.env, "GLUE_AUTH": "sigv4", "GLUE_AUTH_KEY_FILE": str(key_file)},
+                                   ("", ""), ("", ""))
+    suffix = uuid.uuid4().hex[:8]
+    try:
+        keys = []
+        for account in (VICTIM, ATTACKER):
+            principal = f"arn:aws:iam::{account}:user/sandbox-{suffix}"
+            running.admin("principals", "create", principal)
+            keys.append(running.new_key(principal))
+        running.admin_key, running.other_key = keys
+        yield running
+    finally:
+        server.stop()
 
 
 @dataclass
@@ -73,7 +94,7 @@ def tenants(request: pytest.FixtureRequest, endpoint: str) -> tuple[Tenant, Tena
                                 aws_secret_access_key="x", config=CLIENT_CONFIG)
             return _tenant(endpoint, glue, account)
         return open_tenant(VICTIM), open_tenant(ATTACKER)
-    server = request.getfixturevalue("auth")
+    server = request.getfixturevalue("signed")
 
     def signed_tenant(key: tuple[str, str]) -> Tenant:
         token = server.admin("tokens", "create", "--key", key[0]).stdout.strip()

@@ -242,11 +242,11 @@ def _apply(ref: TableRef, build: Build, failure: Failure) -> Errors:
             # Nothing to write means no transaction to check the cached table: confirm it.
             stale = True
             continue
-        errors.update(built_errors)
         try:
             failed = store.apply_writes(view.database, view.item, writes)
         except store.TableChanged:  # none of these writes landed
-            todo, stale = positions, True
+            # What the stale view refused is judged again too (its keys may have changed).
+            todo, stale = sorted([*positions, *built_errors]), True
             continue
         except ThrottlingException:  # none of these landed: the caller may send them again
             if not applied:
@@ -266,6 +266,10 @@ def _apply(ref: TableRef, build: Build, failure: Failure) -> Errors:
                 errors[position] = error
             else:
                 todo.append(position)
+        if stale:
+            todo = sorted([*todo, *built_errors])
+        else:
+            errors.update(built_errors)
         if not todo:
             return errors
     if not applied:

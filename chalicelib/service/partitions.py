@@ -17,8 +17,8 @@ from chalicelib.domain import expressions, planner
 from chalicelib.domain.partition_keys import (IndexSpec, IndexValueError, index_entry_key, partition_sort_key,
                                               segment_buckets, segment_of)
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, InvalidInputException,
-                               ServiceError, database_not_found, partition_already_exists, partition_not_found,
-                               table_not_found)
+                               ServiceError, ThrottlingException, database_not_found, partition_already_exists,
+                               partition_not_found, table_not_found)
 from chalicelib.json_text import Members
 from chalicelib.service import governed_partitions as governed
 from chalicelib.service import prefetch
@@ -134,7 +134,16 @@ _PARTITION_INPUT_MEMBERS = ("StorageDescriptor", "Parameters", "LastAccessTime",
 _TABLE_RETRIES = 5
 
 Errors = dict[int, ServiceError]  # by position in the request
-Build = Callable[[PartitionTableView], tuple[list[store.PartitionWrite], list[int], Errors]]
+# A builder makes the writes of the request positions it is given (None: all of them) against a
+# table view: (writes, the request position of each write, errors by request position).
+Build = Callable[[PartitionTableView, Optional[Sequence[int]]], tuple[list[store.PartitionWrite], list[int], Errors]]
+# What a write's failed condition (store.EXISTS, MISSING, CHANGED) means for its position; None:
+# build that position again from a fresh read and send it again.
+Failure = Callable[[int, str], Optional[ServiceError]]
+
+
+def _positions(count: int, wanted: Optional[Sequence[int]]) -> Sequence[int]:
+    return range(count) if wanted is None else wanted
 
 
 def _input_values(partition_input: dict[str, Any], member: str = "PartitionInput.Values") -> list[str]:
@@ -209,38 +218,77 @@ def _write_view(ref: TableRef, key: tuple) -> tuple[PartitionTableView, bool]:
     return _remember(key, read_partition_table(ref)), False
 
 
-def _apply(ref: TableRef, build: Build, failure: Callable[[int, str], ServiceError]) -> Errors:
-    """Build writes against the current table and apply them, re-reading the table and
-    rebuilding when its indexes changed underneath. Returns errors by request position."""
+def _apply(ref: TableRef, build: Build, failure: Failure) -> Errors:
+    """Build writes against the current table and apply them; returns errors by request position.
+
+    A batch is several DynamoDB transactions, some of which may land while another fails: a
+    write whose transaction did not land because the table changed underneath (its indexes, its
+    version, a re-creation) is rebuilt from a fresh read of the table and sent again, and only
+    it. The writes that landed are this call's successes: sent again they would meet themselves
+    and be reported AlreadyExists or EntityNotFound (issue #46)."""
     key = _view_key(ref)
     view, cached = _write_view(ref, key)
+    todo: Optional[list[int]] = None  # the positions still to write (None: every one)
+    errors: Errors = {}
+    applied = stale = False  # some write of this call landed; the view is out of date
     # A retry re-reads what changed (often only a cached view gone stale): no pause before it.
     for _ in attempts(Policy(attempts=_TABLE_RETRIES, base_delay=0.0)):
-        writes, positions, errors = build(view)
-        if cached and not writes:
-            # Nothing to write means no transaction to check the cached table: confirm it.
-            view, cached = _remember(key, read_partition_table(ref)), False
-            continue
-        try:
-            failed = store.apply_writes(view.database, view.item, writes)
-        except store.TableChanged:
+        if stale:
             _views.pop(key, None)
             # The database or table may have been deleted or re-created: read both afresh by name.
             view, cached = _remember(key, read_partition_table(ref)), False
+        writes, positions, built_errors = build(view, todo)
+        if cached and not writes:
+            # Nothing to write means no transaction to check the cached table: confirm it.
+            stale = True
             continue
+        try:
+            failed = store.apply_writes(view.database, view.item, writes)
+        except store.TableChanged:  # none of these writes landed
+            # What the stale view refused is judged again too (its keys may have changed).
+            todo, stale = sorted([*positions, *built_errors]), True
+            continue
+        except ThrottlingException:  # none of these landed: the caller may send them again
+            if not applied:
+                raise
+            failed = dict.fromkeys(range(len(writes)), store.THROTTLED)
+        applied = applied or len(failed) < len(writes)
+        todo, stale = [], False
         for write_index, reason in failed.items():
-            errors[positions[write_index]] = failure(positions[write_index], reason)
-        return errors
-    raise ConcurrentModificationException("The table changed repeatedly while writing partitions; retry")
+            position = positions[write_index]
+            if reason == store.STALE:
+                todo.append(position)
+                stale = True
+            elif reason == store.THROTTLED:
+                errors[position] = ThrottlingException("Rate exceeded: the catalog's store is throttling "
+                                                       "requests; retry")
+            elif (error := failure(position, reason)) is not None:
+                errors[position] = error
+            else:
+                todo.append(position)
+        if stale:
+            todo = sorted([*todo, *built_errors])
+        else:
+            errors.update(built_errors)
+        if not todo:
+            return errors
+    if not applied:
+        raise ConcurrentModificationException("The table changed repeatedly while writing partitions; retry")
+    for position in todo or ():
+        errors[position] = ConcurrentModificationException(
+            "The table changed repeatedly while writing this partition; retry")
+    return errors
 
 
 def _create_builder(inputs: Sequence[dict[str, Any]], carry: Optional[Sequence[dict[str, int]]] = None) -> Build:
-    def build(view: PartitionTableView):
+    uids = catalog.new_uids(len(inputs))  # a partition's identity, the same if it is built again
+
+    def build(view: PartitionTableView, wanted: Optional[Sequence[int]]):
         writes, positions, errors = [], [], {}
         seen: set[str] = set()
         created = _now()
-        uids = catalog.new_uids(len(inputs))
-        for position, partition_input in enumerate(inputs):
+        for position in _positions(len(inputs), wanted):
+            partition_input = inputs[position]
             try:
                 values = _input_values(partition_input)
                 check_values(view, values)
@@ -259,7 +307,7 @@ def _create_builder(inputs: Sequence[dict[str, Any]], carry: Optional[Sequence[d
     return build
 
 
-def _create_failure(position: int, reason: str) -> ServiceError:
+def _create_failure(position: int, reason: str) -> Optional[ServiceError]:
     return partition_already_exists()
 
 
@@ -272,14 +320,15 @@ def create_partitions(ref: TableRef, inputs: Sequence[dict[str, Any]],
 
 
 def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Build:
-    def build(view: PartitionTableView):
+    def build(view: PartitionTableView, wanted: Optional[Sequence[int]]):
         writes, positions, errors = [], [], {}
-        keys = []
-        for values, _partition_input in entries:
-            keys.append(partition_key(view, values) if len(values) == len(view.keys) else None)
-        current = store.get_partitions(view.item.uid, [k for k in keys if k])
+        chosen = _positions(len(entries), wanted)
+        keys = {position: partition_key(view, entries[position][0])
+                if len(entries[position][0]) == len(view.keys) else None for position in chosen}
+        current = store.get_partitions(view.item.uid, [k for k in keys.values() if k])
         touched: set[str] = set()
-        for position, ((values, partition_input), old_key) in enumerate(zip(entries, keys)):
+        for position in chosen:
+            (values, partition_input), old_key = entries[position], keys[position]
             try:
                 check_values(view, values, "PartitionValueList")
                 new_values = _input_values(partition_input)
@@ -307,7 +356,7 @@ def _update_builder(entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Buil
     return build
 
 
-def _update_failure(position: int, reason: str) -> ServiceError:
+def _update_failure(position: int, reason: str) -> Optional[ServiceError]:
     if reason == store.EXISTS:
         return partition_already_exists()
     return ConcurrentModificationException("Partition was changed or deleted concurrently; retry.")
@@ -320,12 +369,15 @@ def update_partitions(ref: TableRef, entries: Sequence[tuple[list[str], dict[str
 
 
 def _delete_builder(value_lists: Sequence[list[str]]) -> Build:
-    def build(view: PartitionTableView):
+    def build(view: PartitionTableView, wanted: Optional[Sequence[int]]):
         writes, positions, errors = [], [], {}
-        keys = [partition_key(view, v) if len(v) == len(view.keys) else None for v in value_lists]
-        current = store.get_partitions(view.item.uid, [k for k in keys if k])
+        chosen = _positions(len(value_lists), wanted)
+        keys = {position: partition_key(view, value_lists[position])
+                if len(value_lists[position]) == len(view.keys) else None for position in chosen}
+        current = store.get_partitions(view.item.uid, [k for k in keys.values() if k])
         touched: set[str] = set()
-        for position, (values, key) in enumerate(zip(value_lists, keys)):
+        for position in chosen:
+            values, key = value_lists[position], keys[position]
             try:
                 check_values(view, values)
                 old = current.get(key) if key is not None else None
@@ -342,8 +394,9 @@ def _delete_builder(value_lists: Sequence[list[str]]) -> Build:
     return build
 
 
-def _delete_failure(position: int, reason: str) -> ServiceError:
-    return partition_not_found()
+def _delete_failure(position: int, reason: str) -> Optional[ServiceError]:
+    # Gone, or changed since it was read (updated): a fresh read tells which, and deletes the latter.
+    return None
 
 
 def delete_partitions(ref: TableRef, value_lists: Sequence[list[str]]) -> Errors:
@@ -355,7 +408,7 @@ def rewrite_partition_document(ref: TableRef, values: Sequence[str],
                                change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
     """Apply ``change`` to a partition's document (and its index entries' copies), atomically;
     retried from a fresh read if the partition changes meanwhile."""
-    def build(view: PartitionTableView):
+    def build(view: PartitionTableView, wanted: Optional[Sequence[int]]):
         key = partition_key(view, values)
         item = store.get_partitions(view.item.uid, [key]).get(key)
         if item is None:

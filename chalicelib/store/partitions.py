@@ -22,6 +22,7 @@ from chalicelib.store import digests
 from chalicelib.store import dynamo_json as dj
 from chalicelib.store.catalog import cleanup_job, delete_all, get_many, register_table_purger
 from chalicelib.store.conditions import CONDITION_FAILED, classify
+from chalicelib.store.conditions import THROTTLED as THROTTLED_KIND
 from chalicelib.store.fence import transact
 from chalicelib.store.models import CleanupJobItem, DatabaseItem, IndexEntryItem, PartitionItem, TableItem
 from chalicelib.store.ranges import Demand, query_key_range
@@ -35,7 +36,8 @@ INDEX_ENTRIES_JOB = "index-entries"
 _CHECKS = 3
 MAX_TRANSACTION_BYTES = 3_500_000  # of DynamoDB's 4 MB, leaving room for keys and overhead
 
-EXISTS, MISSING, CHANGED = "exists", "missing", "changed"
+EXISTS, MISSING, CHANGED = "exists", "missing", "changed"  # a write's own condition failed
+STALE, THROTTLED = "stale", "throttled"  # its transaction did not land (see apply_writes)
 BETWEEN_TRANSACTIONS = "between-partition-transactions"  # crash point (chalicelib.faults)
 
 
@@ -255,52 +257,73 @@ def _pack_within(measures: Sequence[tuple[int, int, set[tuple[str, str]]]], max_
 
 
 def apply_writes(database: DatabaseItem, table: TableItem, writes: Sequence[PartitionWrite]) -> dict[int, str]:
-    """Apply writes, each atomically with its entries; returns {position: EXISTS|MISSING|CHANGED}
-    for the writes whose conditions failed (the others are applied).
+    """Apply writes, each atomically with its entries; returns {position: reason} for the writes
+    not applied (every other write is): EXISTS, MISSING or CHANGED when the write's own
+    condition failed, STALE when its transaction did not land because the table check failed
+    (the database or table deleted or re-created, the table's version or index definitions
+    changed) or because it kept meeting other transactions past the retries, THROTTLED when
+    DynamoDB kept throttling it.
 
     The DynamoDB transactions of one call run in parallel (100 partitions plus the table check
-    are 102 actions with the two checks: two transactions). Raises TableChanged (nothing of the
-    failing transaction applied) when the database or table was deleted or re-created, or the
-    table's version or index definitions changed, since they were read.
+    are 102 actions with the two checks: two transactions), so some may land while others fail:
+    a STALE write is to be rebuilt from a fresh read and sent again, alone, never the writes
+    that landed. When *no* write was applied and some transaction failed so, the call raises
+    instead (nothing of it landed, so sending it all again is right): ThrottlingException for a
+    throttle that outlasted the retries, else TableChanged.
     """
     groups = _pack(writes)
-    failures: dict[int, str] = {}
     if not groups:
-        return failures
+        return {}
     if len(groups) == 1:
-        return _apply_group(database, table, writes, groups[0])
-    if faults.armed(BETWEEN_TRANSACTIONS):
+        outcomes = [_apply_group(database, table, writes, groups[0])]
+    elif faults.armed(BETWEEN_TRANSACTIONS):
         # The crash test wants a definite point: the first transaction applied, none of the
         # others sent. (In parallel, any subset may be applied; each is still all-or-nothing.)
+        outcomes = []
         for number, group in enumerate(groups):
             if number:
                 faults.crash_point(BETWEEN_TRANSACTIONS)
-            failures.update(_apply_group(database, table, writes, group))
-        return failures
-    # The first transaction runs on this thread while the pool runs the others: one hand-off
-    # fewer per call (its wake-ups cost CPU a Lambda bills), the same parallelism.
-    others = [_executor().submit(_apply_group, database, table, writes, group) for group in groups[1:]]
-    try:
-        failures.update(_apply_group(database, table, writes, groups[0]))
-    except BaseException:
-        for other in others:
-            other.cancel()  # as Executor.map does when a result raises: what has not started never will
-        raise
-    for other in others:
-        failures.update(other.result())
+            outcomes.append(_apply_group(database, table, writes, group))
+    else:
+        # The first transaction runs on this thread while the pool runs the others: one hand-off
+        # fewer per call (its wake-ups cost CPU a Lambda bills), the same parallelism.
+        others = [_executor().submit(_apply_group, database, table, writes, group) for group in groups[1:]]
+        try:
+            outcomes = [_apply_group(database, table, writes, groups[0])]
+        except BaseException:
+            for other in others:
+                other.cancel()  # as Executor.map does when a result raises: what has not started never will
+            raise
+        outcomes += [other.result() for other in others]
+    failures: dict[int, str] = {}
+    for outcome in outcomes:
+        failures.update(outcome.failures)
+    given_up_with = next((o.given_up for o in outcomes if o.given_up is not None), None)
+    if len(failures) == len(writes) and any(r in (STALE, THROTTLED) for r in failures.values()):
+        raise given_up(given_up_with, TableChanged()) if given_up_with is not None else TableChanged()
     return failures
 
 
 _executor = LazyPool(4, "partition-writes")
 
 
+@dataclass
+class _Outcome:
+    """One transaction's end: the writes not applied, by position, and the error its retries
+    ran out on (None: it landed, or the table check failed)."""
+
+    failures: dict[int, str]
+    given_up: Exception | None = None
+
+
 def _apply_group(database: DatabaseItem, table: TableItem, writes: Sequence[PartitionWrite],
-                 group: list[int]) -> dict[int, str]:
+                 group: list[int]) -> _Outcome:
     failures: dict[int, str] = {}
     pending = list(group)
-    retried: Exception | None = None
     table_uid = table.uid  # read once, not per write: a PynamoDB attribute read costs ~1 µs
-    for _ in attempts():
+    tries = attempts()  # for conflicts and throttles: a failed condition is no reason to pause
+    next(tries)
+    while True:
         actions: list[Any] = [_database_check(database), _table_check(table)]
         # per action: (write position, meaning); -1: the checks
         owners: list[tuple[int, str]] = [(-1, "database"), (-1, "table")]
@@ -312,22 +335,25 @@ def _apply_group(database: DatabaseItem, table: TableItem, writes: Sequence[Part
             owners.append((-1, "digest"))
         try:
             dj.transact_write(actions)
-            return failures
+            return _Outcome(failures)
         except Exception as error:  # noqa: BLE001 - classified; anything but a known outcome is re-raised
             outcome = classify(error)
             if outcome.kind == CONDITION_FAILED:
                 failed_here = _failed_writes(owners, outcome.failed)
-                if failed_here.pop(-1, None) is not None:
-                    raise TableChanged() from None
+                if failed_here.pop(-1, None) is not None or not failed_here:
+                    failures.update(dict.fromkeys(pending, STALE))
+                    return _Outcome(failures)
+                # Sent again without them at once: a smaller transaction each time, so this ends.
                 failures.update(failed_here)
                 pending = [i for i in pending if i not in failed_here]
                 if not pending:
-                    return failures
+                    return _Outcome(failures)
             elif outcome.retryable:
-                retried = error
+                if next(tries, None) is None:
+                    failures.update(dict.fromkeys(pending, THROTTLED if outcome.kind == THROTTLED_KIND else STALE))
+                    return _Outcome(failures, error)
             else:
                 raise
-    raise given_up(retried, TableChanged()) if retried is not None else TableChanged()
 
 
 def _digest_rows(writes: Iterator[PartitionWrite]) -> list[tuple[tuple[str, ...], int]]:

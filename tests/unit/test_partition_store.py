@@ -117,6 +117,70 @@ def test_writes_over_several_transactions_report_failures_by_position(dynamodb, 
     assert written == {f"p{i}" for i in range(150)} - {"p3", "p140"}  # (the other Puts: digest deltas)
     assert threading.current_thread().name in threads and len(set(threads)) == 2
 
+class TableChangesAfter(FakeDynamoDB):
+    """The table item changes once ``landed`` transactions have landed: every later one fails
+    its table check (a new table version, a new index)."""
+
+    def __init__(self, landed: int) -> None:
+        super().__init__(lambda kind, key: False)
+        self.landed, self.lock = landed, threading.Lock()
+
+    def send(self, transact_items: list[Any]) -> None:
+        with self.lock:  # the transactions of one call are sent from several threads
+            if len(self.applied) >= self.landed:
+                self.fails = lambda kind, key: kind == "ConditionCheck" and key == "t"
+            super().send(transact_items)
+
+
+def test_a_transaction_that_did_not_land_is_reported_stale_and_the_others_applied(monkeypatch):
+    # Issue #46: 150 creates are two transactions; the table changes after the first lands.
+    # The second's writes are STALE (to be rebuilt and sent again), the first's applied: no
+    # TableChanged for the whole call, which would have the caller send the first ones again.
+    fake = TableChangesAfter(1)
+    monkeypatch.setattr(dynamo_json, "_send", fake.send)
+    table = TableItem("db-uid", "t", uid="table-uid", index_epoch=0)
+    writes = [store.PartitionWrite("create", key=f"p{i}", values=[f"p{i}"], doc=b"J{}") for i in range(150)]
+    failed = store.apply_writes(DATABASE, table, writes)
+    [first] = fake.applied
+    landed = {key for kind, key in first if kind == "Put" and key.startswith("p")}
+    assert len(landed) == 75 and set(failed) == {i for i in range(150) if f"p{i}" not in landed}
+    assert set(failed.values()) == {store.STALE}
+
+
+def test_a_call_of_which_nothing_landed_raises_table_changed(monkeypatch):
+    monkeypatch.setattr(dynamo_json, "_send", TableChangesAfter(0).send)
+    table = TableItem("db-uid", "t", uid="table-uid", index_epoch=0)
+    writes = [store.PartitionWrite("create", key=f"p{i}", values=[f"p{i}"], doc=b"J{}") for i in range(150)]
+    with pytest.raises(store.TableChanged):
+        store.apply_writes(DATABASE, table, writes)
+
+
+class OneMoreTakenEachTime(FakeDynamoDB):
+    """Racing creators: each transaction meets one more partition that someone else created
+    since the one before."""
+
+    def __init__(self, rounds: int) -> None:
+        super().__init__(lambda kind, key: kind == "Put" and key in self.taken)
+        self.rounds, self.taken = rounds, set()
+
+    def send(self, transact_items: list[Any]) -> None:
+        if len(self.taken) < self.rounds:
+            self.taken.add(f"p{len(self.taken)}")
+        super().send(transact_items)
+
+
+def test_failed_conditions_do_not_use_up_the_tries(monkeypatch):
+    # Ten resends (more than the retry policy's eight tries): still the rest is applied, and
+    # each taken partition reported as existing, not the whole call as TableChanged.
+    fake = OneMoreTakenEachTime(10)
+    monkeypatch.setattr(dynamo_json, "_send", fake.send)
+    table = TableItem("db-uid", "t", uid="table-uid", index_epoch=0)
+    writes = [store.PartitionWrite("create", key=f"p{i}", values=[f"p{i}"], doc=b"J{}") for i in range(20)]
+    assert store.apply_writes(DATABASE, table, writes) == {i: store.EXISTS for i in range(10)}
+    [applied] = fake.applied
+    assert {key for kind, key in applied if kind == "Put" and key.startswith("p")} == {f"p{i}" for i in range(10, 20)}
+
+
 # ------------------------------------------------------------- rendered actions = the dicts
 _AWKWARD = "é\u2028\x00\x01\x02\"\\/\n\U0001F600"
 

@@ -5,14 +5,16 @@ back from DynamoDB (tests/integration/test_lost_replies.py).
 Each request is forwarded whole and its answer read whole from DynamoDB Local, so the write
 has been applied; then, for a chosen fraction of the write calls (by ``X-Amz-Target``), the
 answer is lost on its way back to the server: the connection reset, closed after half the
-body, or closed after a pause. A request body is faulted at most ``per_body`` times, so a
-retry (which resends the same body) eventually gets its answer: every fault then is a retry
-meeting its own write. The choice is drawn from a seeded generator.
+body, or closed after a pause. A chosen request loses the answers of its first ``per_body``
+sends (a request is known by its JSON, whoever serialized it: the direct transport and
+botocore write the same parameters differently), and then gets its answers: every fault is
+followed by a retry meeting its own write. The choices are drawn from a seeded generator.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import socket
 import struct
@@ -37,7 +39,7 @@ class LostReplyProxy:
         self.rate, self.per_body, self.delay = rate, per_body, delay
         self._random = random.Random(seed)
         self._lock = threading.Lock()
-        self._faulted: Counter[bytes] = Counter()
+        self._left: dict[bytes, int] = {}  # request -> answers still to lose
         self.faults: Counter[tuple[str, str]] = Counter()  # (operation, fault) -> count
         self.calls: Counter[str] = Counter()
         self.enabled = True
@@ -98,10 +100,12 @@ class LostReplyProxy:
             self.calls[operation] += 1
             if not self.enabled or operation not in WRITES:
                 return None
-            digest = hashlib.sha256(body).digest()
-            if self._faulted[digest] >= self.per_body or self._random.random() >= self.rate:
+            digest = hashlib.sha256(json.dumps(json.loads(body), sort_keys=True).encode()).digest()
+            if digest not in self._left:
+                self._left[digest] = self.per_body if self._random.random() < self.rate else 0
+            if not self._left[digest]:
                 return None
-            self._faulted[digest] += 1
+            self._left[digest] -= 1
             fault = self._random.choice(FAULTS)
             self.faults[(operation, fault)] += 1
             return fault

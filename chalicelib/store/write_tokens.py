@@ -26,9 +26,9 @@ deletes and batch writes are sent again as they are (idempotent by themselves); 
 Cost: no call more on the fault-free path; 16 bytes stored per write that carries a token, about
 80 more bytes of request, and the item in the answer of a failed condition. Installed on every
 store client (``config.instrument``) around whichever transport sends, so the direct transport
-and ``GLUE_DDB_TRANSPORT=botocore`` are alike. Not covered: ``dynamo_json``'s prepared
-TransactWriteItems bodies, which carry their own ClientRequestToken and go to the transport
-directly (botocore's retries only).
+and ``GLUE_DDB_TRANSPORT=botocore`` are alike. ``dynamo_json``'s prepared TransactWriteItems
+bodies (the partition write path) carry their own ClientRequestToken and go to the transport
+directly; ``dynamo_json`` sends each again through :func:`resend_lost` itself.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import base64
 import os
 import re
 import uuid
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar
 
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
@@ -54,6 +54,7 @@ _SET = re.compile(r"(?<![\w#:.\[\]])SET\s+", re.IGNORECASE)
 # (an "old" image is gone: such a call keeps the condition's failure).
 _NEW_IMAGES = ("ALL_NEW", "UPDATED_NEW")
 
+T = TypeVar("T")
 Call = Callable[[str, dict[str, Any]], dict[str, Any]]
 # Sends of a write after botocore's retries gave up on its answer (each with botocore's own
 # retries again).
@@ -193,18 +194,34 @@ class TokenCaller:
 
     def _send(self, operation: str, params: dict[str, Any]
               ) -> tuple[dict[str, Any], Optional[BaseException], bool]:
-        """``inner(operation, params)``, sent again while its answer is lost (see the module
-        docstring): (its answer, None, whether it was sent again) or ({}, the error, ...)."""
-        error: Optional[BaseException] = None
-        for number in attempts(_RESEND):
-            try:
-                return self.inner(operation, params), None, number > 0
-            except Exception as failure:  # noqa: BLE001 - handed back; only a lost answer is sent again
-                error = failure
-                if not _answer_lost(failure):
-                    return {}, failure, number > 0
-        assert error is not None
-        return {}, error, True
+        """``inner(operation, params)`` through :func:`resend_lost`: (its answer, None, whether
+        it was sent again) or ({}, the error, whether it was sent again)."""
+        sends = 0
+
+        def send() -> dict[str, Any]:
+            nonlocal sends
+            sends += 1
+            return self.inner(operation, params)
+        try:
+            return resend_lost(send), None, sends > 1
+        except Exception as error:  # noqa: BLE001 - handed back to be read as our own write or raised
+            return {}, error, sends > 1
+
+
+def resend_lost(send: Callable[[], T]) -> T:
+    """``send()``, called again while its answer is lost (see ``_answer_lost``; up to
+    ``RESENDS`` more times, bounded in time). Only for a send that is idempotent (a write with
+    its token, a TransactWriteItems with its ClientRequestToken, an unconditional put or delete)."""
+    lost: Optional[BaseException] = None
+    for _ in attempts(_RESEND):
+        try:
+            return send()
+        except Exception as error:  # noqa: BLE001 - only a lost answer is sent again
+            if not _answer_lost(error):
+                raise
+            lost = error
+    assert lost is not None
+    raise lost
 
 
 def install(client: Any) -> None:

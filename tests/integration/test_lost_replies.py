@@ -19,11 +19,15 @@ from typing import Any, Callable
 
 import pytest
 from botocore.exceptions import ClientError
+from pypaimon.catalog.catalog_factory import CatalogFactory
+from pypaimon.common.identifier import Identifier
+from pypaimon.schema.schema import Schema
 
 from infra.local.stack import client
 from tests.integration.conftest import random_account, table_input
 from tests.integration.lf_helpers import add, governed_input
 from tests.integration.reply_proxy import LostReplyProxy
+from tests.integration.test_paimon_commits import APPEND_SCHEMA, options, read, write
 
 pytestmark = pytest.mark.slow  # a server of its own behind the proxy, ~20-40 s a transport
 
@@ -89,6 +93,14 @@ def workload(endpoint: str, databases: int = 12) -> tuple[Outcomes, Callable[[],
                     DatabaseName=db, TableName=name, PartitionInput={"Values": [value]}),
                     ("AlreadyExistsException", "EntityNotFoundException")) is not None:
                 partitions.append((db, name, value))
+            batch = [str(3000 + d * 10 + i) for i in range(3)]
+            answer = run.call(f"BatchCreatePartition {db}.{name}", lambda: glue.batch_create_partition(
+                DatabaseName=db, TableName=name, PartitionInputList=[{"Values": [v]} for v in batch]),
+                ("EntityNotFoundException",))
+            if answer is not None:
+                refused = {tuple(e["PartitionValues"]): e["ErrorDetail"]["ErrorCode"] for e in answer.get("Errors", [])}
+                run.wrong.extend(f"BatchCreatePartition {db}.{name} {v}: {code}" for v, code in refused.items())
+                partitions.extend((db, name, v) for v in batch if (v,) not in refused)
         if d % 3 == 1 and (db, "t1") in tables:
             if run.call(f"DeleteTable {db}.t1", lambda: glue.delete_table(DatabaseName=db, Name="t1"),
                         ("EntityNotFoundException",)) is not None:
@@ -199,3 +211,30 @@ def test_a_write_whose_retries_all_lost_their_answers_is_sent_again(stack, start
     direct one): the store sends it again after botocore gave up, and it is recognised then."""
     proxy = LostReplyProxy(stack.ddb_endpoint, rate=0.06, seed=7, per_body=5, delay=0.05)
     run_faulted(stack, start_server, "direct", proxy, databases=8, at_least=3)
+
+
+def test_paimon_commits_whose_answers_were_lost_commit_once(stack, start_server):
+    """pypaimon commits through a server whose DynamoDB answers are lost: each commit is one
+    snapshot, none refused as a conflict with itself, every row readable."""
+    proxy = LostReplyProxy(stack.ddb_endpoint, rate=RATE, seed=11)
+    try:
+        server = start_server(GLUE_DDB_ENDPOINT=proxy.endpoint, GLUE_CLEANUP_THREAD="0")
+        catalog = CatalogFactory.create(options(server.endpoint))
+        db = f"lost_paimon_{uuid.uuid4().hex[:8]}"
+        catalog.create_database(db, False)
+        identifier = Identifier.create(db, "events")
+        catalog.create_table(identifier, Schema.from_pyarrow_schema(APPEND_SCHEMA, ["region"], None, {"bucket": "-1"}),
+                             False)
+        table = catalog.get_table(identifier)
+        expected = []
+        for commit in range(4):
+            rows = {"region": ["eu", "us"], "n": [commit * 2, commit * 2 + 1]}
+            write(table, rows)
+            expected += [{"region": r, "n": n} for r, n in zip(rows["region"], rows["n"])]
+        proxy.enabled = False
+        table = catalog.get_table(identifier)
+        assert sorted(read(table), key=lambda r: r["n"]) == expected
+        assert catalog.load_snapshot(identifier).snapshot.id == 4, dict(proxy.faults)
+        assert sum(proxy.faults.values()) >= 3, dict(proxy.faults)
+    finally:
+        proxy.stop()

@@ -140,3 +140,35 @@ def test_an_error_answer_cut_short_is_a_lost_answer() -> None:
     assert TokenCaller(truncating)("PutItem", {"Item": {"k": {"S": "a"}},
                                                "ConditionExpression": "attribute_not_exists(k)"}) == {}
     assert len(sent) == 2
+
+
+def test_a_commit_point_whose_answer_was_lost_is_read_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CommitTransaction: the store gave up on the commit point's answer; the transaction as
+    stored tells whether it landed (COMMITTED with a seq), else the error stands."""
+    from types import SimpleNamespace
+
+    from chalicelib.errors import ConcurrentModificationException
+    from chalicelib.service import transactions
+
+    item = SimpleNamespace(catalog="c", transaction_id="t")
+    stored: dict[str, Any] = {}
+    reads: list[str] = []
+    monkeypatch.setattr(transactions.store, "get_transaction",
+                        lambda catalog, tid: reads.append(tid) or stored.get("item"))
+
+    def lost(_: Any) -> int:
+        raise ReadTimeoutError(endpoint_url="http://ddb")
+    monkeypatch.setattr(transactions, "_commit_point", lost)
+    stored["item"] = SimpleNamespace(status="COMMITTED", commit_seq=42)
+    assert transactions._commit_point_or_landed(item) == 42  # type: ignore[arg-type]
+    stored["item"] = SimpleNamespace(status="COMMIT_IN_PROGRESS", commit_seq=None)
+    with pytest.raises(ReadTimeoutError):
+        transactions._commit_point_or_landed(item)  # type: ignore[arg-type]
+
+    def refused(_: Any) -> int:
+        raise ConcurrentModificationException("moved")
+    monkeypatch.setattr(transactions, "_commit_point", refused)
+    reads.clear()
+    with pytest.raises(ConcurrentModificationException):
+        transactions._commit_point_or_landed(item)  # type: ignore[arg-type]
+    assert not reads  # a refusal is no lost answer: nothing read back

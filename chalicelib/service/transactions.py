@@ -50,7 +50,7 @@ from typing import Iterable, Iterator, Optional
 
 from chalicelib import clock, faults
 from chalicelib.context import RequestContext
-from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
+from chalicelib.errors import (ConcurrentModificationException, InvalidInputException, ServiceError,
                                TransactionCanceledException, TransactionCommitInProgressException,
                                TransactionCommittedException, transaction_not_found)
 from chalicelib.service import cleanup, table_commit
@@ -464,6 +464,22 @@ def _commit_point(item: TransactionItem) -> int:
     raise ConcurrentModificationException("Other commits kept moving the catalog's commit counter; retry")
 
 
+def _commit_point_or_landed(item: TransactionItem) -> int:
+    """:func:`_commit_point`; when the store gave up on its answer (a store error that is no
+    refusal: the answer was lost, and DynamoDB may have applied it) the transaction is read
+    back: COMMITTED with a seq means the commit point landed, and the commit goes on with it
+    instead of answering a 500 for a committed transaction."""
+    try:
+        return _commit_point(item)
+    except (store.TransactionStateChanged, ServiceError):
+        raise
+    except Exception:
+        landed = store.get_transaction(item.catalog, item.transaction_id)
+        if landed is not None and landed.status == "COMMITTED" and landed.commit_seq:
+            return int(landed.commit_seq)
+        raise
+
+
 def _scopes(work: dict[str, tuple[list, Optional[dict]]]) -> Iterator[Scope]:
     for scope in _apply_order(list(work)):
         yield (scope, *work[scope])
@@ -500,7 +516,7 @@ def commit(item: TransactionItem) -> str:
             _hand_off_checks(item)  # nothing is visible yet; the job checks again and commits
             return "COMMIT_IN_PROGRESS"
         faults.fault_point("before-commit-point")
-        seq = _commit_point(item)  # a failure is aborted below: nothing of it is visible
+        seq = _commit_point_or_landed(item)  # a failure is aborted below: nothing of it is visible
     except store.TransactionStateChanged:
         # Aborted by recovery while we stalled; locks we took after it released them go too.
         _release_locks(item)

@@ -10,7 +10,7 @@ from pynamodb.connection import Connection, TableConnection
 from pynamodb.connection.base import MetaTable
 
 from chalicelib import metrics
-from chalicelib.store import dynamo_http, fast_parse
+from chalicelib.store import dynamo_http, fast_parse, write_tokens
 
 TABLE_PREFIX = os.environ.get("GLUE_TABLE_PREFIX", "glue_catalog_")
 ENDPOINT = os.environ.get("GLUE_DDB_ENDPOINT") or None
@@ -48,10 +48,13 @@ def table_name(suffix: str) -> str:
 
 def instrument(client: Any) -> None:
     """Hook a botocore DynamoDB client once: its data-plane calls sent directly (dynamo_http),
-    the faster read parser for what botocore still sends (fast_parse), and a count of the round
-    trips each request makes (metrics, reported in a response header)."""
+    the faster read parser for what botocore still sends (fast_parse), write tokens that let a
+    retried conditional write recognise its own landed attempt (write_tokens, around whichever
+    transport sends), and a count of the round trips each request makes (metrics, reported in a
+    response header)."""
     fast_parse.install(client)
     dynamo_http.install(client)
+    write_tokens.install(client)
     if not getattr(client, "_glue_counted", False):
         client.meta.events.register("before-send.dynamodb", metrics.count_request, unique_id="glue-count-requests")
         client._glue_counted = True

@@ -41,6 +41,8 @@ from typing import Any, Callable, Optional
 from urllib.parse import quote, urlsplit
 
 
+from botocore.exceptions import ClientError
+
 from chalicelib import metrics
 from chalicelib.store import documents, fast_parse, http1
 
@@ -173,7 +175,14 @@ class DirectCaller:
             return self.send(operation, _ENCODER.encode(params).encode("utf-8"))
         except Retry as retry:
             retry.pause()
+        try:
             return self.botocore_call(operation, params)
+        except ClientError as error:
+            # The attempt sent here counts as one before botocore's: it may have landed
+            # (write_tokens reads this count).
+            metadata = error.response.setdefault("ResponseMetadata", {})
+            metadata["RetryAttempts"] = int(metadata.get("RetryAttempts") or 0) + 1
+            raise
 
     def send(self, operation: str, body: bytes) -> dict[str, Any]:
         """POST ``body`` (the operation's JSON) and return the parsed answer; raises botocore's
@@ -312,4 +321,5 @@ def install(client: Any) -> Any:
 def caller(client: Any) -> Optional[DirectCaller]:
     """The client's DirectCaller, if it has one."""
     call = client.__dict__.get("_make_api_call")
+    call = getattr(call, "inner", call)  # under write_tokens.TokenCaller
     return call if isinstance(call, DirectCaller) else None

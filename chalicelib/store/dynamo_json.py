@@ -24,7 +24,7 @@ import orjson
 from botocore.exceptions import ClientError
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 
-from chalicelib.store import dynamo_http
+from chalicelib.store import dynamo_http, write_tokens
 from chalicelib.store.config import connection
 
 _prepared = threading.local()
@@ -160,6 +160,12 @@ def _body(actions: Sequence[dict[str, Any] | Rendered]) -> bytes:
 def _send(actions: Sequence[dict[str, Any] | Rendered]) -> None:
     client = _client()
     body = _body(actions)
+    # The same body (the same ClientRequestToken: DynamoDB applies it once) sent again if
+    # botocore's retries too lost its answer.
+    write_tokens.resend_lost(lambda: _send_body(client, body))
+
+
+def _send_body(client: Any, body: bytes) -> None:
     direct = dynamo_http.caller(client)
     if direct is not None:
         try:
@@ -169,9 +175,11 @@ def _send(actions: Sequence[dict[str, Any] | Rendered]) -> None:
             retry.pause()  # then botocore sends the same body (the same token) again, with its retries
     _prepared.body = body
     try:
-        # Straight to botocore's own call: the client's method would go through ``direct``.
-        (direct.botocore_call if direct is not None else client._make_api_call)("TransactWriteItems",
-                                                                                {"TransactItems": []})
+        # Straight to botocore's own call: the client's method would go through ``direct`` (and
+        # write_tokens, whose resends ``_send`` makes itself).
+        call = client._make_api_call
+        (direct.botocore_call if direct is not None else getattr(call, "inner", call))("TransactWriteItems",
+                                                                                     {"TransactItems": []})
     finally:
         _prepared.body = None
 

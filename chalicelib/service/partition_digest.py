@@ -233,18 +233,19 @@ def compact(table_uid: str, deadline: float) -> bool:
             return False
 
 
-# Jobs this process queued, by (kind, table uid), and when: one job per table a minute at most.
-_queued: dict[tuple[str, str], float] = {}
+# Jobs this process queued, by (kind, table uid, who), and when: one job per table a minute at
+# most, for readers and for writers each.
+_queued: dict[tuple[str, str, str], float] = {}
 _QUEUE_AGAIN_SECONDS = 60.0
 
 
-def _queue(kind: str, table: TableItem) -> None:
+def _queue(kind: str, table: TableItem, who: str = "reader") -> None:
     now = clock.monotonic()
-    if now - _queued.get((kind, table.uid), -_QUEUE_AGAIN_SECONDS) < _QUEUE_AGAIN_SECONDS:
+    if now - _queued.get((kind, table.uid, who), -_QUEUE_AGAIN_SECONDS) < _QUEUE_AGAIN_SECONDS:
         return
     if len(_queued) > 1024:
         _queued.clear()
-    _queued[(kind, table.uid)] = now
+    _queued[(kind, table.uid, who)] = now
     cleanup.enqueue(catalog.cleanup_job(kind, table.uid, db_uid=table.db_uid, name=table.name))
 
 
@@ -264,7 +265,8 @@ def _delta_built(table: TableItem) -> None:
         return
     _written.pop(table.uid, None)
     try:
-        _queue(COMPACT_JOB, table)
+        # Limited apart from the readers' queueing: a read right after the load queues its own.
+        _queue(COMPACT_JOB, table, "writer")
     except Exception:  # noqa: BLE001 - the write must not fail for its digest's housekeeping
         log.exception("queueing a digest compaction failed; the next reader queues it")
 

@@ -188,6 +188,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     def row(table: str, expression: str, what: str, result: Listing) -> None:
         rows.append((table, f"`{expression}`", what, seconds(result.longest), seconds(result.total),
                      str(len(result.requests)), f"{result.returned:,}", per_partition(result)))
+        log(" | ".join(rows[-1]))  # as it comes: a run cut short still shows what it measured
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-bulk-") as tmp:
@@ -199,7 +200,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                 glue = clients[0]
                 ddb = make_client("dynamodb", stack.ddb_endpoint, access_key=stack.ddb_access_key_id)
                 glue.create_database(DatabaseInput={"Name": DATABASE})
-                flat, indexed, small = f"flat_{label}", f"indexed_{label}", f"indexed_{size_label(args.small)}"
+                # Glue folds table names to lower case ("1M" -> "1m"); table_record looks them up so.
+                flat, indexed, small = (f"flat_{label}".lower(), f"indexed_{label}".lower(),
+                                        f"indexed_{size_label(args.small)}".lower())
                 want = {e: expected(n, e) for e in (UNINDEXED, UNSERVED, SELECTIVE)}
 
                 glue.create_table(DatabaseName=DATABASE, TableInput=table_input(flat))
@@ -248,7 +251,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                 if moto is not None:
                     moto_glue = make_client("glue", moto.endpoint, args.threads)
                     moto_glue.create_database(DatabaseInput={"Name": DATABASE})
-                    moto_table = f"flat_{size_label(args.moto_partitions)}"
+                    moto_table = f"flat_{size_label(args.moto_partitions)}".lower()
                     moto_glue.create_table(DatabaseName=DATABASE, TableInput=table_input(moto_table))
                     log(f"loading {args.moto_partitions:,} partitions into moto")
                     load([moto_glue], moto_table, args.moto_partitions)
@@ -259,7 +262,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                         row(f"moto {moto_table}", UNINDEXED, "moto's server", result)
                     moto_result = statistics.median(r.total for r in moto_runs)
                     if args.moto_partitions != n:  # ours at moto's size too, side by side
-                        same = f"flat_{size_label(args.moto_partitions)}"
+                        same = f"flat_{size_label(args.moto_partitions)}".lower()
                         glue.create_table(DatabaseName=DATABASE, TableInput=table_input(same))
                         log(f"loading {args.moto_partitions:,} partitions into {same}")
                         load(clients, same, args.moto_partitions)

@@ -169,6 +169,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--no-moto", action="store_true")
     parser.add_argument("--quick", action="store_true", help="small tables, few runs: a smoke run")
     parser.add_argument("--log-dir", type=Path, help="keep the server's and DynamoDB Local's logs here")
+    parser.add_argument("--db-path", type=Path, help="DynamoDB Local on disk under this new directory, as "
+                                                     "`make run` keeps it (default: in memory)")
     args = parser.parse_args(argv)
     args.partitions = args.partitions or (20_000 if args.quick else 1_000_000)
     args.small = args.small or (2_000 if args.quick else 10_000)
@@ -193,7 +195,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-bulk-") as tmp:
         log_dir = args.log_dir or Path(tmp)
-        with CatalogStack(log_dir=log_dir) as stack:
+        with CatalogStack(db_path=args.db_path, log_dir=log_dir) as stack:
             moto = None if args.no_moto else MotoServer(log_dir / "moto.log").start()
             try:
                 clients = [make_client("glue", stack.endpoint, args.threads) for _ in range(args.threads)]
@@ -307,7 +309,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                  f"{big / little:.2f} ({seconds(big)} ÷ {seconds(little)})", "≤ 1.3", big / little <= 1.3)
     report.check("items read per partition returned: first / later unindexed", f"{per_partition(first)} / "
                  f"{per_partition(later[-1])}", "report", None)
-    report.notes.append(f"loads through BatchCreatePartition: {n:,} in {load_flat:,.0f} s (no index), "
+    report.notes.append(f"DynamoDB Local {'on disk (-dbPath)' if args.db_path else 'in memory'}; "
+                        f"loads through BatchCreatePartition: {n:,} in {load_flat:,.0f} s (no index), "
                         f"{load_indexed:,.0f} s (one index); one raw 1 MB Query page {seconds(page)}; "
                         f"whole run {time.perf_counter() - started:,.0f} s")
     report.print(common.command_line("bench_bulk_first_read", argv), common.machine())

@@ -148,6 +148,22 @@ def raw_page(ddb: Any, prefix: str, uid: str, runs: int = 5) -> float:
     return statistics.median(samples)
 
 
+def settle(ddb: Any, prefix: str, table: str, timeout: float = 120.0) -> float:
+    """Wait until the table's digest is compacted (at most 8 items: a million rows are 7), or
+    holds few enough deltas to need no compaction and stays so for 5 s; the seconds waited."""
+    uid = table_record(ddb, prefix, table)["uid"]["S"]
+    started = time.perf_counter()
+    counts: list[int] = []
+    while time.perf_counter() - started < timeout:
+        counts.append(ddb.query(TableName=prefix + "partition_digests", KeyConditionExpression="table_uid = :u",
+                                ExpressionAttributeValues={":u": {"S": uid}}, Select="COUNT",
+                                ConsistentRead=True)["Count"])
+        if counts[-1] <= 8 or (counts[-1] <= 72 and len(counts) >= 6 and len(set(counts[-6:])) == 1):
+            break
+        time.sleep(1.0)
+    return time.perf_counter() - started
+
+
 def seconds(value: float) -> str:
     return f"{value * 1000:,.0f} ms" if value < 1 else f"{value:,.2f} s"
 
@@ -249,7 +265,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                 page = raw_page(ddb, stack.table_prefix, table_record(ddb, stack.table_prefix, flat)["uid"]["S"])
 
                 moto_result = None
-                warm_same = None
+                warm_same = warm_settled = None
                 if moto is not None:
                     moto_glue = make_client("glue", moto.endpoint, args.threads)
                     moto_glue.create_database(DatabaseInput={"Name": DATABASE})
@@ -274,6 +290,14 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                         for result in ours_same:
                             row(same, UNINDEXED, "later", result)
                         warm_same = statistics.median(r.total for r in ours_same)
+                    # And once the load's deltas are compacted (the background job): the steady state.
+                    compare = same if args.moto_partitions != n else flat
+                    waited = settle(ddb, stack.table_prefix, compare)
+                    settled = [checked(listing(glue, compare, UNINDEXED), want_moto, "settled")
+                               for _ in range(args.runs)]
+                    for result in settled:
+                        row(compare, UNINDEXED, f"digest compacted (waited {waited:,.0f} s)", result)
+                    warm_settled = statistics.median(r.total for r in settled)
             finally:
                 if moto is not None:
                     moto.stop()
@@ -296,11 +320,13 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     report.check(f"later `{UNSERVED}` at {label}: longest request / median total",
                  f"{seconds(max(r.longest for r in later_unserved))} / "
                  f"{seconds(statistics.median(r.total for r in later_unserved))}", "report", None)
-    if moto_result is not None:
+    if moto_result is not None and warm_settled is not None:
         same_label = size_label(args.moto_partitions)
         ours = warm if warm_same is None else warm_same
-        report.check(f"moto ÷ later unindexed, both at {same_label}", f"{moto_result / ours:.1f}× "
-                     f"({seconds(moto_result)} ÷ {seconds(ours)})", "≥ 20×", moto_result / ours >= 20)
+        report.check(f"moto ÷ later unindexed, both at {same_label}, digest compacted", f"{moto_result / warm_settled:.1f}× "
+                     f"({seconds(moto_result)} ÷ {seconds(warm_settled)})", "≥ 20×", moto_result / warm_settled >= 20)
+        report.check(f"moto ÷ later unindexed, both at {same_label}, right after the load", f"{moto_result / ours:.1f}× "
+                     f"({seconds(moto_result)} ÷ {seconds(ours)})", "report", None)
         if warm_same is not None:
             report.check(f"moto at {same_label} ÷ later unindexed at {label}",
                          f"{moto_result / warm:.1f}× ({seconds(moto_result)} ÷ {seconds(warm)})", "report", None)

@@ -18,6 +18,7 @@ import sys
 import zlib
 from array import array
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Optional, Sequence
 
 from chalicelib.domain import expressions
@@ -25,6 +26,9 @@ from chalicelib.domain.expressions import And, Between, Compare, In, IsNull, Lik
 from chalicelib.domain.partition_keys import SEGMENT_MODULUS
 
 Row = tuple[tuple[str, ...], int]  # (partition values, segment bucket)
+# A leaf's outcome (True, False, None: unknown) by text, per leaf (by id: the bound expression
+# outlives the evaluation that holds them).
+Outcomes = dict[int, dict[Optional[str], Optional[bool]]]
 
 _FORMAT = 1
 _LITTLE = sys.byteorder == "little"
@@ -55,19 +59,26 @@ def _unpacked(data: bytes, typecode: str) -> array:
 
 def encode(rows: Sequence[Row]) -> bytes:
     """One chunk holding ``rows`` (zlib-compressed)."""
-    width = max((len(values) for values, _ in rows), default=0)
+    lengths = set(map(len, map(itemgetter(0), rows)))
+    width = max(lengths, default=0)
+    uniform = len(lengths) <= 1
     header: dict = {"f": _FORMAT, "n": len(rows), "cols": []}
     body: list[bytes] = []
     for position in range(width):
-        codes: dict[Optional[str], int] = {}
-        column = [codes.setdefault(values[position] if position < len(values) else None, len(codes))
-                  for values, _ in rows]
+        if uniform:  # the common case, in C: every row has a value at every position
+            texts: list[Optional[str]] = list(map(itemgetter(position), map(itemgetter(0), rows)))
+        else:
+            texts = [values[position] if position < len(values) else None for values, _ in rows]
+        codes = {text: code for code, text in enumerate(dict.fromkeys(texts))}
         typecode = _width(len(codes))
         header["cols"].append({"v": list(codes), "t": typecode})
-        body.append(_packed(column, typecode))
-    body.append(_packed([segment for _, segment in rows], "H"))
+        body.append(_packed(list(map(codes.__getitem__, texts)), typecode))
+    body.append(_packed(list(map(itemgetter(1), rows)), "H"))
     head = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
     return zlib.compress(len(head).to_bytes(4, "little") + head + b"".join(body), 6)
+
+
+_BLOCK = 4096  # rows sized at once by encode_chunks
 
 
 def encode_chunks(rows: Sequence[Row]) -> list[bytes]:
@@ -75,15 +86,24 @@ def encode_chunks(rows: Sequence[Row]) -> list[bytes]:
     chunks: list[bytes] = []
     start = 0
     while True:
-        end, size, seen = start, 0, set()
+        # The raw size of rows[start:end]: per row its codes and segment, per distinct text its
+        # bytes, counted a block at a time (a chunk may pass _RAW_BUDGET by one block).
+        end, size = start, 0
+        seen: list[set[str]] = []
         while end < len(rows) and (size < _RAW_BUDGET or end == start):
-            values, _ = rows[end]
-            size += 2 + 4 * len(values)
-            for position, text in enumerate(values):
-                if (position, text) not in seen:
-                    seen.add((position, text))
-                    size += len(text.encode("utf-8", "surrogatepass")) + 4
-            end += 1
+            block = [values for values, _ in rows[end:end + _BLOCK]]
+            lengths = list(map(len, block))
+            size += 2 * len(block) + 4 * sum(lengths)
+            shortest = min(lengths)
+            for position in range(max(lengths)):
+                if position >= len(seen):
+                    seen.append(set())
+                texts = set(map(itemgetter(position), block)) if position < shortest else \
+                    {values[position] for values in block if len(values) > position}
+                texts -= seen[position]
+                size += sum(len(text.encode("utf-8", "surrogatepass")) + 4 for text in texts)
+                seen[position] |= texts
+            end += len(block)
         chunks.extend(_fitting(rows[start:end]))
         start = end
         if start >= len(rows):
@@ -120,12 +140,14 @@ class Chunk:
             values.append(text)
         return tuple(values), self.segments[i]
 
-    def matching(self, bound: expressions.Node, buckets: Optional[tuple[int, int]]) -> list[int]:
+    def matching(self, bound: expressions.Node, buckets: Optional[tuple[int, int]],
+                 outcomes: Optional[Outcomes] = None) -> list[int]:
         """Positions of the rows ``bound`` is true for (and, with ``buckets``, whose segment is
-        in that inclusive range)."""
+        in that inclusive range). ``outcomes``: the leaves' outcomes by text, shared by the
+        chunks of one evaluation (a digest of many small deltas repeats most texts)."""
         if not self.size:
             return []
-        true, _ = self._masks(bound)
+        true, _ = self._masks(bound, {} if outcomes is None else outcomes)
         if buckets is not None:
             low, high = buckets
             lut = bytes(1 if low <= s <= high else 0 for s in range(SEGMENT_MODULUS))
@@ -143,16 +165,16 @@ class Chunk:
     def _all(self) -> int:
         return int.from_bytes(b"\x01" * self.size, "little")
 
-    def _masks(self, node: expressions.Node) -> tuple[int, int]:
+    def _masks(self, node: expressions.Node, outcomes: Outcomes) -> tuple[int, int]:
         """(rows where ``node`` is true, rows where it is false)."""
         kind = type(node)
         if kind is TrueExpr:
             return self._all(), 0
         if kind is Not:
-            true, false = self._masks(node.item)  # type: ignore[union-attr]
+            true, false = self._masks(node.item, outcomes)  # type: ignore[union-attr]
             return false, true
         if kind is And or kind is Or:
-            parts = [self._masks(item) for item in node.items]  # type: ignore[union-attr]
+            parts = [self._masks(item, outcomes) for item in node.items]  # type: ignore[union-attr]
             true, false = parts[0]
             for t, f in parts[1:]:
                 if kind is And:
@@ -161,10 +183,10 @@ class Chunk:
                     true, false = true | t, false & f
             return true, false
         if kind in (Compare, Between, In, Like, IsNull):
-            return self._leaf(node)
+            return self._leaf(node, outcomes)
         raise TypeError(f"not a bound expression node: {kind.__name__}")
 
-    def _leaf(self, node: expressions.Node) -> tuple[int, int]:
+    def _leaf(self, node: expressions.Node, outcomes: Outcomes) -> tuple[int, int]:
         position = node.column.position  # type: ignore[union-attr]
         if position >= len(self.columns):
             # No row has a value there: one evaluation with the value absent decides every row.
@@ -172,8 +194,12 @@ class Chunk:
             return (self._all(), 0) if outcome is True else (0, self._all()) if outcome is False else (0, 0)
         texts, codes = self.columns[position]
         true_lut, false_lut = bytearray(len(texts)), bytearray(len(texts))
+        known = outcomes.setdefault(id(node), {})
         for code, text in enumerate(texts):
-            outcome = expressions.evaluate3(node, [] if text is None else [None] * position + [text])
+            try:
+                outcome = known[text]
+            except KeyError:
+                outcome = known[text] = expressions.evaluate3(node, [] if text is None else [None] * position + [text])
             true_lut[code], false_lut[code] = outcome is True, outcome is False
         return self._spread(bytes(true_lut), codes), self._spread(bytes(false_lut), codes)
 
@@ -205,20 +231,34 @@ def decode(data: bytes) -> Chunk:
     return Chunk(size, columns, segments)
 
 
-def matching_rows(chunks: Sequence[Chunk], bound: expressions.Node,
-                  buckets: Optional[tuple[int, int]]) -> tuple[set[tuple[str, ...]], int]:
-    """The distinct value tuples of the rows of ``chunks`` that match, and how many rows there
-    were in all."""
-    found: set[tuple[str, ...]] = set()
-    total = 0
-    for chunk in chunks:
-        total += chunk.size
-        positions = chunk.matching(bound, buckets)
+class Matches:
+    """The distinct value tuples of the matching rows of chunks added one at a time (a caller
+    may stop between chunks), and how many rows were examined."""
+
+    def __init__(self, bound: expressions.Node, buckets: Optional[tuple[int, int]]) -> None:
+        self.bound, self.buckets = bound, buckets
+        self.found: set[tuple[str, ...]] = set()
+        self.total = 0
+        self._outcomes: Outcomes = {}
+
+    def add(self, chunk: Chunk) -> None:
+        """Evaluate one more chunk."""
+        self.total += chunk.size
+        positions = chunk.matching(self.bound, self.buckets, self._outcomes)
         if not positions:
-            continue
+            return
         columns = [[texts[code] for code in map(codes.__getitem__, positions)] for texts, codes in chunk.columns]
         for values in zip(*columns):
             if None in values:  # a shorter row: its values end at the first absent one
                 values = values[:values.index(None)]
-            found.add(values)  # type: ignore[arg-type]
-    return found, total
+            self.found.add(values)  # type: ignore[arg-type]
+
+
+def matching_rows(chunks: Sequence[Chunk], bound: expressions.Node,
+                  buckets: Optional[tuple[int, int]]) -> tuple[set[tuple[str, ...]], int]:
+    """The distinct value tuples of the rows of ``chunks`` that match, and how many rows there
+    were in all."""
+    matches = Matches(bound, buckets)
+    for chunk in chunks:
+        matches.add(chunk)
+    return matches.found, matches.total

@@ -1,18 +1,21 @@
 """Unindexed listings through the table's partition digest (store/digests.py): evaluate the
 expression and the segment on the digest's column-packed values, then fetch only the matching
-partitions by key, in key order. Also keeps the digest small: compaction of many deltas into
-base chunks, and a rebuild from the partitions when it is incomplete (a table older than the
-digest, an overflowed delta) or when reads keep finding partitions that are gone.
+partitions by key, in key order, all within the request's work budget. Also keeps the digest
+small, in the background (cleanup jobs, never in a request): compaction of many deltas into base
+chunks (queued by readers that meet many, and by bulk writers), and a rebuild from the partitions
+when it is incomplete (a table older than the digest, an overflowed delta) or when reads keep
+finding partitions that are gone.
 """
 
 from __future__ import annotations
 
 import bisect
+import logging
 import os
 from concurrent.futures import Future
 from typing import Any, Iterator, Optional, Sequence
 
-from chalicelib import clock, metrics
+from chalicelib import clock, metrics, work_budget
 from chalicelib.lazy_pool import LazyPool
 from chalicelib.domain import expressions
 from chalicelib.domain import partition_digest as codec
@@ -24,8 +27,15 @@ from chalicelib.store.models import CleanupJobItem, TableItem
 # "0": listings read as planned, never through the digest (writes still keep it): the
 # benchmark's "before", and a switch should the digest ever misbehave.
 ENABLED = os.environ.get("GLUE_PARTITION_DIGEST", "1") != "0"
-# More delta items than this and the reader merges them into a new base set (env: tests).
+# More delta items than this and a compaction is queued: by a reader that meets them, by a
+# writer of this process that wrote them (env: tests).
 COMPACT_DELTAS = int(os.environ.get("GLUE_DIGEST_COMPACT_DELTAS", "64"))
+# One compaction step replaces at most this many items (its deletes are the cost: DynamoDB Local
+# deletes ~1,000 items a second); a backlog larger than that is merged a slice at a time.
+STEP_PIECES = int(os.environ.get("GLUE_DIGEST_STEP_PIECES", "2000"))
+# The share of a request's work budget the digest may take (its Query pages, decoding and
+# evaluating); past it the page is read as planned for the rest of the budget.
+DIGEST_SHARE = 0.5
 # A page whose candidates were mostly gone (at least this many) rebuilds the digest.
 PRUNE_MISSES = int(os.environ.get("GLUE_DIGEST_PRUNE_MISSES", "256"))
 # Matching more than this share of the digest's rows, the plain Query of every partition is
@@ -34,6 +44,7 @@ MAX_SHARE = 0.5
 _FETCH_AHEAD = 4  # BatchGetItem calls in flight at once
 _MAX_BASE_SETS = 4
 
+log = logging.getLogger(__name__)
 _executor = LazyPool(_FETCH_AHEAD, "digest-fetch")
 
 # The sorted candidate keys of recent listings, by the digest items they came from (their keys:
@@ -45,6 +56,10 @@ _executor = LazyPool(_FETCH_AHEAD, "digest-fetch")
 _MAX_REMEMBERED_KEYS = 400_000
 _remembered: dict[tuple, Optional[list[str]]] = {}
 _remembered_keys = 0
+
+
+class Late(Exception):
+    """The digest could not be read and evaluated by the listing's deadline."""
 
 
 def _complete(pieces: Sequence[digests.Piece]) -> bool:
@@ -60,67 +75,66 @@ def _complete(pieces: Sequence[digests.Piece]) -> bool:
 
 
 class DigestSource:
-    """The matching partitions of one table's listing, from its digest."""
+    """The matching partitions of one table's listing, from its digest. ``deadline``: the
+    listing's work deadline (``clock.monotonic``; None: unbounded), of which the digest may take
+    DIGEST_SHARE of the budget."""
 
-    def __init__(self, table: TableItem, key_types: Sequence[str]) -> None:
+    def __init__(self, table: TableItem, key_types: Sequence[str], deadline: Optional[float] = None) -> None:
         self.table, self.table_uid, self.key_types = table, table.uid, list(key_types)
-        self.pieces = digests.read(self.table_uid)
+        self.deadline = None if deadline is None else deadline - (1 - DIGEST_SHARE) * work_budget.seconds()
         self.misses = self.fetched = 0
-        self.chunks: list[codec.Chunk] = []
+        self.late = False  # the deadline came before the digest was read and evaluated
+        pieces = digests.read(self.table_uid, deadline)
+        if pieces is None:
+            self.pieces: list[digests.Piece] = []
+            self.usable, self.late = False, True
+            _queue(COMPACT_JOB, table)  # so many items are a backlog of deltas
+            return
+        self.pieces = pieces
         # An incomplete digest (a table older than the digest or created in a transaction, an
         # overflowed delta) is rebuilt in the background, never in a request: a rebuild reads
         # every partition, unbounded by the work budget. Until then the listing reads as planned.
         self.usable = _complete(self.pieces)
         if not self.usable:
-            _queue_rebuild(table)
+            _queue(REBUILD_JOB, table)
             return
         self.identity = (self.table_uid, tuple(piece.key for piece in self.pieces), tuple(self.key_types))
-        deltas = sum(piece.kind == digests.DELTA for piece in self.pieces)
-        base_sets = len({piece.set_id for piece in self.pieces if piece.kind == digests.BASE})
-        # Several base sets come from readers compacting at once (each replaces what it read);
-        # they are merged only once there are a few, so parallel readers do not keep compacting.
-        if deltas > COMPACT_DELTAS or base_sets > _MAX_BASE_SETS:
-            self._compact()
-
-    def _decoded(self) -> list[codec.Chunk]:
-        """The chunks of the pieces read, decoded (once)."""
-        if not self.chunks:
-            self.chunks = [codec.decode(p.data) for p in self.pieces if p.data is not None]
-        return self.chunks
-
-    def _compact(self) -> None:
-        rows: set[codec.Row] = set()
-        for chunk in self._decoded():
-            rows.update(chunk.rows())
-        self._replace(codec.encode_chunks(sorted(rows)))
-
-    def _replace(self, encoded: list[bytes]) -> None:
-        above = self.pieces[-1].key if self.pieces else None
-        digests.write_base(self.table_uid, encoded, above)
-        digests.delete(self.table_uid, [piece.key for piece in self.pieces])
-        self.pieces = []
+        # Merging is a background job's (its writes and deletes grow with the backlog: a million
+        # partitions loaded are 20,000 deltas); this read evaluates the pieces as they are.
+        if needs_compaction(self.pieces):
+            _queue(COMPACT_JOB, table)
 
     def matching_keys(self, bound: expressions.Node, buckets: Optional[tuple[int, int]],
                       after: Optional[str]) -> Optional[list[str]]:
         """Sort keys of the partitions that may match, after ``after``, in key order; None when
-        so many match that a plain read of every partition is cheaper."""
+        so many match that a plain read of every partition is cheaper. Raises Late when the
+        deadline passes first (the evaluation stops between chunks)."""
         asked = (*self.identity, bound, buckets)
         try:
-            keys = _remembered[asked]
-        except KeyError:
-            keys = self._candidate_keys(bound, buckets)
-            _remember(asked, keys)
-        except TypeError:  # a literal that cannot be hashed: not remembered
-            keys = self._candidate_keys(bound, buckets)
+            try:
+                keys = _remembered[asked]
+            except KeyError:
+                keys = self._candidate_keys(bound, buckets)
+                _remember(asked, keys)
+            except TypeError:  # a literal that cannot be hashed: not remembered
+                keys = self._candidate_keys(bound, buckets)
+        except Late:
+            self.late = True
+            _queue(COMPACT_JOB, self.table)
+            raise
         if keys is None:
             return None
         return keys[bisect.bisect_right(keys, after):] if after is not None else list(keys)
 
     def _candidate_keys(self, bound: expressions.Node, buckets: Optional[tuple[int, int]]) -> Optional[list[str]]:
-        found, total = codec.matching_rows(self._decoded(), bound, buckets)
-        if total and len(found) > MAX_SHARE * total:
+        matches = codec.Matches(bound, buckets)
+        for number, piece in enumerate(p for p in self.pieces if p.data is not None):
+            if number and self.deadline is not None and clock.monotonic() >= self.deadline:
+                raise Late()
+            matches.add(codec.decode(piece.data))  # type: ignore[arg-type]
+        if matches.total and len(matches.found) > MAX_SHARE * matches.total:
             return None
-        return sorted({partition_sort_key(values, self.key_types) for values in found})
+        return sorted({partition_sort_key(values, self.key_types) for values in matches.found})
 
     def partitions(self, keys: Sequence[str], wanted: int) -> Iterator[Any]:
         """The partition items of ``keys`` that exist, in the order of ``keys``, fetched a
@@ -152,7 +166,7 @@ class DigestSource:
         """Have the digest rebuilt (in the background) when this read found mostly partitions
         that are gone."""
         if self.misses >= PRUNE_MISSES and 2 * self.misses > self.fetched:
-            _queue_rebuild(self.table)
+            _queue(REBUILD_JOB, self.table)
 
 
 def _remember(asked: tuple, keys: Optional[list[str]]) -> None:
@@ -171,33 +185,110 @@ def rebuild(table_uid: str) -> None:
     """A new base set from the partitions themselves (read after the digest items, so it covers
     every partition those items did), replacing exactly the items read. Reads every partition:
     run by the background cleaners (a ``digest`` job), never by a request."""
-    pieces = digests.read(table_uid)
+    pieces = digests.read(table_uid) or []
     encoded = codec.encode_chunks(sorted(set(digests.partition_rows(table_uid))))
     digests.write_base(table_uid, encoded, pieces[-1].key if pieces else None)
     digests.delete(table_uid, [piece.key for piece in pieces])
 
 
-# Tables whose rebuild this process queued, and when: one job per table a minute at most.
-_queued: dict[str, float] = {}
+# ---------------------------------------------------------------------------- compaction
+def needs_compaction(pieces: Sequence[digests.Piece]) -> bool:
+    """More than COMPACT_DELTAS deltas, or more than _MAX_BASE_SETS base sets (several come
+    from compactions running at once: each replaces what it read; they are merged only once
+    there are a few, so parallel compactors do not keep compacting)."""
+    deltas = sum(piece.kind == digests.DELTA for piece in pieces)
+    base_sets = len({piece.set_id for piece in pieces if piece.kind == digests.BASE})
+    return deltas > COMPACT_DELTAS or base_sets > _MAX_BASE_SETS
+
+
+def compaction_step(pieces: Sequence[digests.Piece]) -> tuple[list[digests.Piece], bool]:
+    """What one compaction step of a complete digest replaces, and whether it writes them as a
+    base set (else as merged deltas): everything, as a base set, when that is at most
+    STEP_PIECES items; otherwise the first STEP_PIECES deltas, merged into a few deltas, so
+    each step's deletes stay bounded however large the backlog. Either way the new items go
+    above every key read and exactly the items replaced are deleted, so a reader paging through
+    the digest meanwhile still sees every row (store/digests.py), and a whole base set stays."""
+    if len(pieces) <= STEP_PIECES:
+        return list(pieces), True
+    return [piece for piece in pieces if piece.kind == digests.DELTA and piece.data is not None][:STEP_PIECES], False
+
+
+def compact(table_uid: str, deadline: float) -> bool:
+    """Compact the table's digest a step at a time until it needs no more (True) or
+    ``deadline`` (``clock.monotonic``) has passed after a step (False: call again). A digest
+    that is not complete is left to its rebuild."""
+    while True:
+        pieces = digests.read(table_uid) or []
+        if not _complete(pieces) or not needs_compaction(pieces):
+            return True
+        replaced, as_base = compaction_step(pieces)
+        rows: set[codec.Row] = set()
+        for piece in replaced:
+            if piece.data is not None:
+                rows.update(codec.decode(piece.data).rows())
+        encoded = codec.encode_chunks(sorted(rows))
+        (digests.write_base if as_base else digests.write_deltas)(table_uid, encoded, pieces[-1].key)
+        digests.delete(table_uid, [piece.key for piece in replaced])
+        if clock.monotonic() >= deadline:
+            return False
+
+
+# Jobs this process queued, by (kind, table uid, who), and when: one job per table a minute at
+# most, for readers and for writers each.
+_queued: dict[tuple[str, str, str], float] = {}
 _QUEUE_AGAIN_SECONDS = 60.0
 
 
-def _queue_rebuild(table: TableItem) -> None:
+def _queue(kind: str, table: TableItem, who: str = "reader") -> None:
     now = clock.monotonic()
-    if now - _queued.get(table.uid, -_QUEUE_AGAIN_SECONDS) < _QUEUE_AGAIN_SECONDS:
+    if now - _queued.get((kind, table.uid, who), -_QUEUE_AGAIN_SECONDS) < _QUEUE_AGAIN_SECONDS:
         return
     if len(_queued) > 1024:
         _queued.clear()
-    _queued[table.uid] = now
-    cleanup.enqueue(catalog.cleanup_job(REBUILD_JOB, table.uid, db_uid=table.db_uid, name=table.name))
+    _queued[(kind, table.uid, who)] = now
+    cleanup.enqueue(catalog.cleanup_job(kind, table.uid, db_uid=table.db_uid, name=table.name))
+
+
+# Deltas this process built per table uid since it last queued that table's compaction.
+_written: dict[str, int] = {}
+
+
+def _delta_built(table: TableItem) -> None:
+    """A writer of this process built a delta for ``table``: past COMPACT_DELTAS of them (a bulk
+    load: BatchCreatePartition writes 2 per 100 partitions), queue a compaction, at most once a
+    minute per table, so the first reader after the load does not meet the whole backlog."""
+    count = _written.get(table.uid, 0) + 1
+    if count <= COMPACT_DELTAS:
+        if len(_written) > 1024:
+            _written.clear()
+        _written[table.uid] = count
+        return
+    _written.pop(table.uid, None)
+    try:
+        # Limited apart from the readers' queueing: a read right after the load queues its own.
+        _queue(COMPACT_JOB, table, "writer")
+    except Exception:  # noqa: BLE001 - the write must not fail for its digest's housekeeping
+        log.exception("queueing a digest compaction failed; the next reader queues it")
+
+
+def _live(job: CleanupJobItem) -> bool:
+    table = catalog.get_table(job.db_uid, job.name)
+    return table is not None and table.uid == job.uid  # else deleted: its purge drops the digest
 
 
 def _rebuild_job(job: CleanupJobItem, deadline: float) -> bool:
-    table = catalog.get_table(job.db_uid, job.name)
-    if table is not None and table.uid == job.uid:  # else deleted: its purge drops the digest
+    if _live(job):
         rebuild(job.uid)
     return True
 
 
+def _compact_job(job: CleanupJobItem, deadline: float) -> bool:
+    return compact(job.uid, deadline) if _live(job) else True
+
+
 REBUILD_JOB = "digest"
+COMPACT_JOB = "digest-compact"
 cleanup.register_kind(REBUILD_JOB, _rebuild_job)
+# A step's merge and deletes may take seconds; each chunk starts by reading the digest afresh.
+cleanup.register_kind(COMPACT_JOB, _compact_job, chunk_seconds=10.0)
+digests.on_delta(_delta_built)

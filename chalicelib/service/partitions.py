@@ -24,7 +24,7 @@ from chalicelib.service import governed_partitions as governed
 from chalicelib.service import prefetch
 from chalicelib.service.lookups import fold, require_database, require_table
 from chalicelib.service.partition_indexes import LIVE, index_specs, key_types_of, partition_keys_of, resume_backfills
-from chalicelib.service.paging import MAX_PAGE_BYTES, take_page
+from chalicelib.service.paging import MAX_PAGE_BYTES, take_page, work_deadline
 from chalicelib.service import partition_digest
 from chalicelib.service.partition_digest import DigestSource
 from chalicelib.service.partition_text import render_text, render_text_without_columns
@@ -553,12 +553,14 @@ class StoredListing:
         start_range, after = position if position else (0, None)
         # A page returns at most limit + 1 items (the one after says whether a token is due).
         demand = Demand(limit + 1)
+        # The work budget counts from here: reading and evaluating the digest is work too.
+        deadline = work_deadline()
 
-        digest = self._digest_keys(after) if start_range == 0 else None
+        digest = self._digest_keys(after, deadline) if start_range == 0 else None
         if digest is not None:
             source, keys = digest
             page = take_page(((0, item) for item in source.partitions(keys, limit + 1)), limit,
-                             self._render, lambda pair: [pair[0], pair[1].key], sized=True)
+                             self._render, lambda pair: [pair[0], pair[1].key], sized=True, deadline=deadline)
             source.prune_if_stale()
             return page
 
@@ -576,7 +578,8 @@ class StoredListing:
                 demand.keep()  # the scan's next DynamoDB pages are sized from what is kept
             return rendered
 
-        return take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key], sized=True)
+        return take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key], sized=True,
+                         deadline=deadline)
 
     def _render(self, pair: tuple[int, Any]) -> tuple[Any, int] | None:
         """A candidate as response JSON text and its size; None when it does not match."""
@@ -588,21 +591,27 @@ class StoredListing:
             return render_text_without_columns(self.names, item.doc)
         return render_text(self.names, item.doc)
 
-    def _digest_keys(self, after: Optional[str]) -> Optional[tuple[DigestSource, list[str]]]:
+    def _digest_keys(self, after: Optional[str], deadline: float) -> Optional[tuple[DigestSource, list[str]]]:
         """With a plan that would read every partition, for an expression or a segment: the
         table's digest and the keys it says may match, after ``after``. None: read as planned
-        (an empty listing asks for everything; nearly everything matching is cheaper so)."""
+        (an empty listing asks for everything; nearly everything matching is cheaper so; and a
+        digest not read and evaluated within its share of the work budget, e.g. the backlog of
+        deltas a bulk load leaves before its compaction: the plain read then examines partitions
+        from ``after`` until ``deadline``, and the next page tries the digest again)."""
         wanted, plan = self.wanted, self.plan
         if not partition_digest.ENABLED or plan.index is not None or plan.bounds != [(None, None)]:
             return None
         segmented = wanted.segment is not None and wanted.segment[0] > 1
         if isinstance(wanted.bound, expressions.TrueExpr) and not segmented:
             return None
-        source = DigestSource(self.view.item, self.view.key_types)
+        source = DigestSource(self.view.item, self.view.key_types, deadline)
         if not source.usable:
             return None
         buckets = wanted.buckets if segmented else None
-        keys = source.matching_keys(wanted.bound, buckets, after)
+        try:
+            keys = source.matching_keys(wanted.bound, buckets, after)
+        except partition_digest.Late:
+            return None
         return None if keys is None else (source, keys)
 
 

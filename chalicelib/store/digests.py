@@ -19,9 +19,9 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
-from chalicelib import metrics
+from chalicelib import clock, metrics
 from chalicelib.domain import partition_digest as codec
 from chalicelib.store import dynamo_json as dj
 from chalicelib.store.catalog import delete_all, register_table_purger
@@ -44,11 +44,23 @@ def new_key(above: Optional[str] = None) -> str:
     return f"{stamp:0{_TS_DIGITS}d}{uuid.uuid4().hex[:12]}"
 
 
-def delta_action(table_uid: str, rows: Sequence[codec.Row]) -> dict[str, Any]:
+# Told of every delta built (the table it is for): service.partition_digest counts them, so that
+# a bulk writer has the digest compacted in the background instead of by its first reader.
+_delta_listeners: list[Callable[[TableItem], None]] = []
+
+
+def on_delta(listener: Callable[[TableItem], None]) -> None:
+    """Call ``listener(table)`` for every delta ``delta_action`` builds (it must not raise)."""
+    _delta_listeners.append(listener)
+
+
+def delta_action(table: TableItem, rows: Sequence[codec.Row]) -> dict[str, Any]:
     """The Put of one delta item holding ``rows`` (values, segment), for the transaction that
-    writes those partitions. Rows too large for one item become an overflow marker."""
+    writes those partitions of ``table``. Rows too large for one item become an overflow marker."""
+    for listener in _delta_listeners:
+        listener(table)
     data = codec.encode(rows)
-    item = {"table_uid": dj.s(table_uid), "key": dj.s(new_key()), "kind": dj.s(DELTA)}
+    item = {"table_uid": dj.s(table.uid), "key": dj.s(new_key()), "kind": dj.s(DELTA)}
     if len(data) > codec.MAX_CHUNK_BYTES:
         item["overflow"] = dj.n(1)
     else:
@@ -75,12 +87,16 @@ class Piece:
     overflow: bool
 
 
-def read(table_uid: str) -> list[Piece]:
-    """Every digest item of the table, in key order (strongly consistent; counted as read)."""
+def read(table_uid: str, deadline: Optional[float] = None) -> Optional[list[Piece]]:
+    """Every digest item of the table, in key order (strongly consistent; counted as read).
+    With ``deadline`` (``clock.monotonic``): None when it passes before the last page is read
+    (a digest of thousands of deltas takes several 1 MB pages)."""
     table = table_connection(PartitionDigestItem)
     pieces: list[Piece] = []
     start = None
     while True:
+        if start and deadline is not None and clock.monotonic() >= deadline:
+            return None
         page = table.query(table_uid, consistent_read=True, exclusive_start_key=start)
         metrics.count_read(page.get("ScannedCount", 0))
         for raw in page.get("Items", []):
@@ -120,6 +136,15 @@ def write_base(table_uid: str, chunks: Sequence[bytes], above: Optional[str]) ->
             # One time-ordered prefix for the set, the chunk number after it: all above ``above``.
             batch.save(PartitionDigestItem(table_uid, f"{first}{number:05d}", kind=BASE, data=data,
                                            set_id=set_id, chunk=number, chunks=len(chunks)))
+
+
+def write_deltas(table_uid: str, chunks: Sequence[bytes], above: Optional[str]) -> None:
+    """Store ``chunks`` as delta items (merged deltas: no base set), every key greater than
+    ``above``."""
+    first = new_key(above)
+    with PartitionDigestItem.batch_write() as batch:
+        for number, data in enumerate(chunks):
+            batch.save(PartitionDigestItem(table_uid, f"{first}{number:05d}", kind=DELTA, data=data))
 
 
 def delete(table_uid: str, keys: Sequence[str]) -> None:

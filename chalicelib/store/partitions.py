@@ -331,7 +331,7 @@ def _apply_group(database: DatabaseItem, table: TableItem, writes: Sequence[Part
             owners.extend((i, meaning) for meaning in _add_write(actions, table_uid, writes[i]))
         rows = _digest_rows(writes[i] for i in pending)
         if rows:  # unconditional: it never fails, and it lands exactly when the partitions do
-            actions.append(digests.delta_action(table_uid, rows))
+            actions.append(digests.delta_action(table, rows))
             owners.append((-1, "digest"))
         try:
             dj.transact_write(actions)

@@ -4,6 +4,7 @@ evaluator on random partitions and expressions."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -77,11 +78,15 @@ def test_a_listing_s_pages_reuse_its_candidates_while_the_digest_is_unchanged(mo
 
     rows = random_rows(400, 7)
     pieces = [digests.Piece("0001", digests.BASE, digest.encode(rows), "set", 0, 1, False)]
-    monkeypatch.setattr(digests, "read", lambda table_uid: list(pieces))
+    monkeypatch.setattr(digests, "read", lambda table_uid, deadline=None: list(pieces))
     monkeypatch.setattr(source_module, "_remembered", {})
     evaluated: list[int] = []
-    real = digest.matching_rows
-    monkeypatch.setattr(digest, "matching_rows", lambda *a: (evaluated.append(1), real(*a))[1])
+
+    class Counted(digest.Matches):
+        def __init__(self, *args: Any) -> None:
+            evaluated.append(1)
+            super().__init__(*args)
+    monkeypatch.setattr(digest, "Matches", Counted)
     table = TableItem("db", "t")
     table.uid = "uid"
     types = [t for _, t in KEYS]
@@ -95,3 +100,24 @@ def test_a_listing_s_pages_reuse_its_candidates_while_the_digest_is_unchanged(mo
     pieces.append(digests.Piece("0002", digests.DELTA, digest.encode([(("eu", "2010"), 5)]), None, None, None, False))
     fresh = source_module.DigestSource(table, types).matching_keys(bound, (0, 1259), None)
     assert len(evaluated) == 2 and partition_sort_key(("eu", "2010"), types) in fresh
+
+
+def test_many_small_chunks_match_as_one_with_shared_outcomes() -> None:
+    """A digest of many small deltas (a bulk load's) is evaluated chunk by chunk, each leaf's
+    outcome per text reused across chunks: exactly the rows the row-wise evaluator accepts."""
+    rows = random_rows(3_000, 11)
+    chunks = [digest.decode(digest.encode(rows[start:start + 50])) for start in range(0, len(rows), 50)]
+    for text in EXPRESSIONS:
+        bound = expressions.bind(expressions.parse_expression(text), KEYS)
+        found, total = digest.matching_rows(chunks, bound, (100, 2000))
+        assert total == len(rows)
+        assert found == {values for values, segment in rows
+                         if 100 <= segment <= 2000 and expressions.evaluate(bound, values)}, text
+
+
+def test_encode_chunks_of_uniform_and_ragged_rows_round_trip() -> None:
+    uniform = [((f"r{i // 392:05d}", str(1 + i // 14 % 28), str(i % 14)), i % 2520) for i in range(30_000)]
+    ragged = random_rows(5_000, 3)
+    for rows in (uniform, ragged):
+        chunks = digest.encode_chunks(rows)
+        assert [row for c in chunks for row in digest.decode(c).rows()] == rows

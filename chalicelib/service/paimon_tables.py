@@ -21,6 +21,7 @@ from typing import Any, Optional
 from chalicelib import clock
 from chalicelib.context import RequestContext
 from chalicelib.domain.paimon import names
+from chalicelib.domain.paimon.glue_marks import PAIMON, TABLE_TYPE, is_external, is_paimon
 from chalicelib.domain.paimon.hive_types import fields_from_columns
 from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.domain.paimon.schema import Schema, TableSchema
@@ -37,8 +38,6 @@ from chalicelib.store import warehouse
 from chalicelib.store.retry import Policy, attempts
 
 TABLE = "TABLE"  # ErrorResponse.resourceType
-PAIMON = "PAIMON"
-TABLE_TYPE = "table_type"
 SCHEMA_ID = "paimon.schema-id"
 PATH = "path"  # CoreOptions.PATH: given at creation, the table is external
 FORMAT_TABLE = "format-table"  # CoreOptions.TYPE of a Glue table served as Paimon's FormatTable
@@ -96,11 +95,6 @@ def _table(database: Database, name: str) -> Table:
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
-
-
-def is_paimon(doc: dict[str, Any]) -> bool:
-    """Whether a Glue table document is a Paimon table."""
-    return str((doc.get("Parameters") or {}).get(TABLE_TYPE, "")).upper() == PAIMON
 
 
 # ------------------------------------------------------------------------------ Glue mirror
@@ -281,8 +275,7 @@ def _latest(table: Table) -> TableSchema:
 
 def _render(table: Table, doc: dict[str, Any], schema: TableSchema) -> PaimonTable:
     path = (doc.get("StorageDescriptor") or {}).get("Location") or ""
-    external = (str((doc.get("Parameters") or {}).get("EXTERNAL", "")).upper() == "TRUE"
-                or doc.get("TableType") == "EXTERNAL_TABLE")
+    external = is_external(doc)
     created, updated = doc.get("CreateTime"), doc.get("UpdateTime")
     shown = schema.to_schema()
     shown.options.pop(PATH, None)  # GetTableResponse carries it as ``path``, as Paimon's servers do

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Optional
 from chalicelib.service.partition_indexes import (check_partition_key_change, indexes_for_new_table,
                                                   partition_keys_of)
 from chalicelib.context import RequestContext
+from chalicelib.domain.paimon import glue_marks
 from chalicelib.domain.name_patterns import NamePattern, compile_name_pattern, matches
 from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, InvalidInputException,
                                ServiceError, database_not_found, table_already_exists, table_not_found)
@@ -182,11 +183,9 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
 
 def _paimon_binding(doc: dict[str, Any]) -> Optional[tuple[str, bool]]:
     """A Paimon table's directory and whether it is external (None: not a Paimon table)."""
-    parameters = doc.get("Parameters") or {}
-    if str(parameters.get("table_type", "")).upper() != "PAIMON":
+    if not glue_marks.is_paimon(doc):
         return None
-    external = str(parameters.get("EXTERNAL", "")).upper() == "TRUE" or doc.get("TableType") == "EXTERNAL_TABLE"
-    return (doc.get("StorageDescriptor") or {}).get("Location") or "", external
+    return (doc.get("StorageDescriptor") or {}).get("Location") or "", glue_marks.is_external(doc)
 
 
 def _check_paimon_binding(old: dict[str, Any], new: dict[str, Any]) -> None:

@@ -128,7 +128,7 @@ def checked(result: Listing, want: int, what: str) -> Listing:
 
 def _take_json(response_dict: dict[str, Any], customized_response_dict: dict[str, Any], **_: Any) -> None:
     """botocore ``before-parse`` hook: the page taken with one json.loads, as the service takes it
-    (store/fast_parse.py), not with botocore's walk of every attribute."""
+    (store/dynamo/fast_parse.py), not with botocore's walk of every attribute."""
     body = response_dict.get("body")
     if response_dict.get("status_code") == 200 and body:
         customized_response_dict.update(json.loads(body))

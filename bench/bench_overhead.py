@@ -32,7 +32,7 @@ if str(REPO) not in sys.path:
 from bench import bench_partitions as bp  # noqa: E402
 from bench import common  # noqa: E402
 from bench.common import log, make_client  # noqa: E402
-from chalicelib.store import http1  # noqa: E402
+from chalicelib.store.dynamo import http1  # noqa: E402
 from infra.local.stack import REGION, CatalogStack  # noqa: E402
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100

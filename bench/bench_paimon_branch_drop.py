@@ -31,7 +31,7 @@ from bench.common import command_line, log  # noqa: E402
 from infra.local.stack import CatalogStack  # noqa: E402
 
 BRANCH = "big"
-SEP = "\x01"  # the store's key separator (chalicelib.store.models.SEP)
+SEP = "\x01"  # the store's key separator (chalicelib.store.dynamo.models.SEP)
 
 
 def _snap_key(number: int) -> str:

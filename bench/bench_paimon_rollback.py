@@ -30,7 +30,7 @@ from bench.bench_partitions import table_record  # noqa: E402
 from bench.common import command_line, log  # noqa: E402
 from infra.local.stack import CatalogStack  # noqa: E402
 
-SEP = "\x01"  # the store's key separator (chalicelib.store.models.SEP)
+SEP = "\x01"  # the store's key separator (chalicelib.store.dynamo.models.SEP)
 
 
 def _text(number: int) -> str:

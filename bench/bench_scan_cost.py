@@ -43,7 +43,7 @@ from bench import common  # noqa: E402
 from bench.bench_partitions import (DATABASE, IN_QUERY, QUERY_INDEX, SCAN_SUFFIX, layout, load,  # noqa: E402
                                     partition_input, size_label, table_input, table_record)
 from bench.common import log, make_client  # noqa: E402
-from chalicelib.store import fast_parse  # noqa: E402
+from chalicelib.store.dynamo import fast_parse  # noqa: E402
 from infra.local.stack import CatalogStack  # noqa: E402
 
 UNINDEXED = f"({IN_QUERY}){SCAN_SUFFIX}"

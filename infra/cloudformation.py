@@ -30,8 +30,8 @@ import json
 import re
 from typing import Any
 
-from chalicelib.store import config
-from chalicelib.store.models import ALL_MODELS
+from chalicelib.store.dynamo import config
+from chalicelib.store.dynamo.models import ALL_MODELS
 from infra.policy import ALLOWED_VARIABLE, WAREHOUSE_VARIABLE, Location, location_statements, statements
 
 # The deployed tables use the default prefix whatever GLUE_TABLE_PREFIX the generating shell has.

@@ -24,8 +24,9 @@ import time
 
 from chalicelib.errors import ServiceError
 from chalicelib.protocol.sigv4 import make_token
-from chalicelib.store import config, identities, secret_box
-from chalicelib.store.config import REGION
+from chalicelib.store import identities, secret_box
+from chalicelib.store.dynamo import config
+from chalicelib.store.dynamo.config import REGION
 
 DEFAULT_ADMIN = "arn:aws:iam::123456789012:user/admin"
 

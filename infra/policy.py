@@ -159,7 +159,7 @@ def chalice_policy(*, warehouse: str, allowed: Sequence[str], account: str, regi
                    functions: Sequence[str]) -> dict[str, Any]:
     """The policy document for ``chalice deploy`` (literal ARNs of this account and region)."""
     from infra.cloudformation import DEPLOYED_PREFIX, IDENTITIES_KEY_ALIAS, deployed_name
-    from chalicelib.store.models import ALL_MODELS
+    from chalicelib.store.dynamo.models import ALL_MODELS
 
     assert all(deployed_name(model).startswith(DEPLOYED_PREFIX) for model in ALL_MODELS)
     base = f"{partition}:{{service}}:{region}:{account}"

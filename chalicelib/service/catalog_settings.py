@@ -20,7 +20,7 @@ from chalicelib.errors import (ConcurrentModificationException, ConditionCheckFa
 from chalicelib.service import tags
 from chalicelib.service.databases import now
 from chalicelib.store import catalog_documents as documents
-from chalicelib.store.retry import Policy, attempts
+from chalicelib.attempts import Policy, attempts
 
 # What GetDataCatalogEncryptionSettings answers for a catalog whose settings were never put.
 DEFAULT_ENCRYPTION = {

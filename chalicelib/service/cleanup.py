@@ -25,7 +25,7 @@ from chalicelib.service import search_index, tags
 from chalicelib.store import catalog, catalog_entries
 from chalicelib.store import cleanup as store
 from chalicelib.store.documents import decode_document
-from chalicelib.store.models import CleanupJobItem, TableItem
+from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from chalicelib.service import cleanup, search_index, tags
 from chalicelib.service.lookups import fold, require_database
 from chalicelib.service.paging import take_page
 from chalicelib.store import catalog
-from chalicelib.store.retry import Policy, attempts
+from chalicelib.attempts import Policy, attempts
 
 # What Glue reports when a database is created without explicit default permissions
 # (Lake Formation's "use only IAM access control" default).

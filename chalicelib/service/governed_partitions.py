@@ -41,8 +41,8 @@ from chalicelib.store import manifest_partitions as manifest_store
 from chalicelib.store import partitions as partition_store
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import decode_document
-from chalicelib.store.models import SEP, TableItem, TransactionItem
-from chalicelib.store.ranges import Demand
+from chalicelib.store.dynamo.models import SEP, TableItem, TransactionItem
+from chalicelib.store.demand import Demand
 
 # Appended to a partition sort key, sorts after every object version key of that partition
 # (``partition SEP added_seq SEP uri``: ':' follows every digit).

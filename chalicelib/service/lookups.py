@@ -6,7 +6,7 @@ from typing import Any, Callable, Sequence
 
 from chalicelib.errors import database_not_found, table_not_found
 from chalicelib.store import catalog
-from chalicelib.store.models import DatabaseItem, TableItem
+from chalicelib.store.dynamo.models import DatabaseItem, TableItem
 
 # The handles service calls about a database or a table take and return. Adapters pass them
 # back to the service; they never build or write one.

@@ -39,7 +39,7 @@ from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import paimon as store
 from chalicelib.store import warehouse
-from chalicelib.store.ranges import Demand
+from chalicelib.store.demand import Demand
 
 log = logging.getLogger(__name__)
 # A commit saves its snap item while it applies its statistics (threads: both wait on DynamoDB).

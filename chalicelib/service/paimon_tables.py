@@ -35,7 +35,7 @@ from chalicelib.service.paimon_databases import require_database
 from chalicelib.store import catalog
 from chalicelib.store import paimon as store
 from chalicelib.store import warehouse
-from chalicelib.store.retry import Policy, attempts
+from chalicelib.attempts import Policy, attempts
 
 TABLE = "TABLE"  # ErrorResponse.resourceType
 SCHEMA_ID = "paimon.schema-id"

@@ -22,7 +22,7 @@ from chalicelib.domain import partition_digest as codec
 from chalicelib.domain.partition_keys import partition_sort_key
 from chalicelib.service import cleanup
 from chalicelib.store import catalog, digests
-from chalicelib.store.models import CleanupJobItem, TableItem
+from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
 
 # "0": listings read as planned, never through the digest (writes still keep it): the
 # benchmark's "before", and a switch should the digest ever misbehave.

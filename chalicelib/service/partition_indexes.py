@@ -25,8 +25,8 @@ from chalicelib.service.lookups import require_database, require_table
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
-from chalicelib.store.models import CleanupJobItem, TableItem
-from chalicelib.store.retry import Policy, attempts
+from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
+from chalicelib.attempts import Policy, attempts
 
 MAX_INDEXES = 3
 MAX_FAILED_KEPT = 10  # Glue keeps the last 10 failed indexes of a table

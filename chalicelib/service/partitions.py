@@ -34,9 +34,9 @@ from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.store.documents import (decode_document, decode_document_sized, encode_document)
-from chalicelib.store.models import DatabaseItem, PartitionItem, TableItem, TransactionItem
-from chalicelib.store.ranges import Demand
-from chalicelib.store.retry import Policy, attempts
+from chalicelib.store.dynamo.models import DatabaseItem, PartitionItem, TableItem, TransactionItem
+from chalicelib.store.demand import Demand
+from chalicelib.attempts import Policy, attempts
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from chalicelib.errors import InvalidInputException
 from chalicelib.service.paging import MAX_PAGE_BYTES, out_of_time, take_page, work_deadline
 from chalicelib.store import catalog
 from chalicelib.store import search as postings_store
-from chalicelib.store.models import DatabaseItem, TableItem
+from chalicelib.store.dynamo.models import DatabaseItem, TableItem
 
 Candidate = tuple[str, str]  # (database name, table name)
 # How the caller shows a table: (table document, version) -> the object it returns. Its size

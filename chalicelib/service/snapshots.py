@@ -18,7 +18,7 @@ from chalicelib.errors import EntityNotFoundException, InvalidInputException
 from chalicelib.service.transactions import load_transaction, require_active
 from chalicelib.store import catalog
 from chalicelib.store import transactions as tx_store
-from chalicelib.store.models import DatabaseItem, PendingWriteItem, TableItem, TransactionItem
+from chalicelib.store.dynamo.models import DatabaseItem, PendingWriteItem, TableItem, TransactionItem
 from chalicelib.store.pending_tables import as_table_item, get_pending_table, meta_scope, pending_tables
 
 # A table as a reader sees it: the item (uid, key types, indexes), the document, the version.

@@ -22,7 +22,7 @@ from chalicelib.service.lookups import require_database, require_table
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import statistics as store
-from chalicelib.store.models import TableItem
+from chalicelib.store.dynamo.models import TableItem
 
 # The owner of table-level statistics; a partition's statistics are owned by the partition's uid.
 TABLE_OWNER = ""

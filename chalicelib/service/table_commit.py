@@ -17,8 +17,8 @@ from chalicelib.errors import ConcurrentModificationException
 from chalicelib.store import catalog
 from chalicelib.store import statistics as statistics_store
 from chalicelib.store.documents import decode_document, encode_document
-from chalicelib.store.fence import Fence
-from chalicelib.store.models import PendingWriteItem, TransactionItem
+from chalicelib.store.dynamo.fence import Fence
+from chalicelib.store.dynamo.models import PendingWriteItem, TransactionItem
 from chalicelib.store.pending_tables import TableChange, as_table_item, change_of, db_uid_of
 
 

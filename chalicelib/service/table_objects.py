@@ -28,7 +28,7 @@ from chalicelib.service.snapshots import database_snapshot
 from chalicelib.service.table_ref import TableRef
 from chalicelib.service.transactions import commit, load_transaction, require_active, start
 from chalicelib.store import transactions as store
-from chalicelib.store.models import ObjectItem, PendingWriteItem, TableItem, TransactionItem
+from chalicelib.store.dynamo.models import ObjectItem, PendingWriteItem, TableItem, TransactionItem
 
 LATEST = 10 ** 19  # a snapshot after every commit
 OWN = 10 ** 20 - 1  # own pending writes sort after every committed version of a partition

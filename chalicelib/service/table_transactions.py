@@ -33,9 +33,9 @@ from chalicelib.service.transactions import LOCK_WAIT, clear_lock, load_transact
 from chalicelib.store import catalog
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import encode_document
-from chalicelib.store.models import DatabaseItem, PendingWriteItem
+from chalicelib.store.dynamo.models import DatabaseItem, PendingWriteItem
 from chalicelib.store.pending_tables import TableChange, change_of, meta_scope, pending_item
-from chalicelib.store.retry import attempts
+from chalicelib.attempts import attempts
 
 T = TypeVar("T")
 

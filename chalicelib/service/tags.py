@@ -19,8 +19,8 @@ from chalicelib.errors import ConcurrentModificationException, EntityNotFoundExc
 from chalicelib.service.lookups import require_database, require_table
 from chalicelib.store import catalog_documents as documents
 from chalicelib.store import catalog_entries
-from chalicelib.store.models import SEP
-from chalicelib.store.retry import Policy, attempts
+from chalicelib.store.dynamo.models import SEP
+from chalicelib.attempts import Policy, attempts
 
 MAX_TAGS = 50
 RESERVED_PREFIX = "aws:"

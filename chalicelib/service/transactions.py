@@ -19,7 +19,7 @@ or step 3 answers COMMIT_IN_PROGRESS (as Lake Formation may; clients poll Descri
 and leaves the rest of steps 2-5 to a cleanup job, keeping the locks it took; one whose budget
 runs out during step 5 answers COMMITTED and leaves the rest of the apply to it.
 
-Every write of step 5 is fenced (``chalicelib.store.fence``): it lands only while the
+Every write of step 5 is fenced (``chalicelib.store.dynamo.fence``): it lands only while the
 transaction still holds the scope's lock, so a committer that stalls past its lease while
 someone else rolls its commit forward can never land a write after a later commit's.
 
@@ -57,10 +57,10 @@ from chalicelib.service import cleanup, table_commit
 from chalicelib.service.paging import work_deadline
 from chalicelib.store import catalog
 from chalicelib.store import transactions as store
-from chalicelib.store.fence import Fenced, OutOfTime
-from chalicelib.store.models import CleanupJobItem, TransactionItem
+from chalicelib.store.errors import Fenced, OutOfTime
+from chalicelib.store.dynamo.models import CleanupJobItem, TransactionItem
 from chalicelib.store.pending_tables import is_meta_scope
-from chalicelib.store.retry import Policy, attempts
+from chalicelib.attempts import Policy, attempts
 
 # A transaction as the service hands it out (transaction_id, status, start_time, end_time, ...):
 # callers name the type by this, so that only the service knows it is a store item.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.store.models import ALL_MODELS
+from chalicelib.store.dynamo.models import ALL_MODELS
 
 
 def create_tables(wait: bool = True) -> None:

@@ -20,21 +20,13 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import clock, metrics
 from chalicelib.errors import ConcurrentModificationException
-from chalicelib.store import dynamo_json as dj
-from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, classify, condition_failed, reason_codes
+from chalicelib.store.dynamo import dynamo_json as dj
+from chalicelib.store.dynamo.conditions import CONDITION_FAILED, CONFLICT, classify, condition_failed, reason_codes
 from chalicelib.store.documents import decode_document, encode_document
-from chalicelib.store.fence import Fence, transact
-from chalicelib.store.models import SEP, CleanupJobItem, CommitStateItem, DatabaseItem, TableItem, TableVersionItem
-from chalicelib.store.retry import Policy, attempts, conditional
-
-
-class ConditionFailed(Exception):
-    """A conditional write lost: the item existed, vanished or changed under us."""
-
-
-class StampConflict(Exception):
-    """A stamped write lost only its stamp (the commit counter moved, or a transaction holds
-    the table-metadata lock): retry with a fresh stamp, the write itself may still succeed."""
+from chalicelib.store.dynamo.fence import Fence, transact
+from chalicelib.store.dynamo.models import SEP, CleanupJobItem, CommitStateItem, DatabaseItem, TableItem, TableVersionItem
+from chalicelib.store.dynamo.retry import Policy, attempts, conditional
+from chalicelib.store.errors import ConditionFailed, StampConflict, BudgetSpent  # noqa: F401  (callers reach them here too)
 
 
 @dataclass(frozen=True)
@@ -515,10 +507,6 @@ def cleanup_job(kind: str, uid: str, **attributes: Any) -> CleanupJobItem:
     created = clock.now()
     return CleanupJobItem(CLEANUP_QUEUE, f"{int(created * 1000):015d}{SEP}{kind}{SEP}{uid}", kind=kind, uid=uid,
                           created=created, lease_until=created + CLEANUP_GRACE_SECONDS, **attributes)
-
-
-class BudgetSpent(Exception):
-    """A purge stopped because its chunk's budget ran out; run it again to go on."""
 
 
 @dataclass

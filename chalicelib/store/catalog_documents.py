@@ -14,8 +14,8 @@ from typing import Any, Optional
 
 from chalicelib import metrics
 from chalicelib.store.documents import decode_document, encode_document
-from chalicelib.store.models import SEP, CatalogDocumentItem
-from chalicelib.store.retry import conditional, retry
+from chalicelib.store.dynamo.models import SEP, CatalogDocumentItem
+from chalicelib.store.dynamo.retry import conditional, retry
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import metrics
 from chalicelib.store import catalog
 from chalicelib.store.documents import decode_document, encode_document
-from chalicelib.store.fence import transact
-from chalicelib.store.models import SEP, CatalogEntryItem, DatabaseItem
-from chalicelib.store.retry import conditional
+from chalicelib.store.dynamo.fence import transact
+from chalicelib.store.dynamo.models import SEP, CatalogEntryItem, DatabaseItem
+from chalicelib.store.dynamo.retry import conditional
 
 UDF = "udf"
 CONNECTION = "connection"

@@ -18,8 +18,8 @@ from pynamodb.expressions.update import Action
 
 from chalicelib import clock
 from chalicelib.store.catalog import CLEANUP_QUEUE
-from chalicelib.store.models import CleanupJobItem, TableItem
-from chalicelib.store.retry import conditional
+from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
+from chalicelib.store.dynamo.retry import conditional
 
 LEASE_SECONDS = float(os.environ.get("GLUE_CLEANUP_LEASE_SECONDS", "60"))
 

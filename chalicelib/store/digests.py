@@ -23,11 +23,11 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 from chalicelib import clock, metrics
 from chalicelib.domain import partition_digest as codec
-from chalicelib.store import dynamo_json as dj
+from chalicelib.store.dynamo import dynamo_json as dj
 from chalicelib.store.catalog import delete_all, register_table_purger
-from chalicelib.store.config import table_connection
-from chalicelib.store.models import PartitionDigestItem, PartitionItem, TableItem
-from chalicelib.store.ranges import Record, record_type
+from chalicelib.store.dynamo.config import table_connection
+from chalicelib.store.dynamo.models import PartitionDigestItem, PartitionItem, TableItem
+from chalicelib.store.dynamo.ranges import Record, record_type
 
 DELTA, BASE = "delta", "base"
 _DIGESTS = PartitionDigestItem.Meta.table_name

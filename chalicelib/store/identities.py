@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from chalicelib import clock
 from chalicelib.errors import InternalServiceException
-from chalicelib.store.models import IdentityItem
-from chalicelib.store.retry import conditional
+from chalicelib.store.dynamo.models import IdentityItem
+from chalicelib.store.dynamo.retry import conditional
 from chalicelib.store.secret_box import SecretBoxError, is_legacy, open_sealed, seal
 
 log = logging.getLogger(__name__)

@@ -23,10 +23,10 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
-from chalicelib.store.fence import Fence, transact
-from chalicelib.store.models import (SEP, CommitStateItem, ManifestPartitionItem, ManifestPartitionVersionItem,
+from chalicelib.store.dynamo.fence import Fence, transact
+from chalicelib.store.dynamo.models import (SEP, CommitStateItem, ManifestPartitionItem, ManifestPartitionVersionItem,
                                      ObjectItem, PendingWriteItem, TableItem)
-from chalicelib.store.ranges import Record, query_key_range
+from chalicelib.store.dynamo.ranges import Record, query_key_range
 
 SEQ_DIGITS = 20
 _PARTITIONS_PER_TRANSACTION = 33  # 3 actions each + the fence's check: DynamoDB's 100

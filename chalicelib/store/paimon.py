@@ -17,23 +17,20 @@ from typing import Any, Iterator, Sequence
 
 from chalicelib import clock, metrics
 from chalicelib.domain.paimon.snapshots import PartitionDelta, Snapshot, Totals
-from chalicelib.store import dynamo_json as dj
+from chalicelib.store.dynamo import dynamo_json as dj
 from chalicelib.store.catalog import ExtraKey, delete_all, delete_items, register_table_purger, spend
-from chalicelib.store.conditions import CONDITION_FAILED, classify
-from chalicelib.store.config import connection
+from chalicelib.store.dynamo.conditions import CONDITION_FAILED, classify
+from chalicelib.store.dynamo.config import connection
 from chalicelib.store.documents import decode_document, encode_document
-from chalicelib.store.models import SEP, PaimonItem, PartitionItem, TableItem
-from chalicelib.store.ranges import Demand, query_key_range
-from chalicelib.store.retry import attempts, conditional, given_up
+from chalicelib.store.dynamo.models import SEP, PaimonItem, PartitionItem, TableItem
+from chalicelib.store.dynamo.ranges import Demand, query_key_range
+from chalicelib.store.dynamo.retry import attempts, conditional, given_up
+from chalicelib.store.errors import CommitConflict  # noqa: F401  (callers reach them here too)
 
 MAIN = "main"
 _TABLE = PaimonItem.Meta.table_name
 _PARTITIONS = PartitionItem.Meta.table_name
 _TABLES = TableItem.Meta.table_name
-
-
-class CommitConflict(Exception):
-    """DynamoDB kept reporting a conflicting transaction on the head: retry the request."""
 
 
 # ------------------------------------------------------------------------------- keys

@@ -15,8 +15,8 @@ from typing import Any, Iterator
 
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_items
-from chalicelib.store.models import SEP, PaimonItem
-from chalicelib.store.retry import conditional
+from chalicelib.store.dynamo.models import SEP, PaimonItem
+from chalicelib.store.dynamo.retry import conditional
 
 _PREFIX = f"function{SEP}"
 

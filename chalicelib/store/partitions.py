@@ -19,14 +19,15 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import faults, metrics
 from chalicelib.lazy_pool import LazyPool
 from chalicelib.store import digests
-from chalicelib.store import dynamo_json as dj
+from chalicelib.store.dynamo import dynamo_json as dj
 from chalicelib.store.catalog import cleanup_job, delete_all, get_many, register_table_purger
-from chalicelib.store.conditions import CONDITION_FAILED, classify
-from chalicelib.store.conditions import THROTTLED as THROTTLED_KIND
-from chalicelib.store.fence import transact
-from chalicelib.store.models import CleanupJobItem, DatabaseItem, IndexEntryItem, PartitionItem, TableItem
-from chalicelib.store.ranges import Demand, query_key_range
-from chalicelib.store.retry import attempts, conditional, given_up
+from chalicelib.store.dynamo.conditions import CONDITION_FAILED, classify
+from chalicelib.store.dynamo.conditions import THROTTLED as THROTTLED_KIND
+from chalicelib.store.dynamo.fence import transact
+from chalicelib.store.dynamo.models import CleanupJobItem, DatabaseItem, IndexEntryItem, PartitionItem, TableItem
+from chalicelib.store.dynamo.ranges import Demand, query_key_range
+from chalicelib.store.dynamo.retry import attempts, conditional, given_up
+from chalicelib.store.errors import TableChanged  # noqa: F401  (callers reach them here too)
 
 MAX_ACTIONS = 100  # TransactWriteItems limit
 # The cleanup job kind that deletes the entries of a deleted (or failed) partition index.
@@ -39,10 +40,6 @@ MAX_TRANSACTION_BYTES = 3_500_000  # of DynamoDB's 4 MB, leaving room for keys a
 EXISTS, MISSING, CHANGED = "exists", "missing", "changed"  # a write's own condition failed
 STALE, THROTTLED = "stale", "throttled"  # its transaction did not land (see apply_writes)
 BETWEEN_TRANSACTIONS = "between-partition-transactions"  # crash point (chalicelib.faults)
-
-
-class TableChanged(Exception):
-    """The table was deleted, re-created, or its partition indexes changed: re-read and retry."""
 
 
 @dataclass

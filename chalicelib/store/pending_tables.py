@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Iterator, Optional
 
 from chalicelib import metrics
-from chalicelib.store.models import SEP, PendingWriteItem, TableItem
+from chalicelib.store.dynamo.models import SEP, PendingWriteItem, TableItem
 
 META = "meta"
 

@@ -12,8 +12,8 @@ import hashlib
 from typing import Iterable, Iterator, Optional
 
 from chalicelib import metrics
-from chalicelib.store.models import SEP, SearchPostingItem
-from chalicelib.store.retry import conditional
+from chalicelib.store.dynamo.models import SEP, SearchPostingItem
+from chalicelib.store.dynamo.retry import conditional
 
 TABLE, DATABASE = "t", "d"
 # DynamoDB's limit on a sort key. Names are at most 255 characters, but 255 CJK characters are

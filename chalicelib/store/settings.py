@@ -6,8 +6,8 @@ import os
 import secrets
 
 
-from chalicelib.store.models import SettingItem
-from chalicelib.store.retry import conditional
+from chalicelib.store.dynamo.models import SettingItem
+from chalicelib.store.dynamo.retry import conditional
 
 _TOKEN_KEY = "next-token-signing-key"
 

@@ -10,9 +10,9 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import metrics
 from chalicelib.store.catalog import delete_all, get_many, register_table_purger
 from chalicelib.store.documents import decode_document, encode_document
-from chalicelib.store.fence import Fence, write_all
-from chalicelib.store.models import SEP, ColumnStatisticsItem, TableItem
-from chalicelib.store.retry import conditional
+from chalicelib.store.dynamo.fence import Fence, write_all
+from chalicelib.store.dynamo.models import SEP, ColumnStatisticsItem, TableItem
+from chalicelib.store.dynamo.retry import conditional
 
 
 def _key(owner: str, column: str) -> str:

@@ -16,14 +16,15 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import metrics
 from chalicelib.errors import ConcurrentModificationException
 from chalicelib.store.catalog import ExtraKey, delete_all, get_many, register_table_purger
-from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, classify
-from chalicelib.store.config import connection
-from chalicelib.store.fence import Fence, Write, write_all
+from chalicelib.store.dynamo.conditions import CONDITION_FAILED, CONFLICT, classify
+from chalicelib.store.dynamo.config import connection
+from chalicelib.store.dynamo.fence import Fence, Write, write_all
 from chalicelib.store.manifest_partitions import apply_partition_changes
-from chalicelib.store.ranges import Record, query_key_range
-from chalicelib.store.retry import conditional as _conditional, retry
-from chalicelib.store.models import (SEP, CommitStateItem, ObjectItem, ObjectVersionItem,
+from chalicelib.store.dynamo.ranges import Record, query_key_range
+from chalicelib.store.dynamo.retry import conditional as _conditional, retry
+from chalicelib.store.dynamo.models import (SEP, CommitStateItem, ObjectItem, ObjectVersionItem,
                                      PendingWriteItem, TableItem, TransactionItem)
+from chalicelib.store.errors import TransactionStateChanged  # noqa: F401  (callers reach them here too)
 
 SEQ_DIGITS = 20
 
@@ -320,10 +321,6 @@ def commit_point(catalog: str, item: TransactionItem, previous_seq: int, seq: in
         if outcome.kind in (CONDITION_FAILED, CONFLICT):
             return False
         raise
-
-
-class TransactionStateChanged(Exception):
-    """The transaction left COMMIT_IN_PROGRESS under us (aborted by recovery)."""
 
 
 def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem], seq: int,

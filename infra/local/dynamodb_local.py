@@ -48,7 +48,7 @@ def new_access_key_id() -> str:
 
 
 def default_region() -> str:
-    """The region the store signs with (chalicelib/store/config.py reads the same variables)."""
+    """The region the store signs with (chalicelib/store/dynamo/config.py reads the same variables)."""
     return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
 
 

@@ -77,10 +77,10 @@ def create_tables() -> bool:
               file=sys.stderr)
         return False
     bootstrap_create_tables()
-    from chalicelib.store import config
+    from chalicelib.store.dynamo import config
 
     if is_aws_endpoint(config.ENDPOINT):
-        from chalicelib.store.models import ALL_MODELS
+        from chalicelib.store.dynamo.models import ALL_MODELS
 
         names = [model.Meta.table_name for model in ALL_MODELS]
         changed = protect_tables(config.connection().client, names)

@@ -10,7 +10,7 @@ import uuid
 
 from chalicelib.domain.paimon.snapshots import PartitionDelta, parse_snapshot
 from chalicelib.store import catalog, paimon
-from chalicelib.store.models import PartitionItem, TableItem
+from chalicelib.store.dynamo.models import PartitionItem, TableItem
 
 SCHEMA = '{"version":3,"id":0,"fields":[],"partitionKeys":["dt"],"primaryKeys":[],"options":{}}'
 

@@ -19,8 +19,8 @@ SCRIPT = textwrap.dedent('''
     import json, uuid
     from chalicelib.store import manifest_partitions as mp
     from chalicelib.store import transactions as store
-    from chalicelib.store.fence import Fenced
-    from chalicelib.store.models import ManifestPartitionVersionItem, ObjectItem, PendingWriteItem
+    from chalicelib.store.dynamo.fence import Fenced
+    from chalicelib.store.dynamo.models import ManifestPartitionVersionItem, ObjectItem, PendingWriteItem
 
     uid = uuid.uuid4().hex
     fence = store.fence_of(uid, "tx")  # both commits' applies run as "tx", holding the table's lock

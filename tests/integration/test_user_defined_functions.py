@@ -226,7 +226,7 @@ def test_racing_creates_have_one_winner(fresh_glue):
 STALE_RENAME = """
 import sys
 from chalicelib.store import catalog_entries as store
-from chalicelib.store.models import DatabaseItem
+from chalicelib.store.dynamo.models import DatabaseItem
 catalog_key, database, old_uid = sys.argv[1:4]
 scope = store.scope(catalog_key, store.UDF)
 old = store.get(scope, store.function_key(database, "f"))

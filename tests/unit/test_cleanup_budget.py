@@ -9,7 +9,7 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.store import catalog
-from chalicelib.store.models import CleanupJobItem, TableItem
+from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
 
 
 class FakeModel:
@@ -84,7 +84,7 @@ def test_a_job_is_free_to_cleaners_at_once_and_to_requests_after_the_grace() -> 
 
 def test_the_purge_of_a_databases_functions_stops_at_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     from chalicelib.store import catalog_entries
-    from chalicelib.store.models import CatalogEntryItem
+    from chalicelib.store.dynamo.models import CatalogEntryItem
 
     stored = [CatalogEntryItem("s", f"d\x01f{i}", db_uid="old" if i % 2 == 0 else "new") for i in range(20)]
     deleted: list[str] = []

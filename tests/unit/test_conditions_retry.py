@@ -16,10 +16,11 @@ from pynamodb.exceptions import (CancellationReason, PutError, TransactWriteErro
                                  VerboseClientError)
 
 from chalicelib.errors import ConcurrentModificationException, ThrottlingException
-from chalicelib.store import catalog, conditions, dynamo_json, fence
+from chalicelib.store import catalog
+from chalicelib.store.dynamo import conditions, dynamo_json, fence
 from chalicelib.store import partitions as partition_store
-from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, OTHER, THROTTLED, classify
-from chalicelib.store.retry import Policy, attempts, conditional, retry
+from chalicelib.store.dynamo.conditions import CONDITION_FAILED, CONFLICT, OTHER, THROTTLED, classify
+from chalicelib.store.dynamo.retry import Policy, attempts, conditional, retry
 
 
 def client_error(code: str, reasons: Optional[list[Optional[str]]] = None,
@@ -171,7 +172,7 @@ def no_sleep(monkeypatch):
 
 
 def test_throttled_create_database_is_throttling_not_already_exists(monkeypatch, no_sleep):
-    from chalicelib.store.models import DatabaseItem
+    from chalicelib.store.dynamo.models import DatabaseItem
     calls = []
 
     def save(self, *args, **kwargs):
@@ -186,7 +187,7 @@ def test_throttled_create_database_is_throttling_not_already_exists(monkeypatch,
 def test_throttled_create_table_transaction_is_throttling_not_already_exists(monkeypatch, no_sleep):
     """The reported bug: a cancelled CreateTable transaction whose reason is throttling came
     back as a lost condition (AlreadyExistsException)."""
-    from chalicelib.store.models import DatabaseItem
+    from chalicelib.store.dynamo.models import DatabaseItem
 
     class ThrottledTransaction:
         def __init__(self, *args, **kwargs):
@@ -208,7 +209,7 @@ def test_throttled_create_table_transaction_is_throttling_not_already_exists(mon
 
 
 def test_throttled_partition_transaction_is_throttling_not_a_failed_partition(monkeypatch, no_sleep):
-    from chalicelib.store.models import DatabaseItem, PartitionItem, TableItem
+    from chalicelib.store.dynamo.models import DatabaseItem, PartitionItem, TableItem
     sent = []
 
     def send(actions):

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from cfnlint.api import ManualArgs, lint
 
-from chalicelib.store.models import ALL_MODELS
+from chalicelib.store.dynamo.models import ALL_MODELS
 from infra import policy
 from infra.cloudformation import ACCESS_LOG_FORMAT, PARAMETERS, deployed_name, table_ids
 from infra.package import sam_template

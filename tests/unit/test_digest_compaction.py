@@ -55,7 +55,7 @@ def test_a_read_past_its_share_of_the_budget_is_late_and_queues_the_compaction(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from chalicelib import clock
     from chalicelib.domain import expressions
-    from chalicelib.store.models import TableItem
+    from chalicelib.store.dynamo.models import TableItem
 
     queued: list[str] = []
     monkeypatch.setattr(partition_digest, "_queue", lambda kind, table: queued.append(kind))

@@ -1,4 +1,4 @@
-"""The direct DynamoDB transport (chalicelib/store/dynamo_http.py): its signature is botocore's,
+"""The direct DynamoDB transport (chalicelib/store/dynamo/dynamo_http.py): its signature is botocore's,
 its answers are botocore's, and whatever a retry may cure goes to botocore.
 
 A canned HTTP server stands in for DynamoDB here (the integration tests run every call against
@@ -19,7 +19,8 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 
-from chalicelib.store import documents, dynamo_http
+from chalicelib.store import documents
+from chalicelib.store.dynamo import dynamo_http
 
 
 @pytest.mark.parametrize("token", [None, "session-token"])

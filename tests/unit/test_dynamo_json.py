@@ -19,8 +19,8 @@ import pytest
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.parsers import create_parser
 
-from chalicelib.store import config
-from chalicelib.store import dynamo_json as dj
+from chalicelib.store.dynamo import config
+from chalicelib.store.dynamo import dynamo_json as dj
 
 TABLE = "glue_catalog_partitions"
 KEY = {"table_uid": {"S": "t1"}, "key": {"S": "2024\x01\x00z"}}

@@ -10,7 +10,7 @@ import botocore.session
 import pytest
 from botocore.parsers import create_parser
 
-from chalicelib.store import fast_parse
+from chalicelib.store.dynamo import fast_parse
 
 
 def _b64(data: bytes) -> str:

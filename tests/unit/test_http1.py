@@ -1,4 +1,4 @@
-"""The direct transport's HTTP/1.1 connection (chalicelib/store/http1.py): every way an answer's
+"""The direct transport's HTTP/1.1 connection (chalicelib/store/dynamo/http1.py): every way an answer's
 body may be framed, interim answers, and what makes it give up (a ProtocolError, an OSError, so
 the caller retries through botocore). A raw socket server sends exactly the bytes each test
 wants; the integration tests run the same code against DynamoDB Local."""
@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from chalicelib.store import http1
+from chalicelib.store.dynamo import http1
 
 _HEAD = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n"
 

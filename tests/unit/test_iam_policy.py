@@ -31,7 +31,7 @@ import botocore.session
 import pytest
 from botocore import xform_name
 
-from chalicelib.store.models import ALL_MODELS
+from chalicelib.store.dynamo.models import ALL_MODELS
 from infra import policy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -220,7 +220,7 @@ def _lambda_paths() -> list[Path]:
 
 def test_the_scan_covers_the_store_and_not_the_admin_tools() -> None:
     modules = reachable()
-    assert {"chalicelib.store.dynamo_http", "chalicelib.store.warehouse", "chalicelib.store.secret_box",
+    assert {"chalicelib.store.dynamo.dynamo_http", "chalicelib.store.warehouse", "chalicelib.store.secret_box",
             "chalicelib.store.paimon", "chalicelib.store.transactions"} <= set(modules)
     # Only the admin tools create tables (and ask whether they exist): not the function.
     assert "chalicelib.store.bootstrap" not in modules

@@ -74,7 +74,7 @@ def test_a_listing_s_pages_reuse_its_candidates_while_the_digest_is_unchanged(mo
     from chalicelib.domain.partition_keys import partition_sort_key
     from chalicelib.service import partition_digest as source_module
     from chalicelib.store import digests
-    from chalicelib.store.models import TableItem
+    from chalicelib.store.dynamo.models import TableItem
 
     rows = random_rows(400, 7)
     pieces = [digests.Piece("0001", digests.BASE, digest.encode(rows), "set", 0, 1, False)]

@@ -1,7 +1,7 @@
 """How the partition store pairs DynamoDB's transaction cancellation reasons with its writes.
 
 DynamoDB answers a cancelled TransactWriteItems with one reason per action, in the order the
-actions were sent. The request here is the real one the store builds (store/dynamo_json.py);
+actions were sent. The request here is the real one the store builds (store/dynamo/dynamo_json.py);
 only the network is replaced, by a fake that fails the conditions a test names.
 """
 
@@ -13,9 +13,9 @@ from typing import Any, Callable
 
 import pytest
 from botocore.exceptions import ClientError
-from chalicelib.store import dynamo_json
+from chalicelib.store.dynamo import dynamo_json
 from chalicelib.store import partitions as store
-from chalicelib.store.models import DatabaseItem, PartitionItem, TableItem
+from chalicelib.store.dynamo.models import DatabaseItem, PartitionItem, TableItem
 
 DATABASE = DatabaseItem("cat", "db", uid="db-uid", doc=b"J{}")
 

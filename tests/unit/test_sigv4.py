@@ -194,7 +194,7 @@ def test_sealed_secrets_open_only_with_their_key_file_key_id_and_principal(tmp_p
 
 def test_the_admin_command_seals_with_kms_against_real_dynamodb(monkeypatch: pytest.MonkeyPatch,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    from chalicelib.store import config
+    from chalicelib.store.dynamo import config
     from infra import identities as admin
 
     monkeypatch.setattr(config, "ENDPOINT", None)

@@ -7,7 +7,7 @@ import json
 
 from pynamodb.attributes import NumberAttribute
 
-from chalicelib.store.models import (ALL_MODELS, CommitStateItem, IntAttribute, PartitionItem, StrListAttribute,
+from chalicelib.store.dynamo.models import (ALL_MODELS, CommitStateItem, IntAttribute, PartitionItem, StrListAttribute,
                                      TableVersionItem, TransactionItem)
 
 
@@ -50,9 +50,9 @@ def test_every_list_of_strings_is_typed() -> None:
 def test_partition_documents_read_back_as_bytes_in_either_form() -> None:
     """A plain-JSON partition document is stored as a string (no base64 either way), a
     compressed one as a binary; PynamoDB's models and the raw records read both as the bytes."""
-    from chalicelib.store import dynamo_json as dj
-    from chalicelib.store.models import IndexEntryItem
-    from chalicelib.store.ranges import record_type
+    from chalicelib.store.dynamo import dynamo_json as dj
+    from chalicelib.store.dynamo.models import IndexEntryItem
+    from chalicelib.store.dynamo.ranges import record_type
 
     plain, packed = 'J{"Values":["é","\\"x"]}'.encode(), b"Z\x00\xff"
     assert dj.document(plain) == {"S": plain.decode()} and dj.document(packed) == dj.b(packed)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.store import fast_parse, transactions
-from chalicelib.store.config import table_connection
-from chalicelib.store.models import ALL_MODELS, IndexEntryItem, ObjectVersionItem, PartitionItem, TableItem
-from chalicelib.store.ranges import record_type
+from chalicelib.store import transactions
+from chalicelib.store.dynamo import fast_parse
+from chalicelib.store.dynamo.config import table_connection
+from chalicelib.store.dynamo.models import ALL_MODELS, IndexEntryItem, ObjectVersionItem, PartitionItem, TableItem
+from chalicelib.store.dynamo.ranges import record_type
 
 
 def test_record_reads_declared_attributes_and_refuses_others() -> None:

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError, ReadTimeoutError
 
-from chalicelib.store import write_tokens
-from chalicelib.store.write_tokens import ATTRIBUTE, TokenCaller, with_token
+from chalicelib.store.dynamo import write_tokens
+from chalicelib.store.dynamo.write_tokens import ATTRIBUTE, TokenCaller, with_token
 
 
 def failed(item: dict | None = None, attempts: int = 0) -> ClientError:

@@ -1,6 +1,6 @@
-"""The one retry policy: every retry or wait loop of the service runs through :func:`attempts`
-(bounded in tries and in time, jittered exponential backoff between them), and a store write
-that may meet a throttle or another transaction runs through :func:`retry`.
+"""DynamoDB writes sent again: :func:`retry` while DynamoDB throttles a write or it meets another
+transaction, :func:`conditional` for a conditional write, on the one policy of
+``chalicelib.attempts``.
 
 When retries of a throttled write run out the caller gets ``ThrottlingException`` (which AWS
 SDKs retry themselves), never a condition failure.
@@ -8,60 +8,14 @@ SDKs retry themselves), never a condition failure.
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
-from typing import Callable, Iterator, Protocol, TypeVar
+from typing import Callable, TypeVar
 
 from chalicelib import clock as system_clock
+from chalicelib.attempts import DEFAULT, REREAD, Clock, Policy, attempts  # noqa: F401  (the store's loops use them too)
 from chalicelib.errors import ConcurrentModificationException, ThrottlingException
-from chalicelib.store.conditions import CONDITION_FAILED, CONFLICT, THROTTLED, classify
+from chalicelib.store.dynamo.conditions import CONDITION_FAILED, CONFLICT, THROTTLED, classify
 
 T = TypeVar("T")
-
-
-class Clock(Protocol):
-    """What a retry needs of a clock (``chalicelib.clock``; tests pass a fake one)."""
-
-    def monotonic(self) -> float: ...
-
-    def sleep(self, seconds: float) -> None: ...
-
-
-@dataclass(frozen=True)
-class Policy:
-    """At most ``attempts`` tries within ``total_seconds``; before try ``n`` (from 1) a pause
-    of about ``base_delay * 2**(n-1)`` capped at ``max_delay``, of which a random half is
-    jitter (so racing writers do not retry in step). ``base_delay=0``: retry at once (loops
-    that re-read what changed, rather than wait for someone)."""
-
-    attempts: int = 8
-    base_delay: float = 0.005
-    max_delay: float = 0.2
-    total_seconds: float = 10.0
-
-    def delay(self, number: int) -> float:
-        """The pause before try ``number`` (1 = the first retry)."""
-        ceiling = min(self.max_delay, self.base_delay * 2 ** min(number - 1, 30))
-        return ceiling / 2 + random.uniform(0, ceiling / 2)
-
-
-DEFAULT = Policy()
-REREAD = Policy(base_delay=0.0)
-
-
-def attempts(policy: Policy = DEFAULT, clock: Clock = system_clock) -> Iterator[int]:
-    """Try numbers 0, 1, ... pausing before each retry; ends after ``policy.attempts`` tries,
-    or when the next pause would run past ``policy.total_seconds``. Use as
-    ``for _ in attempts(policy): ... return/break on success`` and handle giving up after."""
-    start = clock.monotonic()
-    for number in range(policy.attempts):
-        if number:
-            pause = policy.delay(number)
-            if clock.monotonic() - start + pause > policy.total_seconds:
-                return
-            if pause > 0:
-                clock.sleep(pause)
-        yield number
 
 
 def retry(call: Callable[[], T], policy: Policy = DEFAULT, clock: Clock = system_clock) -> T:

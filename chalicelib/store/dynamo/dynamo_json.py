@@ -24,8 +24,8 @@ import orjson
 from botocore.exceptions import ClientError
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 
-from chalicelib.store import dynamo_http, write_tokens
-from chalicelib.store.config import connection
+from chalicelib.store.dynamo import dynamo_http, write_tokens
+from chalicelib.store.dynamo.config import connection
 
 _prepared = threading.local()
 _HOOK_MARK = "_glue_prepared_body_hook"

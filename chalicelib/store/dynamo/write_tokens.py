@@ -42,8 +42,8 @@ from typing import Any, Callable, Optional, TypeVar
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
-from chalicelib.store.conditions import error_code
-from chalicelib.store.retry import Policy, attempts
+from chalicelib.store.dynamo.conditions import error_code
+from chalicelib.store.dynamo.retry import Policy, attempts
 
 ATTRIBUTE = "_wt"
 _NAME, _VALUE = "#glue_wt", ":glue_wt"

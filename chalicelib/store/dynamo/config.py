@@ -10,7 +10,7 @@ from pynamodb.connection import Connection, TableConnection
 from pynamodb.connection.base import MetaTable
 
 from chalicelib import metrics
-from chalicelib.store import dynamo_http, fast_parse, write_tokens
+from chalicelib.store.dynamo import dynamo_http, fast_parse, write_tokens
 
 TABLE_PREFIX = os.environ.get("GLUE_TABLE_PREFIX", "glue_catalog_")
 ENDPOINT = os.environ.get("GLUE_DDB_ENDPOINT") or None

@@ -15,7 +15,7 @@ from pynamodb.attributes import (Attribute, BinaryAttribute, BooleanAttribute, L
 from pynamodb.constants import NUMBER
 from pynamodb.models import Model
 
-from chalicelib.store.config import BaseMeta, instrument, table_name
+from chalicelib.store.dynamo.config import BaseMeta, instrument, table_name
 
 # Joins key components. Glue names match the "single-line string" pattern, which excludes
 # U+0000-U+001F (but tab), so this separator can never occur inside a name.

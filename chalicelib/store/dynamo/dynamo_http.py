@@ -44,7 +44,8 @@ from urllib.parse import quote, urlsplit
 from botocore.exceptions import ClientError
 
 from chalicelib import metrics
-from chalicelib.store import documents, fast_parse, http1
+from chalicelib.store import documents
+from chalicelib.store.dynamo import fast_parse, http1
 
 OPERATIONS = frozenset({"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem",
                         "BatchWriteItem", "TransactGetItems", "TransactWriteItems"})

@@ -16,10 +16,11 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import clock
-from chalicelib.store.conditions import CONDITION_FAILED, classify
-from chalicelib.store.config import connection
-from chalicelib.store.models import CommitStateItem
-from chalicelib.store.retry import retry
+from chalicelib.store.dynamo.conditions import CONDITION_FAILED, classify
+from chalicelib.store.dynamo.config import connection
+from chalicelib.store.dynamo.models import CommitStateItem
+from chalicelib.store.dynamo.retry import retry
+from chalicelib.store.errors import Fenced, OutOfTime  # noqa: F401  (callers reach them here too)
 
 # One TransactWriteItems holds at most 100 actions: the lock check and 99 writes.
 WRITES_PER_TRANSACTION = 99
@@ -40,16 +41,6 @@ class Fence:
         check: PynamoDB sends checks first, so its cancellation reason is the first one."""
         tx.condition_check(CommitStateItem, self.lock,
                            condition=CommitStateItem.transaction_id == self.transaction_id)
-
-
-class Fenced(Exception):
-    """The commit no longer owns its scope's lock: another applier finished applying it and
-    released the lock (perhaps a later commit holds it now). Nothing of this write landed."""
-
-
-class OutOfTime(Exception):
-    """An apply stopped at its deadline between two DynamoDB transactions: what it wrote landed
-    whole, the rest is for the next applier (applying is idempotent)."""
 
 
 def transact(fence: Optional[Fence], build: Callable[[TransactWrite], None]) -> None:

@@ -47,15 +47,28 @@ _MAX_BASE_SETS = 4
 log = logging.getLogger(__name__)
 _executor = LazyPool(_FETCH_AHEAD, "digest-fetch")
 
-# The sorted candidate keys of recent listings, by the digest items they came from (their keys:
-# an item is written once under a fresh key and never changed, so the same keys are the same
-# rows) and what was asked (key types, bound expression, segment buckets); None: too many match.
+# The sorted candidate keys of recent listings and the value tuples that matched, by the digest
+# items they came from (their keys: an item is written once under a fresh key and never changed,
+# so the same keys are the same rows) and what was asked (key types, bound expression, segment buckets); None: too many match.
 # A listing's pages re-read the digest (strongly consistent) but, while it is unchanged, skip
 # decoding, evaluating and recomputing every candidate's sort key: a 100k-partition table listed
 # in 4 Segments (25 pages each) did all of that on every page, 13x the service CPU of 1 Segment.
 _MAX_REMEMBERED_KEYS = 400_000
-_remembered: dict[tuple, Optional[list[str]]] = {}
+_remembered: dict[tuple, Optional[tuple[list[str], frozenset[tuple[str, ...]]]]] = {}
 _remembered_keys = 0
+
+
+# How many items each table's digest had when this process last read its rows: a table's
+# next listing reads the outline first when they were at most _OUTLINE_FIRST_PIECES (the rows of
+# a 100k-partition digest are 170 KB; a compacted digest of a million partitions is 7 items).
+_OUTLINE_FIRST_PIECES = 16
+_evaluated_pieces: dict[str, int] = {}
+
+
+def _note_evaluated(table_uid: str, pieces: int) -> None:
+    if len(_evaluated_pieces) >= 4096:
+        _evaluated_pieces.clear()
+    _evaluated_pieces[table_uid] = pieces
 
 
 class Late(Exception):
@@ -84,7 +97,15 @@ class DigestSource:
         self.deadline = None if deadline is None else deadline - (1 - DIGEST_SHARE) * work_budget.seconds()
         self.misses = self.fetched = 0
         self.late = False  # the deadline came before the digest was read and evaluated
-        pieces = digests.read(self.table_uid, deadline)
+        # Of a table whose digest this process evaluated before, in few items, the outline first
+        # (no rows): a listing asked before of these very items (the pages of one listing, a
+        # repeated query) needs nothing more, and on a miss the rows are read (those few items
+        # again). A digest of many items (a backlog of deltas) changes with every write: read whole.
+        self.rows_read = _evaluated_pieces.get(self.table_uid, _OUTLINE_FIRST_PIECES + 1) > _OUTLINE_FIRST_PIECES
+        self.read_deadline = deadline
+        pieces = digests.read(self.table_uid, deadline, rows=self.rows_read)
+        if pieces is not None and self.rows_read:
+            _note_evaluated(self.table_uid, len(pieces))
         if pieces is None:
             self.pieces: list[digests.Piece] = []
             self.usable, self.late = False, True
@@ -108,25 +129,37 @@ class DigestSource:
                       after: Optional[str]) -> Optional[list[str]]:
         """Sort keys of the partitions that may match, after ``after``, in key order; None when
         so many match that a plain read of every partition is cheaper. Raises Late when the
-        deadline passes first (the evaluation stops between chunks)."""
+        deadline passes first (the evaluation stops between chunks). Afterwards
+        ``matched_values`` holds the value tuples that matched (see :meth:`evaluated`)."""
         asked = (*self.identity, bound, buckets)
         try:
             try:
-                keys = _remembered[asked]
+                found = _remembered[asked]
             except KeyError:
-                keys = self._candidate_keys(bound, buckets)
-                _remember(asked, keys)
+                found = self._candidates(bound, buckets)
+                _remember((*self.identity, bound, buckets), found)  # the identity of the rows read
             except TypeError:  # a literal that cannot be hashed: not remembered
-                keys = self._candidate_keys(bound, buckets)
+                found = self._candidates(bound, buckets)
         except Late:
             self.late = True
             _queue(COMPACT_JOB, self.table)
             raise
-        if keys is None:
+        if found is None:
             return None
+        keys, self.matched_values = found
         return keys[bisect.bisect_right(keys, after):] if after is not None else list(keys)
 
-    def _candidate_keys(self, bound: expressions.Node, buckets: Optional[tuple[int, int]]) -> Optional[list[str]]:
+    def evaluated(self, values: Sequence[str]) -> bool:
+        """Whether the digest found exactly these partition values matching the bound (the
+        listing then need not evaluate it again on the partition fetched; the segment it
+        still checks). A partition whose values differ from its digest row (a key's encoding
+        folds some values together, e.g. ``017`` and ``17`` of an int key) is evaluated."""
+        return tuple(values) in self.matched_values
+
+    def _candidates(self, bound: expressions.Node, buckets: Optional[tuple[int, int]]
+                    ) -> Optional[tuple[list[str], frozenset[tuple[str, ...]]]]:
+        if not self.rows_read:
+            self._read_rows()
         matches = codec.Matches(bound, buckets)
         for number, piece in enumerate(p for p in self.pieces if p.data is not None):
             if number and self.deadline is not None and clock.monotonic() >= self.deadline:
@@ -134,7 +167,20 @@ class DigestSource:
             matches.add(codec.decode(piece.data))  # type: ignore[arg-type]
         if matches.total and len(matches.found) > MAX_SHARE * matches.total:
             return None
-        return sorted({partition_sort_key(values, self.key_types) for values in matches.found})
+        keys = sorted({partition_sort_key(values, self.key_types) for values in matches.found})
+        return keys, frozenset(matches.found)
+
+    def _read_rows(self) -> None:
+        """The pieces again, with their rows. Compaction may have replaced items since the
+        outline was read: then these are evaluated (every live partition is in them too), and
+        if they are not a complete digest Late sends the listing to its plain read."""
+        pieces = digests.read(self.table_uid, self.read_deadline)
+        self.rows_read = True
+        if pieces is None or not _complete(pieces):
+            raise Late()
+        _note_evaluated(self.table_uid, len(pieces))
+        self.pieces = pieces
+        self.identity = (self.table_uid, tuple(piece.key for piece in pieces), tuple(self.key_types))
 
     def partitions(self, keys: Sequence[str], wanted: int) -> Iterator[Any]:
         """The partition items of ``keys`` that exist, in the order of ``keys``, fetched a
@@ -169,15 +215,15 @@ class DigestSource:
             _queue(REBUILD_JOB, self.table)
 
 
-def _remember(asked: tuple, keys: Optional[list[str]]) -> None:
+def _remember(asked: tuple, found: Optional[tuple[list[str], frozenset[tuple[str, ...]]]]) -> None:
     global _remembered_keys
-    size = len(keys) if keys is not None else 0
+    size = len(found[0]) + len(found[1]) if found is not None else 0  # keys and value tuples
     if size > _MAX_REMEMBERED_KEYS // 4:
         return  # one listing's share of the bound: larger ones are computed per page, as before
     if _remembered_keys + size > _MAX_REMEMBERED_KEYS or len(_remembered) >= 64:
         _remembered.clear()
         _remembered_keys = 0
-    _remembered[asked] = keys
+    _remembered[asked] = found
     _remembered_keys += size
 
 

@@ -9,6 +9,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 from chalicelib import clock, timestamps
@@ -560,7 +561,8 @@ class StoredListing:
         if digest is not None:
             source, keys = digest
             page = take_page(((0, item) for item in source.partitions(keys, limit + 1)), limit,
-                             self._render, lambda pair: [pair[0], pair[1].key], sized=True, deadline=deadline)
+                             partial(self._render, digest=source), lambda pair: [pair[0], pair[1].key],
+                             sized=True, deadline=deadline)
             source.prune_if_stale()
             return page
 
@@ -581,11 +583,13 @@ class StoredListing:
         return take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key], sized=True,
                          deadline=deadline)
 
-    def _render(self, pair: tuple[int, Any]) -> tuple[Any, int] | None:
-        """A candidate as response JSON text and its size; None when it does not match."""
+    def _render(self, pair: tuple[int, Any], digest: Optional[DigestSource] = None) -> tuple[Any, int] | None:
+        """A candidate as response JSON text and its size; None when it does not match. With
+        the ``digest`` it was fetched from, values the digest evaluated are not evaluated again."""
         item, wanted = pair[1], self.wanted
-        if not wanted.buckets[0] <= item.segment <= wanted.buckets[1] \
-                or not self._matches(item.values):
+        if not wanted.buckets[0] <= item.segment <= wanted.buckets[1]:
+            return None
+        if not (digest is not None and digest.evaluated(item.values)) and not self._matches(item.values):
             return None
         if wanted.exclude_columns:
             return render_text_without_columns(self.names, item.doc)

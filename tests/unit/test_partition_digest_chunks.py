@@ -4,6 +4,7 @@ evaluator on random partitions and expressions."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -78,7 +79,7 @@ def test_a_listing_s_pages_reuse_its_candidates_while_the_digest_is_unchanged(mo
 
     rows = random_rows(400, 7)
     pieces = [digests.Piece("0001", digests.BASE, digest.encode(rows), "set", 0, 1, False)]
-    monkeypatch.setattr(digests, "read", lambda table_uid, deadline=None: list(pieces))
+    monkeypatch.setattr(digests, "read", lambda table_uid, deadline=None, rows=True: list(pieces))
     monkeypatch.setattr(source_module, "_remembered", {})
     evaluated: list[int] = []
 
@@ -121,3 +122,40 @@ def test_encode_chunks_of_uniform_and_ragged_rows_round_trip() -> None:
     for rows in (uniform, ragged):
         chunks = digest.encode_chunks(rows)
         assert [row for c in chunks for row in digest.decode(c).rows()] == rows
+
+
+def test_a_remembered_listing_reads_only_the_digest_outline_and_skips_evaluating_what_matched(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A digest evaluated before is read as its outline first, its rows only when its candidates
+    are not remembered (a delta came since); the value tuples that matched are known
+    afterwards, so the listing evaluates only partitions whose values
+    differ from their digest row (an int key folds ``017`` and ``17`` into one key)."""
+    from chalicelib.service import partition_digest as source_module
+    from chalicelib.store import digests
+    from chalicelib.store.dynamo.models import TableItem
+
+    rows = [(("eu", "2017"), 3), (("us", "2017"), 4), (("eu", "2018"), 5)] + [((f"r{n}", "2017"), n) for n in range(6)]
+    pieces = [digests.Piece("0001", digests.BASE, digest.encode(rows), "set", 0, 1, False)]
+    reads: list[bool] = []
+
+    def read(table_uid: str, deadline: Any = None, rows: bool = True) -> list[Any]:
+        reads.append(rows)
+        return [piece if rows else replace(piece, data=None) for piece in pieces]
+    monkeypatch.setattr(digests, "read", read)
+    monkeypatch.setattr(source_module, "_remembered", {})
+    monkeypatch.setattr(source_module, "_evaluated_pieces", {})
+    table = TableItem("db", "t")
+    table.uid = "uid"
+    types = [t for _, t in KEYS]
+    bound = expressions.bind(expressions.parse_expression("region = 'eu'"), KEYS)
+    first = source_module.DigestSource(table, types)
+    assert len(first.matching_keys(bound, (0, 1259), None)) == 2
+    assert reads == [True]  # a table not evaluated before: its digest read whole at once
+    later = source_module.DigestSource(table, types)
+    assert later.matching_keys(bound, (0, 1259), None) == first.matching_keys(bound, (0, 1259), None)
+    assert reads == [True, False]
+    assert later.evaluated(["eu", "2017"]) and not later.evaluated(["us", "2017"])
+    assert not later.evaluated(["eu", "02017"])  # the same key's other spelling: evaluated again
+    pieces.append(digests.Piece("0002", digests.DELTA, digest.encode([(("eu", "2019"), 6)]), None, None, None, False))
+    changed = source_module.DigestSource(table, types)
+    assert len(changed.matching_keys(bound, (0, 1259), None)) == 3 and reads == [True, False, False, True]

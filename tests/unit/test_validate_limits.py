@@ -8,7 +8,7 @@ import botocore.session
 import pytest
 
 from chalicelib.errors import InvalidInputException
-from chalicelib.protocol import quick_check, validate
+from chalicelib.protocol.aws_json import quick_check, validate
 
 GLUE = botocore.session.get_session().get_service_model("glue")
 

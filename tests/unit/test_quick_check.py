@@ -1,4 +1,4 @@
-"""The generated quick check agrees with the walker that words the errors (protocol/validate.py),
+"""The generated quick check agrees with the walker that words the errors (protocol/aws_json/validate.py),
 on random requests for every Glue and Lake Formation operation."""
 
 from __future__ import annotations

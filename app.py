@@ -1,8 +1,9 @@
 """HTTP routes: Glue on ``POST /``, Lake Formation on ``POST /<Operation>``, the Paimon REST
 catalog on ``/v1/...``; and one scheduled function, the cleaner of deleted databases and tables.
 
-Everything else happens in chalicelib.protocol.wire (decode, validate, dispatch, encode) and
-chalicelib.protocol.paimon.wire for Paimon.
+Each route hands the request to its protocol's wire (chalicelib/protocol/<protocol>/wire.py:
+decode, dispatch through the protocol's route table, encode); chalicelib.composition wires what
+the protocols run on, once, here at import.
 """
 
 from typing import Any, Callable, cast
@@ -10,19 +11,25 @@ from typing import Any, Callable, cast
 from chalice import Chalice, Rate, Response
 from chalice.app import Request
 
-from chalicelib.protocol import framework, wire
+from chalicelib import composition
+from chalicelib.protocol import framework
+from chalicelib.protocol.aws_json.wire import JSON_11, REST_JSON
+from chalicelib.protocol.glue import wire as glue_wire
+from chalicelib.protocol.lakeformation import wire as lakeformation_wire
 from chalicelib.protocol.paimon import wire as paimon_wire
 from chalicelib.protocol.paimon.routes import ROUTE_LIST as PAIMON_ROUTES
+from chalicelib.protocol.response import WireResponse
 
+composition.compose()
 app = Chalice(app_name="glue-catalog")
 
 # Chalice answers 415 to any content type a route does not list; Glue clients send
 # application/x-amz-json-1.1 and some tools send plain JSON.
-_CONTENT_TYPES = [wire.JSON_11, wire.REST_JSON, "application/x-amz-json-1.0", "text/plain",
+_CONTENT_TYPES = [JSON_11, REST_JSON, "application/x-amz-json-1.0", "text/plain",
                   "application/octet-stream"]
 
 
-def _respond(result: wire.WireResponse) -> Response:
+def _respond(result: WireResponse) -> Response:
     return Response(body=result.body, status_code=result.status, headers=result.headers)
 
 
@@ -73,13 +80,13 @@ def _query_pairs() -> list[tuple[str, str]]:
 @app.route("/", methods=["POST"], content_types=_CONTENT_TYPES)
 def glue() -> Response:
     headers, body, context = _request_parts()
-    return _respond(wire.handle_glue(headers, body, context, _query_pairs(), _repeated_headers()))
+    return _respond(glue_wire.handle(headers, body, context, _query_pairs(), _repeated_headers()))
 
 
 @app.route("/{operation}", methods=["POST"], content_types=_CONTENT_TYPES)
 def lakeformation(operation: str) -> Response:
     headers, body, context = _request_parts()
-    return _respond(wire.handle_lakeformation(operation, headers, body, context, _query_pairs(),
+    return _respond(lakeformation_wire.handle(operation, headers, body, context, _query_pairs(),
                                               _repeated_headers()))
 
 
@@ -93,7 +100,7 @@ def _paimon_view(template: str) -> Callable[..., Response]:
         query: dict[str, str] = {name: params[name] for name in params} if params else {}
         result = paimon_wire.handle(request.method, template, request.uri_params or {}, query, headers,
                                     body, context, _repeated_headers())
-        return Response(body=result.body, status_code=result.status, headers=result.headers)
+        return _respond(result)
     return view
 
 

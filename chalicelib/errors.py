@@ -1,8 +1,8 @@
 """Service exceptions, named exactly as AWS names them.
 
-They are raised deep in the domain and store layers and mapped to the wire once, in
-``chalicelib.protocol.wire``. ``code`` is what goes into ``__type`` / ``x-amzn-ErrorType``;
-botocore turns it into ``client.exceptions.<code>``.
+They are raised deep in the domain and store layers and mapped to the wire once, in each
+protocol's wire (``chalicelib/protocol/<protocol>/wire.py``). ``code`` is what goes into ``__type`` /
+``x-amzn-ErrorType``; botocore turns it into ``client.exceptions.<code>``.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class AuthenticationError(ServiceError):
 
     AWS's front end answers these before any service code; the codes are AWS's own and botocore
     turns each into ``client.exceptions.<code>``. 403 as on Lake Formation's REST front end; the
-    Glue wire answers them 400, as Glue's JSON 1.1 front end does (see protocol/wire.py).
+    Glue wire answers them 400, as Glue's JSON 1.1 front end does (see protocol/glue/wire.py).
     """
 
     status = 403

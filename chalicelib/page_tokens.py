@@ -1,8 +1,9 @@
 """Opaque, tamper-proof page tokens bound to the request that issued them.
 
-Every protocol adapter pages with these (Glue's NextToken; the Paimon REST catalog's pageToken
-next): a pure HMAC codec, no wire or store knowledge. The key loader is installed by the protocol
-layer before the first request is served (``protocol.wire``), since the key lives in the store.
+Every protocol adapter pages with these (Glue's and Lake Formation's NextToken, the Paimon REST
+catalog's pageToken): a pure HMAC codec, no wire or store knowledge. The key loader is installed
+once, before the first request is served, by the composition root (``chalicelib.composition``):
+the key lives in the store.
 
 A token is ``base64url(json(position)) + "." + hmac``. The MAC covers the position *and* the
 request scope (operation, catalog, database, table, filters), so a forged, edited or replayed-

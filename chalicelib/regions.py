@@ -9,7 +9,7 @@ pseudo-regions (``aws-global``, ``aws-cn-global``, ...) name global endpoints, n
 Glue catalog lives in; AWS refuses them in a Glue scope too.
 
 The data is read on first use, not at import (Lambda cold start), through the same botocore
-loader as the service models (protocol/model.py).
+loader as the service models (protocol/aws_json/model.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The README's compatibility table, generated from the route table and botocore's models.
 
 Every operation of botocore's Glue and Lake Formation service models is *served* (the route
-table, ``chalicelib.actions.implemented()``, has an action for it), *partly served* (served, and
+tables, ``chalicelib.protocol.served.implemented()``, have a handler for it), *partly served* (served, and
 docs/compatibility_notes.toml says what differs from AWS) or *not served* (answered with
 UnknownOperationException naming it). The table goes between the markers in README.md::
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import botocore
 import botocore.session
 
-from chalicelib import actions
+from chalicelib.protocol.served import implemented as served_operations
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -73,7 +73,7 @@ def operations(notes: dict[tuple[str, str], str] | None = None) -> list[Operatio
     how a *served* operation differs, so a stale one must not survive an action's removal.
     """
     notes = load_notes() if notes is None else notes
-    served = set(actions.implemented())
+    served = set(served_operations())
     session = botocore.session.get_session()
     found: list[Operation] = []
     for service in SERVICES:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from chalicelib import json_text
-from chalicelib.protocol.wire import JSON_11, REST_JSON, Headers, WireResponse
+from chalicelib.protocol.aws_json.wire import JSON_11, REST_JSON
+from chalicelib.protocol.response import Headers, WireResponse
 
 # Chalice's codes whose AWS name is not just the code with an "Exception" suffix.
 _AWS_NAMES = {

@@ -33,7 +33,7 @@ from botocore import xform_name
 from botocore.config import Config
 from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 
-from chalicelib.actions import implemented
+from chalicelib.protocol.served import implemented
 from infra.local.stack import CLIENT_CONFIG, REGION, CatalogStack
 from tests.integration.fuzz_gen import (PARTITION_KEYS, FuzzRequest, Generator, Pool, delete_at,
                                         plain, service_model, to_boto)

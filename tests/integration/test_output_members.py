@@ -23,7 +23,7 @@ import botocore.session
 import pytest
 from botocore.model import Shape
 
-from chalicelib import actions
+from chalicelib.protocol import served
 from infra.local.stack import client
 from tests.integration.conftest import random_account
 from tests.integration.unfilled_members import UNFILLED
@@ -35,7 +35,7 @@ _MODELS = {name: botocore.session.get_session().get_service_model(name) for name
 
 def read_operations() -> list[tuple[str, str]]:
     """Every implemented (service, operation) that only reads."""
-    return [(service, op) for service, op in actions.implemented() if op.startswith(READ_PREFIXES)]
+    return [(service, op) for service, op in served.implemented() if op.startswith(READ_PREFIXES)]
 
 
 def filled_and_declared(shape: Shape, value: Any, path: str, seen: set[str], declared: set[str]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import botocore.exceptions
 import pytest
 
-from chalicelib import actions
+from chalicelib.protocol import served
 
 
 @pytest.mark.parametrize("service, operation, call", [
@@ -15,7 +15,7 @@ from chalicelib import actions
     ("lakeformation", "ListLFTags", lambda glue, lf: lf.list_lf_tags()),
 ])
 def test_unserved_operation_is_unknown_operation_naming_it(glue, lakeformation, service, operation, call):
-    assert (service, operation) not in actions.implemented(), "pick an operation this service does not serve"
+    assert (service, operation) not in served.implemented(), "pick an operation this service does not serve"
     with pytest.raises(botocore.exceptions.ClientError) as raised:
         call(glue, lakeformation)
     error = raised.value.response["Error"]

@@ -7,7 +7,7 @@ import re
 import botocore.session
 import pytest
 
-from chalicelib import actions
+from chalicelib.protocol.served import implemented
 from infra import compatibility
 
 
@@ -19,7 +19,7 @@ def test_readme_section_is_current() -> None:
 
 def test_every_model_operation_appears_once_with_its_status() -> None:
     section = compatibility.render()
-    served = set(actions.implemented())
+    served = set(implemented())
     session = botocore.session.get_session()
     for service, title in compatibility.SERVICES.items():
         part = section.split(f"| {title} operation |")[1].split("</details>")[0]

@@ -93,17 +93,19 @@ def _imports(tree: ast.AST, module: str, is_package: bool) -> set[str]:
     return {name for name in found if name == "chalicelib" or name.startswith("chalicelib.")}
 
 
-# The modules are loaded on first use (action families, Paimon handlers, cleanup kinds): loaded
+# The modules are loaded on first use (every protocol's handler families, cleanup kinds): loaded
 # here all at once, in a fresh interpreter, as the function would over its lifetime.
 _LOAD_EVERYTHING = """
 import json, sys
 import app
-from chalicelib import actions
+from chalicelib.protocol import routing, served
 from chalicelib.protocol.paimon import routes
 from chalicelib.service import cleanup
-actions.implemented()
+for table in served.ROUTE_TABLES.values():
+    for handler in table.values():
+        routing.resolve(handler)
 for _method, _path, handler in routes.ROUTE_LIST:
-    routes.resolve(handler)
+    routing.resolve(handler)
 cleanup.known("")
 print(json.dumps(sorted(n for n in sys.modules if n == "chalicelib" or n.startswith("chalicelib."))))
 """

@@ -58,16 +58,17 @@ def check(options: Any, graph: grimp.ImportGraph, contract_id: str,
     return contract.check(graph, verbose=False).kept
 
 
-@pytest.mark.parametrize("contract_id", ["layers", "store-only-pynamodb", "actions-through-service"])
+@pytest.mark.parametrize("contract_id", ["layers", "protocol-shape", "store-only-pynamodb", "adapters-through-service"])
 def test_contracts_hold_today(options: Any, graph: grimp.ImportGraph, contract_id: str) -> None:
     assert check(options, graph, contract_id)
 
 
 @pytest.mark.parametrize("importer, imported", [
     ("chalicelib.domain.planner", "chalicelib.store.partitions"),       # domain knows no store
-    ("chalicelib.store.catalog", "chalicelib.actions.tables"),          # store never reaches up
-    ("chalicelib.store.catalog", "chalicelib.protocol.wire"),
-    ("chalicelib.actions.tables", "chalicelib.protocol.wire"),          # actions sit below protocol
+    ("chalicelib.store.catalog", "chalicelib.protocol.glue.tables"),    # store never reaches up
+    ("chalicelib.store.catalog", "chalicelib.protocol.glue.wire"),
+    ("chalicelib.service.tables", "chalicelib.protocol.glue.tables"),   # handlers sit above the service
+    ("chalicelib.protocol.paimon.wire", "chalicelib.composition"),      # the composition root is the top
     ("chalicelib.store.catalog", "chalicelib.service.transactions"),    # the service sits above the store
     ("chalicelib.errors", "chalicelib.domain.keycodec"),                # shared modules are the bottom
     ("chalicelib.clock", "chalicelib.store.dynamo.retry"),
@@ -77,15 +78,25 @@ def test_an_upward_import_breaks_the_layers(options: Any, graph: grimp.ImportGra
     assert not check(options, graph, "layers", (importer, imported))
 
 
+@pytest.mark.parametrize("importer, imported", [
+    ("chalicelib.protocol.glue.tables", "chalicelib.protocol.paimon.paging"),        # protocols stand apart
+    ("chalicelib.protocol.aws_json.wire", "chalicelib.protocol.glue.routes"),        # shared machinery sits below
+    ("chalicelib.protocol.sigv4", "chalicelib.protocol.aws_json.wire"),
+])
+def test_one_protocol_reaching_into_another_breaks_the_protocol_shape(options: Any, graph: grimp.ImportGraph,
+                                                                     importer: str, imported: str) -> None:
+    assert not check(options, graph, "protocol-shape", (importer, imported))
+
+
 def test_pynamodb_outside_the_store_breaks_its_contract(options: Any, graph: grimp.ImportGraph) -> None:
-    assert not check(options, graph, "store-only-pynamodb", ("chalicelib.actions.tables", "pynamodb"))
+    assert not check(options, graph, "store-only-pynamodb", ("chalicelib.protocol.glue.tables", "pynamodb"))
     assert not check(options, graph, "store-only-pynamodb", ("chalicelib.domain.planner", "pynamodb"))
 
 
-def test_a_new_action_to_store_import_breaks_its_contract(options: Any, graph: grimp.ImportGraph) -> None:
-    # Today's action -> store imports are listed as known; any other one is new and fails.
-    assert not check(options, graph, "actions-through-service",
-                     ("chalicelib.actions.tables", "chalicelib.store.dynamo.fence"))
+def test_an_adapter_to_store_import_breaks_its_contract(options: Any, graph: grimp.ImportGraph) -> None:
+    for adapter in ("chalicelib.protocol.glue.tables", "chalicelib.protocol.lakeformation.transactions",
+                    "chalicelib.protocol.paimon.snapshots", "chalicelib.protocol.aws_json.wire"):
+        assert not check(options, graph, "adapters-through-service", (adapter, "chalicelib.store.dynamo.fence"))
 
 
 def test_lint_imports_fails_on_a_violating_source_file(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The generated quick check agrees with the walker that words the errors (protocol/validate.py),
+"""The generated quick check agrees with the walker that words the errors (protocol/aws_json/validate.py),
 on random requests for every Glue and Lake Formation operation."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from botocore.model import Shape
 
 from chalicelib.errors import InvalidInputException, SerializationException
-from chalicelib.protocol import quick_check, validate
+from chalicelib.protocol.aws_json import quick_check, validate
 
 _SESSION = botocore.session.get_session()
 _TEXTS = ["", "a", "x" * 300, "abc\u0001", "Name", "s3://b/k", "\ud800", "int", "é" * 3, "1", "\u00a0", "x" * 2100]

@@ -8,7 +8,7 @@ import botocore.session
 import pytest
 
 from chalicelib.errors import InvalidInputException
-from chalicelib.protocol import quick_check, validate
+from chalicelib.protocol.aws_json import quick_check, validate
 
 GLUE = botocore.session.get_session().get_service_model("glue")
 
@@ -109,7 +109,7 @@ def test_nothing_of_a_request_is_kept_after_it_is_validated() -> None:
 
 
 def test_the_quick_check_vouches_only_for_what_a_fast_decoder_reads_as_json_does() -> None:
-    """passes_quickly is True only when an orjson decoding equals json's (protocol/wire.py):
+    """passes_quickly is True only when an orjson decoding equals json's (protocol/aws_json/wire.py):
     never with a float of 2**63 or more (an integer beyond 64 bits read as a float), nor with
     what it does not walk (members the model lacks, documents holding more than text). Each of
     those is valid all the same: validate_input accepts it."""

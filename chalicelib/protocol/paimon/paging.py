@@ -16,7 +16,6 @@ from chalicelib import page_tokens
 from chalicelib.domain.paimon import names
 from chalicelib.errors import ServiceError
 from chalicelib.protocol.paimon.wire import PaimonRequest, bad_request
-from chalicelib.protocol.wire import install_token_key
 
 DEFAULT_MAX_RESULTS = 100  # the reference server's DEFAULT_MAX_RESULTS, also its cap
 
@@ -82,7 +81,6 @@ def read_token(request: PaimonRequest, *scope: Any) -> Any:
     token = request.query.get("pageToken")
     if token is None or not token.strip():
         return None
-    install_token_key()
     try:
         return page_tokens.decode_token(_scope(request, scope), token)
     except (ServiceError, ValueError):
@@ -94,7 +92,6 @@ def make_token(request: PaimonRequest, position: Any, *scope: Any) -> Optional[s
     """A ``nextPageToken`` for ``position`` (None: this was the last page)."""
     if position is None:
         return None
-    install_token_key()
     return page_tokens.encode_token(_scope(request, scope), position)
 
 

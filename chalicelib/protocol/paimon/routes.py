@@ -1,5 +1,5 @@
-"""The route table: (HTTP method, Chalice path template) -> handler. Plain data, read by app.py
-(to register the routes) and by wire.handle (to dispatch).
+"""The Paimon route table: (HTTP method, Chalice path template) -> handler. Plain data, read by
+app.py (to register the routes) and by wire.handle (to dispatch).
 
 Every path pypaimon 2.1.0 sends (api/resource_paths.py, api/rest_api.py), plus the Java client's
 global table/view/function listings and view paths (paimon-api .../rest/ResourcePaths.java).
@@ -8,43 +8,14 @@ Chalice has no greedy path parameters, so each shape is its own template.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from chalicelib.protocol.paimon.wire import Handler, unserved
+from chalicelib.protocol.routing import families, resolve  # noqa: F401  (resolve: for tests and docs)
 
-from chalicelib.protocol.paimon.wire import Handler, PaimonRequest, PaimonResponse, unserved
-
-
-class _Lazy:
-    """A handler named by module and function, imported on its first call: app.py reads this
-    table at import to register the routes, and a Lambda cold start must not pay for loading
-    every handler and the service and store layers below them."""
-
-    def __init__(self, module: str) -> None:
-        self.module = module
-
-    def __getattr__(self, name: str) -> Handler:
-        module = self.module
-
-        def target() -> Handler:
-            function: Handler = getattr(importlib.import_module(f"chalicelib.protocol.paimon.{module}"), name)
-            return function
-
-        def handler(request: PaimonRequest) -> PaimonResponse:
-            return target()(request)
-        handler.__name__ = handler.__qualname__ = f"{module}.{name}"
-        handler.target = target  # type: ignore[attr-defined]
-        return handler
-
-
-def resolve(handler: Handler) -> Handler:
-    """The function a route's handler runs (importing its module)."""
-    target: Any = getattr(handler, "target", None)
-    return target() if target is not None else handler  # type: ignore[no-any-return]
-
-
-branches, config, databases, functions, partitions, snapshots, tables, tags, views = (
-    _Lazy(name) for name in ("branches", "config", "databases", "functions", "partitions", "snapshots", "tables",
-                             "tags", "views"))
+# A handler module is imported on its handler's first call (protocol.routing): app.py reads this
+# table at import to register the routes.
+branches, config, databases, functions, partitions, snapshots, tables, tags, views = families(
+    "chalicelib.protocol.paimon", "branches", "config", "databases", "functions", "partitions", "snapshots", "tables",
+    "tags", "views")
 
 P = "/v1/{prefix}"
 DB = P + "/databases/{database}"

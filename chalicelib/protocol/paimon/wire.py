@@ -19,6 +19,7 @@ from chalicelib import json_text, metrics
 from chalicelib.domain.paimon import names
 from chalicelib.context import RequestContext, context_from_bearer, require_one_authorization
 from chalicelib.protocol import sigv4
+from chalicelib.protocol.response import MAX_BODY_BYTES, WireResponse
 from chalicelib.errors import (AccessDeniedException, AlreadyExistsException, AuthenticationError,
                                ConcurrentModificationException,
                                EntityNotFoundException, RequestEntityTooLargeException,
@@ -27,7 +28,6 @@ from chalicelib.errors import (AccessDeniedException, AlreadyExistsException, Au
 log = logging.getLogger(__name__)
 
 JSON = "application/json"
-MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit, as on the Glue wire
 
 
 class PaimonError(ServiceError):
@@ -107,15 +107,6 @@ def unserved(what: str) -> Handler:
     handler.__name__ = handler.__qualname__ = f"unserved({what})"
     handler.__doc__ = f"{what}: not served (501)."
     return handler
-
-
-@dataclass
-class WireResponse:
-    """What the HTTP layer sends."""
-
-    status: int
-    body: str
-    headers: dict[str, str | list[str]]  # Chalice's Response takes one value or several
 
 
 def error_response(error: ServiceError) -> tuple[int, dict[str, Any]]:

@@ -7,20 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
-from chalicelib.actions.common import make_token, read_token, table_ref
+from chalicelib.protocol.aws_json.common import make_token, read_token, table_ref
 from chalicelib.context import RequestContext
 from chalicelib.json_text import JsonFragments
 from chalicelib.service import partitions
 
 
-@action("glue", "GetPartition")
 def get_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """One partition by its values."""
     return {"Partition": partitions.get_partition(table_ref(ctx, params), params["PartitionValues"])}
 
 
-@action("glue", "BatchGetPartition")
 def batch_get_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Up to 1,000 partitions by values; what does not fit in one response is UnprocessedKeys."""
     found, unprocessed = partitions.batch_get_partitions(table_ref(ctx, params),
@@ -28,7 +25,6 @@ def batch_get_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str
     return {"Partitions": found, "UnprocessedKeys": [{"Values": values} for values in unprocessed]}
 
 
-@action("glue", "GetPartitions")
 def get_partitions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Partitions matching an expression, in key order of the plan's source, paged; with
     Segment, only the partitions of that segment (segments are disjoint and cover all).

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
-from chalicelib.actions.common import make_token, read_token
-from chalicelib.actions.tables import render_table
+from chalicelib.protocol.aws_json.common import make_token, read_token
+from chalicelib.protocol.glue.tables import render_table
 from chalicelib.context import RequestContext
 from chalicelib.service import search
 
 
-@action("glue", "SearchTables")
 def search_tables(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Tables whose text matches SearchText and that pass every filter, sorted and paged."""
     # Checked before NextToken is read, so a bad filter is reported as such on any page.

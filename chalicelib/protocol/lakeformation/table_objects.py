@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
-from chalicelib.actions.common import make_token, read_token, table_ref
+from chalicelib.protocol.aws_json.common import make_token, read_token, table_ref
 from chalicelib.context import RequestContext
 from chalicelib.service import table_objects as service
 
 
-@action("lakeformation", "UpdateTableObjects")
 def update_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Add or delete up to 100 objects of a governed table within a transaction (without
     TransactionId: in a transaction of its own, committed at once)."""
@@ -20,14 +18,12 @@ def update_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[st
     return {}
 
 
-@action("lakeformation", "DeleteObjectsOnCancel")
 def delete_objects_on_cancel(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Accepted and validated; this service never deletes S3 objects itself."""
     service.check_objects_on_cancel(ctx, table_ref(ctx, params), params["TransactionId"])
     return {}
 
 
-@action("lakeformation", "GetTableObjects")
 def get_table_objects(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Objects of a governed table at a transaction's snapshot, a time, or the latest commit,
     optionally filtered by PartitionPredicate, grouped by partition, paged."""

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
-from chalicelib.actions.common import table_ref
+from chalicelib.protocol.aws_json.common import table_ref
 from chalicelib.context import RequestContext
 from chalicelib.errors import ServiceError
 from chalicelib.service import partitions
@@ -17,7 +16,6 @@ def _error_detail(error: ServiceError) -> dict[str, str]:
     return {"ErrorCode": error.code, "ErrorMessage": error.message}
 
 
-@action("glue", "CreatePartition")
 def create_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create one partition (with its index entries)."""
     errors = partitions.create_partitions(table_ref(ctx, params), [params["PartitionInput"]])
@@ -26,7 +24,6 @@ def create_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, A
     return {}
 
 
-@action("glue", "BatchCreatePartition")
 def batch_create_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create up to 100 partitions; each succeeds or fails on its own (Errors lists failures)."""
     inputs = params["PartitionInputList"]
@@ -35,7 +32,6 @@ def batch_create_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[
                        for p, e in sorted(errors.items())]}
 
 
-@action("glue", "UpdatePartition")
 def update_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Replace a partition's definition (its values may change: the partition moves)."""
     errors = partitions.update_partitions(table_ref(ctx, params),
@@ -45,7 +41,6 @@ def update_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, A
     return {}
 
 
-@action("glue", "BatchUpdatePartition")
 def batch_update_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Update up to 100 partitions; failures are reported per entry."""
     entries = [(e["PartitionValueList"], e["PartitionInput"]) for e in params["Entries"]]
@@ -54,7 +49,6 @@ def batch_update_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[
                        for p, e in sorted(errors.items())]}
 
 
-@action("glue", "DeletePartition")
 def delete_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete one partition with its index entries."""
     errors = partitions.delete_partitions(table_ref(ctx, params), [params["PartitionValues"]])
@@ -63,7 +57,6 @@ def delete_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, A
     return {}
 
 
-@action("glue", "BatchDeletePartition")
 def batch_delete_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete up to 25 partitions; failures are reported per partition."""
     value_lists = [p["Values"] for p in params["PartitionsToDelete"]]

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
-from chalicelib.actions.common import make_token, page_size, read_token
+from chalicelib.protocol.aws_json.common import make_token, page_size, read_token
 from chalicelib.context import RequestContext
 from chalicelib.service import user_functions
 
@@ -19,21 +18,18 @@ def _render(ctx: RequestContext, params: dict[str, Any], doc: dict[str, Any]) ->
     return {**doc, "CatalogId": ctx.catalog_id(params)}
 
 
-@action("glue", "CreateUserDefinedFunction")
 def create_user_defined_function(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create a function in a database; AlreadyExistsException if the (lowercased) name is taken."""
     user_functions.create_function(ctx.catalog_key(params), params["DatabaseName"], params["FunctionInput"])
     return {}
 
 
-@action("glue", "GetUserDefinedFunction")
 def get_user_defined_function(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """One function's definition."""
     doc = user_functions.get_function(ctx.catalog_key(params), params["DatabaseName"], params["FunctionName"])
     return {"UserDefinedFunction": _render(ctx, params, doc)}
 
 
-@action("glue", "UpdateUserDefinedFunction")
 def update_user_defined_function(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Replace a function's definition (a different FunctionInput.FunctionName renames it)."""
     user_functions.update_function(ctx.catalog_key(params), params["DatabaseName"], params["FunctionName"],
@@ -41,14 +37,12 @@ def update_user_defined_function(ctx: RequestContext, params: dict[str, Any]) ->
     return {}
 
 
-@action("glue", "DeleteUserDefinedFunction")
 def delete_user_defined_function(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete a function."""
     user_functions.delete_function(ctx.catalog_key(params), params["DatabaseName"], params["FunctionName"])
     return {}
 
 
-@action("glue", "GetUserDefinedFunctions")
 def get_user_defined_functions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Functions whose names match Pattern, in one database or (without DatabaseName) across
     every database of the catalog, in (database, name) order, paged by MaxResults / NextToken."""

@@ -23,8 +23,8 @@ from botocore.model import Shape
 
 from chalicelib import timestamps
 from chalicelib.errors import InvalidInputException, SerializationException
-from chalicelib.protocol.quick_check import passes_quickly
-from chalicelib.protocol.shape_rules import INTEGER_RANGES, compiled_pattern, finite
+from chalicelib.protocol.aws_json.quick_check import passes_quickly
+from chalicelib.protocol.aws_json.shape_rules import INTEGER_RANGES, compiled_pattern, finite
 
 _MAX_ERRORS_REPORTED = 10
 MAX_UNKNOWN_DEPTH = 32

@@ -24,7 +24,7 @@ from typing import Any, Callable
 from botocore.model import Shape
 
 from chalicelib import timestamps
-from chalicelib.protocol.shape_rules import INTEGER_RANGES, compiled_pattern, finite
+from chalicelib.protocol.aws_json.shape_rules import INTEGER_RANGES, compiled_pattern, finite
 
 Check = Callable[[Any], bool]
 

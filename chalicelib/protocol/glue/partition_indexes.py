@@ -5,27 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
-from chalicelib.actions.common import table_ref
+from chalicelib.protocol.aws_json.common import table_ref
 from chalicelib.context import RequestContext
 from chalicelib.service import partition_indexes as service
 
 
-@action("glue", "CreatePartitionIndex")
 def create_partition_index(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Add an index and backfill it: CREATING, then ACTIVE, or FAILED with BackfillErrors."""
     service.create_partition_index(table_ref(ctx, params), params["PartitionIndex"])
     return {}
 
 
-@action("glue", "DeletePartitionIndex")
 def delete_partition_index(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Remove an index; its entries become unreachable at once and are then deleted."""
     service.delete_partition_index(table_ref(ctx, params), params["IndexName"])
     return {}
 
 
-@action("glue", "GetPartitionIndexes")
 def get_partition_indexes(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Every index of the table with its keys (name and type), status and backfill errors."""
     descriptors = []

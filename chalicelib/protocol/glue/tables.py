@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import timestamps
-from chalicelib.actions import action
-from chalicelib.actions.common import fold, make_token, page_size, read_token
+from chalicelib.protocol.aws_json.common import fold, make_token, page_size, read_token
 from chalicelib.context import RequestContext
 from chalicelib.errors import InvalidInputException
 from chalicelib.service import iceberg_tables, tables
@@ -69,7 +68,6 @@ def _table_name(params: dict[str, Any]) -> str:
     return str(params["Name"])
 
 
-@action("glue", "CreateTable")
 def create_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create a table at VersionId 0; with OpenTableFormatInput.IcebergInput an Iceberg table,
     its first metadata file written under its location."""
@@ -84,7 +82,6 @@ def create_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-@action("glue", "UpdateTable")
 def update_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Replace a table's definition, archiving the previous version unless SkipArchive.
 
@@ -105,7 +102,6 @@ def update_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-@action("glue", "DeleteTable")
 def delete_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete a table with its versions and everything below it."""
     tables.delete_table(ctx, ctx.catalog_key(params), params["DatabaseName"], params["Name"],
@@ -113,7 +109,6 @@ def delete_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-@action("glue", "BatchDeleteTable")
 def batch_delete_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete up to 100 tables; each failure is reported in Errors, the rest proceed."""
     failed = tables.delete_tables(ctx, ctx.catalog_key(params), params["DatabaseName"], params["TablesToDelete"],
@@ -122,7 +117,6 @@ def batch_delete_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str,
                        for name, error in failed]}
 
 
-@action("glue", "GetTable")
 def get_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """The definition of one table: latest, as a transaction sees it, or as of QueryAsOfTime."""
     doc, version = tables.get_table(ctx, ctx.catalog_key(params), params["DatabaseName"], params["Name"],
@@ -130,7 +124,6 @@ def get_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     return {"Table": render_table(ctx, params, doc, version)}
 
 
-@action("glue", "GetTables")
 def get_tables(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Tables of a database in name order, optionally filtered by a name pattern."""
     expression = params.get("Expression") or ""

@@ -8,40 +8,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
-from chalicelib.actions.common import table_ref
+from chalicelib.protocol.aws_json.common import table_ref
 from chalicelib.context import RequestContext
 from chalicelib.service import statistics
 
 
-@action("glue", "GetColumnStatisticsForTable")
 def get_column_statistics_for_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Statistics of up to 100 columns of a table (one store round trip)."""
     read = statistics.table_statistics(table_ref(ctx, params), params["ColumnNames"])
     return {"ColumnStatisticsList": read.found, "Errors": read.errors}
 
 
-@action("glue", "UpdateColumnStatisticsForTable")
 def update_column_statistics_for_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create or replace statistics of up to 25 columns; bad entries are reported one by one."""
     return {"Errors": statistics.update_table_statistics(table_ref(ctx, params), params["ColumnStatisticsList"])}
 
 
-@action("glue", "DeleteColumnStatisticsForTable")
 def delete_column_statistics_for_table(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete one column's table statistics."""
     statistics.delete_table_statistics(table_ref(ctx, params), params["ColumnName"])
     return {}
 
 
-@action("glue", "GetColumnStatisticsForPartition")
 def get_column_statistics_for_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Statistics of up to 100 columns of one partition (one store round trip)."""
     read = statistics.partition_statistics(table_ref(ctx, params), params["PartitionValues"], params["ColumnNames"])
     return {"ColumnStatisticsList": read.found, "Errors": read.errors}
 
 
-@action("glue", "UpdateColumnStatisticsForPartition")
 def update_column_statistics_for_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create or replace statistics of up to 25 columns of one partition."""
     errors = statistics.update_partition_statistics(table_ref(ctx, params), params["PartitionValues"],
@@ -49,7 +43,6 @@ def update_column_statistics_for_partition(ctx: RequestContext, params: dict[str
     return {"Errors": errors}
 
 
-@action("glue", "DeleteColumnStatisticsForPartition")
 def delete_column_statistics_for_partition(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete one column's statistics of one partition."""
     statistics.delete_partition_statistics(table_ref(ctx, params), params["PartitionValues"], params["ColumnName"])

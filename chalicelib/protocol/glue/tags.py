@@ -4,26 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
 from chalicelib.context import RequestContext
 from chalicelib.service import tags
 
 
-@action("glue", "TagResource")
 def tag_resource(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Add tags to a database or connection (keys it has get the new values)."""
     tags.tag_resource(ctx, params["ResourceArn"], params["TagsToAdd"])
     return {}
 
 
-@action("glue", "UntagResource")
 def untag_resource(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Remove tags from a database or connection by key."""
     tags.untag_resource(ctx, params["ResourceArn"], params["TagsToRemove"])
     return {}
 
 
-@action("glue", "GetTags")
 def get_tags(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """The tags of a database or connection."""
     return {"Tags": tags.get_tags(ctx, params["ResourceArn"])}

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
-from chalicelib.actions.common import fold, make_token, page_size, read_token
-from chalicelib.actions.tables import render_table
+from chalicelib.protocol.aws_json.common import fold, make_token, page_size, read_token
+from chalicelib.protocol.glue.tables import render_table
 from chalicelib.context import RequestContext
 from chalicelib.service import table_versions
 
@@ -19,7 +18,6 @@ def _version(ctx: RequestContext, params: dict[str, Any], doc: dict[str, Any], v
     return {"Table": render_table(ctx, params, doc, version), "VersionId": str(version)}
 
 
-@action("glue", "GetTableVersion")
 def get_table_version(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """One version of a table (the current one when VersionId is absent)."""
     doc, version = table_versions.get_table_version(ctx.catalog_key(params), params["DatabaseName"],
@@ -27,7 +25,6 @@ def get_table_version(ctx: RequestContext, params: dict[str, Any]) -> dict[str, 
     return {"TableVersion": _version(ctx, params, doc, version)}
 
 
-@action("glue", "GetTableVersions")
 def get_table_versions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Every available version, newest (the current one) first, paged."""
     listing = table_versions.list_table_versions(ctx.catalog_key(params), params["DatabaseName"],
@@ -39,7 +36,6 @@ def get_table_versions(ctx: RequestContext, params: dict[str, Any]) -> dict[str,
     return {"TableVersions": page, **({"NextToken": token} if token else {})}
 
 
-@action("glue", "DeleteTableVersion")
 def delete_table_version(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete one archived version."""
     table_versions.delete_table_version(ctx.catalog_key(params), params["DatabaseName"], params["TableName"],
@@ -47,7 +43,6 @@ def delete_table_version(ctx: RequestContext, params: dict[str, Any]) -> dict[st
     return {}
 
 
-@action("glue", "BatchDeleteTableVersion")
 def batch_delete_table_version(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete up to 100 archived versions; failures are reported per version."""
     failed = table_versions.delete_table_versions(ctx.catalog_key(params), params["DatabaseName"],

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
-from chalicelib.actions.common import make_token, page_size, read_token
+from chalicelib.protocol.aws_json.common import make_token, page_size, read_token
 from chalicelib.context import RequestContext
 from chalicelib.errors import InvalidInputException
 from chalicelib.service import databases
@@ -18,20 +17,17 @@ def _render(ctx: RequestContext, params: dict[str, Any], doc: dict[str, Any]) ->
     return {**doc, "CatalogId": ctx.catalog_id(params)}
 
 
-@action("glue", "CreateDatabase")
 def create_database(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create a database; AlreadyExistsException if the (lowercased) name is taken."""
     databases.create_database(ctx.catalog_key(params), params["DatabaseInput"], params.get("Tags"))
     return {}
 
 
-@action("glue", "GetDatabase")
 def get_database(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """One database's definition."""
     return {"Database": _render(ctx, params, databases.get_database(ctx.catalog_key(params), params["Name"]))}
 
 
-@action("glue", "GetDatabases")
 def get_databases(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Databases of the catalog in name order, paged by MaxResults / NextToken."""
     attributes = params.get("AttributesToGet")
@@ -48,14 +44,12 @@ def _token_member(token: str | None) -> dict[str, str]:
     return {"NextToken": token} if token else {}
 
 
-@action("glue", "UpdateDatabase")
 def update_database(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Replace a database's definition (the name cannot change; CreateTime is kept)."""
     databases.update_database(ctx.catalog_key(params), params["Name"], params["DatabaseInput"])
     return {}
 
 
-@action("glue", "DeleteDatabase")
 def delete_database(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete a database and everything in it (tables, versions, partitions...)."""
     databases.delete_database(ctx.catalog_key(params), params["Name"])

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.actions import action
-from chalicelib.actions.common import make_token, page_size, read_token
+from chalicelib.protocol.aws_json.common import make_token, page_size, read_token
 from chalicelib.context import RequestContext
 from chalicelib.service import connections
 
 
-@action("glue", "CreateConnection")
 def create_connection(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create a connection; AlreadyExistsException if the name is taken. Connections are
     stored definitions here (nothing is reached over the network), so they are READY at once."""
@@ -23,28 +21,24 @@ def create_connection(ctx: RequestContext, params: dict[str, Any]) -> dict[str, 
     return {"CreateConnectionStatus": "READY"}
 
 
-@action("glue", "GetConnection")
 def get_connection(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """One connection's definition; with HidePassword, without its secret properties."""
     doc = connections.get_connection(ctx.catalog_key(params), params["Name"], bool(params.get("HidePassword")))
     return {"Connection": doc}
 
 
-@action("glue", "UpdateConnection")
 def update_connection(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Replace a connection's definition (a different ConnectionInput.Name renames it)."""
     connections.update_connection(ctx.catalog_key(params), params["Name"], params["ConnectionInput"])
     return {}
 
 
-@action("glue", "DeleteConnection")
 def delete_connection(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete a connection."""
     connections.delete_connection(ctx.catalog_key(params), params["ConnectionName"])
     return {}
 
 
-@action("glue", "BatchDeleteConnection")
 def batch_delete_connection(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Delete up to 25 connections; each name lands in Succeeded or in Errors with its reason."""
     succeeded, errors = connections.delete_connections(ctx.catalog_key(params), params["ConnectionNameList"])
@@ -53,7 +47,6 @@ def batch_delete_connection(ctx: RequestContext, params: dict[str, Any]) -> dict
                        for name, error in errors.items()}}
 
 
-@action("glue", "GetConnections")
 def get_connections(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Connections in name order, filtered by Filter (MatchCriteria, ConnectionType,
     ConnectionSchemaVersion), paged by MaxResults / NextToken; HidePassword withholds secrets."""

@@ -1,9 +1,11 @@
-"""The wire: decode a request, validate it against botocore's model, run the action, encode.
+"""The AWS JSON machinery Glue and Lake Formation share: decode a request, validate it against
+botocore's model, run the operation's handler from the protocol's route table, and report the
+result or the error for the protocol's own wire to encode.
 
-Glue speaks AWS JSON 1.1 (``POST /`` with ``X-Amz-Target: AWSGlue.<Op>``); Lake Formation
-speaks REST-JSON (``POST /<Op>``). Errors are mapped here, once: a ServiceError becomes the
-4xx/5xx body botocore turns into ``client.exceptions.<Code>``; anything unexpected becomes an
-InternalServiceException (logged), never a framework error page.
+Glue speaks AWS JSON 1.1 (``protocol/glue/wire.py``), Lake Formation REST-JSON
+(``protocol/lakeformation/wire.py``); both answer a ServiceError as the 4xx/5xx body botocore
+turns into ``client.exceptions.<Code>``, and anything unexpected as an InternalServiceException
+(logged here), never a framework error page.
 """
 
 from __future__ import annotations
@@ -11,40 +13,31 @@ from __future__ import annotations
 import json
 import logging
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Collection, Sequence
+from dataclasses import replace
+from typing import Any, Callable, Collection, Mapping, Sequence
 
-from chalicelib import actions, json_text, metrics, page_tokens
+from chalicelib import json_text, metrics
 from chalicelib.context import RequestContext, context_from_request, require_one_authorization
-from chalicelib.errors import (AuthenticationError, InternalServiceException, RequestEntityTooLargeException,
+from chalicelib.errors import (InternalServiceException, RequestEntityTooLargeException,
                                SerializationException, ServiceError, UnknownOperationException)
 from chalicelib.protocol import sigv4
-from chalicelib.protocol.model import GLUE, LAKEFORMATION, operation_model
-from chalicelib.protocol.quick_check import passes_quickly
-from chalicelib.protocol.validate import validate_input
+from chalicelib.protocol.aws_json.model import operation_model
+from chalicelib.protocol.aws_json.quick_check import passes_quickly
+from chalicelib.protocol.aws_json.validate import validate_input
+from chalicelib.protocol.response import MAX_BODY_BYTES
 
 log = logging.getLogger(__name__)
 
-GLUE_TARGET_PREFIX = "AWSGlue."
-JSON_11 = "application/x-amz-json-1.1"
-REST_JSON = "application/json"
-MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
-# Glue operations that write: a TransactionId they carry must be a READ_AND_WRITE transaction.
-_GLUE_WRITE_PREFIXES = ("Create", "Update", "Delete", "BatchCreate", "BatchUpdate", "BatchDelete")
-# Response headers: a value is one header line or several with the same name (Chalice's shape).
-Headers = dict[str, str | list[str]]
+JSON_11 = "application/x-amz-json-1.1"  # Glue's
+REST_JSON = "application/json"  # Lake Formation's
+# A handler: the caller and the validated request in, the response members out.
+Handler = Callable[[RequestContext, dict[str, Any]], dict[str, Any]]
+# Run after validation, before the handler (Glue's check of a TransactionId): caller, operation, request.
+Precheck = Callable[[RequestContext, str, dict[str, Any]], None]
 
 
-@dataclass
-class WireResponse:
-    """What the HTTP layer sends back."""
-
-    status: int
-    body: str
-    headers: Headers = field(default_factory=dict)
-
-
-def _dump(payload: Any) -> str:
+def dump(payload: Any) -> str:
+    """The JSON text of a response body."""
     return json_text.dumps(payload)
 
 
@@ -112,21 +105,6 @@ def _decode_body(raw_body: bytes | None, fast: bool = False) -> dict[str, Any]:
     return params
 
 
-_token_key_installed = False
-
-
-def install_token_key() -> None:
-    """Give the page-token codec its key loader, before the first request is served (every
-    protocol adapter calls this; it is idempotent). Imported here, not at the top: the key lives in
-    the store (PynamoDB), which app import leaves for the first request; the key itself is read
-    lazily, by the first token signed or checked."""
-    global _token_key_installed
-    if not _token_key_installed:
-        from chalicelib.store.settings import token_signing_key
-        page_tokens.set_secret_loader(token_signing_key)
-        _token_key_installed = True
-
-
 def _without_nulls(value: Any) -> Any:
     """The request with every member sent as JSON null left out, as AWS's JSON protocols read
     it (so no action stores a null and answers it back). Validation has run: a null map value
@@ -138,10 +116,10 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
-def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestContext) -> Any:
-    install_token_key()
+def _invoke(service: str, operation: str, routes: Mapping[str, Handler], raw_body: bytes | None,
+            ctx: RequestContext, precheck: Precheck | None) -> Any:
     model = operation_model(service, operation)
-    handler = actions.lookup(service, operation)
+    handler = routes.get(operation)
     if model is None or handler is None:
         known = "is not implemented by this service" if model else "does not exist"
         raise UnknownOperationException(f"Operation {service}:{operation} {known}")
@@ -153,13 +131,8 @@ def _invoke(service: str, operation: str, raw_body: bytes | None, ctx: RequestCo
         validate_input(model.input_shape, params)
     if raw_body and b"null" in raw_body:
         params = _without_nulls(params)
-    if service == GLUE and params.get("TransactionId"):
-        # Once for every Glue action: the TransactionId must name a usable transaction of the
-        # caller. Imported here, not at the top: the core pulls in the store (PynamoDB), which
-        # app import leaves for the first request (as the route table does).
-        from chalicelib.service.transactions import check_transaction_use
-        check_transaction_use(ctx, params["TransactionId"], params.get("QueryAsOfTime"),
-                              write=operation.startswith(_GLUE_WRITE_PREFIXES))
+    if precheck is not None:
+        precheck(ctx, operation, params)
     return handler(ctx, params)
 
 
@@ -175,14 +148,16 @@ def _caller(service: str, path: str, headers: dict[str, str], raw_body: bytes | 
     return context_from_request(headers, gateway_context)
 
 
-def _serve(service: str, operation: str, headers: dict[str, str], raw_body: bytes | None,
-           gateway_context: dict | None, path: str, query: Sequence[tuple[str, str]] = (),
-           repeated: Collection[str] = ()) -> tuple[int, Any, ServiceError | None]:
+def serve(service: str, operation: str, routes: Mapping[str, Handler], headers: dict[str, str],
+          raw_body: bytes | None, gateway_context: dict | None, path: str, query: Sequence[tuple[str, str]] = (),
+          repeated: Collection[str] = (), precheck: Precheck | None = None) -> tuple[int, Any, ServiceError | None]:
+    """Authenticate, decode, validate and run one request of ``service`` (``routes``: its route
+    table, operation -> handler): (200, the response members, None), or (status, None, the error)."""
     metrics.reset()
     try:
         ctx = _caller(service, path, headers, raw_body, gateway_context, query, repeated)
         ctx = replace(ctx, service=service, operation=operation)
-        return 200, _invoke(service, operation, raw_body, ctx) or {}, None
+        return 200, _invoke(service, operation, routes, raw_body, ctx, precheck) or {}, None
     except ServiceError as error:
         # Without its traceback: the frames it holds keep the decoded request (hundreds of MB
         # for a 10 MB body) alive in a reference cycle until the next full garbage collection.
@@ -192,39 +167,8 @@ def _serve(service: str, operation: str, headers: dict[str, str], raw_body: byte
         return 500, None, InternalServiceException("Internal service error; the request was not applied or only partly read. Retry.")
 
 
-def _metric_headers() -> dict[str, str]:
+def metric_headers() -> dict[str, str]:
+    """The headers that report what the request cost the store."""
     # How many DynamoDB items the request read, and in how many DynamoDB requests: benchmarks
     # report items read per result and round trips per call.
     return {"x-glue-items-read": str(metrics.items_read()), "x-glue-ddb-requests": str(metrics.requests())}
-
-
-def handle_glue(headers: dict[str, str], raw_body: bytes | None,
-                gateway_context: dict | None = None, query: Sequence[tuple[str, str]] = (),
-                repeated: Collection[str] = ()) -> WireResponse:
-    """Serve one AWS JSON 1.1 request for Glue (``query``: the decoded query parameters, signed too;
-    ``repeated``: the lowercase names of the headers the request carried more than once)."""
-    target = headers.get("x-amz-target", "")
-    if not target.startswith(GLUE_TARGET_PREFIX):
-        unknown = UnknownOperationException(f"Missing or unknown X-Amz-Target header: {target!r}")
-        return WireResponse(400, _dump({"__type": unknown.code, "Message": unknown.message}),
-                            {"Content-Type": JSON_11})
-    status, result, error = _serve(GLUE, target[len(GLUE_TARGET_PREFIX):], headers, raw_body,
-                                   gateway_context, "/", query, repeated)
-    if isinstance(error, AuthenticationError):
-        status = 400  # Glue's JSON 1.1 front end answers authentication failures 400 (LF's REST one 403)
-    if error is not None:
-        return WireResponse(status, _dump({"__type": error.code, "Message": error.message}),
-                            {"Content-Type": JSON_11})
-    return WireResponse(status, _dump(result), {"Content-Type": JSON_11, **_metric_headers()})
-
-
-def handle_lakeformation(operation: str, headers: dict[str, str], raw_body: bytes | None,
-                         gateway_context: dict | None = None, query: Sequence[tuple[str, str]] = (),
-                         repeated: Collection[str] = ()) -> WireResponse:
-    """Serve one REST-JSON request for Lake Formation (``POST /<operation>``; ``repeated`` as for Glue)."""
-    status, result, error = _serve(LAKEFORMATION, operation, headers, raw_body, gateway_context, f"/{operation}",
-                                   query, repeated)
-    if error is not None:
-        return WireResponse(status, _dump({"__type": error.code, "Message": error.message}),
-                            {"Content-Type": REST_JSON, "x-amzn-ErrorType": error.code})
-    return WireResponse(status, _dump(result), {"Content-Type": REST_JSON, **_metric_headers()})

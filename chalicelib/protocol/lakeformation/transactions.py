@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from chalicelib.actions import action
-from chalicelib.actions.common import make_token, read_token
+from chalicelib.protocol.aws_json.common import make_token, read_token
 from chalicelib.context import RequestContext
 from chalicelib.errors import InvalidInputException
 from chalicelib.service import paging
@@ -24,32 +23,27 @@ def _describe(item: service.Transaction) -> dict[str, Any]:
     return description
 
 
-@action("lakeformation", "StartTransaction")
 def start_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Start a READ_AND_WRITE (default) or READ_ONLY transaction."""
     return {"TransactionId": service.start(ctx, params.get("TransactionType") or "READ_AND_WRITE").transaction_id}
 
 
-@action("lakeformation", "CommitTransaction")
 def commit_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Commit a transaction: all of its writes become visible at once, or none."""
     return {"TransactionStatus": service.commit_transaction(ctx, params["TransactionId"])}
 
 
-@action("lakeformation", "CancelTransaction")
 def cancel_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Abort an ACTIVE transaction; its writes are discarded."""
     service.cancel_transaction(ctx, params["TransactionId"])
     return {}
 
 
-@action("lakeformation", "DescribeTransaction")
 def describe_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Status and start/end times of a transaction."""
     return {"TransactionDescription": _describe(service.load_transaction(ctx, params["TransactionId"]))}
 
 
-@action("lakeformation", "ExtendTransaction")
 def extend_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """Keep an ACTIVE transaction from being aborted as idle."""
     if not params.get("TransactionId"):
@@ -58,7 +52,6 @@ def extend_transaction(ctx: RequestContext, params: dict[str, Any]) -> dict[str,
     return {}
 
 
-@action("lakeformation", "ListTransactions")
 def list_transactions(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """The caller's transactions in start order, filtered by status, paged."""
     catalog = ctx.catalog_key(params)

@@ -1,4 +1,5 @@
-"""Pieces every action family shares: name folding, lookups that raise AWS errors, paging."""
+"""What every Glue and Lake Formation handler family shares: name folding, lookups that raise AWS
+errors, NextToken paging."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Any
 from chalicelib import page_tokens as tokens
 from chalicelib.context import RequestContext
 from chalicelib.service import lookups
-from chalicelib.service.lookups import fold, require_table  # noqa: F401  (re-exported for the actions)
-from chalicelib.service.paging import MAX_PAGE_BYTES, take_page  # noqa: F401  (re-exported for the actions)
+from chalicelib.service.lookups import fold, require_table  # noqa: F401  (re-exported for the handlers)
+from chalicelib.service.paging import MAX_PAGE_BYTES, take_page  # noqa: F401  (re-exported for the handlers)
 from chalicelib.service.table_ref import TableRef
 
 

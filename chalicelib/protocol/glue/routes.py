@@ -1,0 +1,86 @@
+"""The Glue route table: operation name (``X-Amz-Target: AWSGlue.<Operation>``) -> handler.
+
+Plain data, read by the wire (to dispatch) and by ``protocol.served`` (the operations served, for
+docs and tests). One module per API family, one function per operation, named after it; a family
+module is imported on the first call of one of its handlers (``protocol.routing``), not with the app.
+"""
+
+from __future__ import annotations
+
+from chalicelib.protocol.aws_json.wire import Handler
+from chalicelib.protocol.routing import families
+
+(databases, tables, table_versions, partition_reads, partition_writes, partition_indexes, statistics, search,
+ user_functions, connections, tags, catalog_settings) = families(
+    "chalicelib.protocol.glue", "databases", "tables", "table_versions", "partition_reads", "partition_writes",
+    "partition_indexes", "statistics", "search", "user_functions", "connections", "tags", "catalog_settings")
+
+ROUTES: dict[str, Handler] = {
+    # databases
+    "CreateDatabase": databases.create_database,
+    "DeleteDatabase": databases.delete_database,
+    "GetDatabase": databases.get_database,
+    "GetDatabases": databases.get_databases,
+    "UpdateDatabase": databases.update_database,
+    # tables
+    "BatchDeleteTable": tables.batch_delete_table,
+    "CreateTable": tables.create_table,
+    "DeleteTable": tables.delete_table,
+    "GetTable": tables.get_table,
+    "GetTables": tables.get_tables,
+    "UpdateTable": tables.update_table,
+    # table versions
+    "BatchDeleteTableVersion": table_versions.batch_delete_table_version,
+    "DeleteTableVersion": table_versions.delete_table_version,
+    "GetTableVersion": table_versions.get_table_version,
+    "GetTableVersions": table_versions.get_table_versions,
+    # partition reads
+    "BatchGetPartition": partition_reads.batch_get_partition,
+    "GetPartition": partition_reads.get_partition,
+    "GetPartitions": partition_reads.get_partitions,
+    # partition writes
+    "BatchCreatePartition": partition_writes.batch_create_partition,
+    "BatchDeletePartition": partition_writes.batch_delete_partition,
+    "BatchUpdatePartition": partition_writes.batch_update_partition,
+    "CreatePartition": partition_writes.create_partition,
+    "DeletePartition": partition_writes.delete_partition,
+    "UpdatePartition": partition_writes.update_partition,
+    # partition indexes
+    "CreatePartitionIndex": partition_indexes.create_partition_index,
+    "DeletePartitionIndex": partition_indexes.delete_partition_index,
+    "GetPartitionIndexes": partition_indexes.get_partition_indexes,
+    # statistics
+    "DeleteColumnStatisticsForPartition": statistics.delete_column_statistics_for_partition,
+    "DeleteColumnStatisticsForTable": statistics.delete_column_statistics_for_table,
+    "GetColumnStatisticsForPartition": statistics.get_column_statistics_for_partition,
+    "GetColumnStatisticsForTable": statistics.get_column_statistics_for_table,
+    "UpdateColumnStatisticsForPartition": statistics.update_column_statistics_for_partition,
+    "UpdateColumnStatisticsForTable": statistics.update_column_statistics_for_table,
+    # search
+    "SearchTables": search.search_tables,
+    # user functions
+    "CreateUserDefinedFunction": user_functions.create_user_defined_function,
+    "DeleteUserDefinedFunction": user_functions.delete_user_defined_function,
+    "GetUserDefinedFunction": user_functions.get_user_defined_function,
+    "GetUserDefinedFunctions": user_functions.get_user_defined_functions,
+    "UpdateUserDefinedFunction": user_functions.update_user_defined_function,
+    # connections
+    "BatchDeleteConnection": connections.batch_delete_connection,
+    "CreateConnection": connections.create_connection,
+    "DeleteConnection": connections.delete_connection,
+    "GetConnection": connections.get_connection,
+    "GetConnections": connections.get_connections,
+    "UpdateConnection": connections.update_connection,
+    # tags
+    "GetTags": tags.get_tags,
+    "TagResource": tags.tag_resource,
+    "UntagResource": tags.untag_resource,
+    # catalog settings
+    "DeleteResourcePolicy": catalog_settings.delete_resource_policy,
+    "GetCatalogImportStatus": catalog_settings.get_catalog_import_status,
+    "GetDataCatalogEncryptionSettings": catalog_settings.get_data_catalog_encryption_settings,
+    "GetResourcePolicies": catalog_settings.get_resource_policies,
+    "GetResourcePolicy": catalog_settings.get_resource_policy,
+    "PutDataCatalogEncryptionSettings": catalog_settings.put_data_catalog_encryption_settings,
+    "PutResourcePolicy": catalog_settings.put_resource_policy,
+}

@@ -91,6 +91,8 @@ def test_replace_changes_the_settings_inside_the_block_only() -> None:
         with settings.replace(no_such_setting=1):
             pass
     assert settings.current() is before
+    with pytest.raises(AttributeError, match="frozen"):
+        before.auth = "sigv4"
 
 
 def test_the_configure_fixture_undoes_its_changes(configure) -> None:  # type: ignore[no-untyped-def]

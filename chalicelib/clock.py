@@ -11,10 +11,11 @@ lets a test expire a lease or an idle transaction without sleeping through it.
 
 from __future__ import annotations
 
-import os
 import time
 
-_OFFSET_FILE = os.environ.get("GLUE_CLOCK_OFFSET_FILE") or None
+from chalicelib import settings
+
+_OFFSET_FILE = settings.current().clock_offset_file
 
 
 def _offset() -> float:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from chalicelib import regions
+from chalicelib import regions, settings
 from chalicelib.errors import AccessDeniedException, IncompleteSignatureException, SignatureDoesNotMatchException
 
-DEFAULT_ACCOUNT_ID = os.environ.get("GLUE_DEFAULT_ACCOUNT_ID", "123456789012")
-ALLOW_CROSS_ACCOUNT = os.environ.get("GLUE_ALLOW_CROSS_ACCOUNT") == "1"
-DEFAULT_REGION = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+DEFAULT_ACCOUNT_ID = settings.current().default_account_id
+ALLOW_CROSS_ACCOUNT = settings.current().allow_cross_account
+DEFAULT_REGION = settings.current().region
 
 # SigV4: "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/glue/aws4_request, ..."
 _CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/\d{8}/([^/,\s]+)/")

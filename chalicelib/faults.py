@@ -13,8 +13,10 @@ import os
 import signal
 import threading
 
-_CRASH_AT = os.environ.get("GLUE_FAULT_CRASH_AT", "")
-_STOP_AT = os.environ.get("GLUE_FAULT_STOP_AT", "")
+from chalicelib import settings
+
+_CRASH_AT = settings.current().fault_crash_at
+_STOP_AT = settings.current().fault_stop_at
 _stopped: set[str] = set()
 
 

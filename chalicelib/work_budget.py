@@ -5,9 +5,9 @@ no request may run unbounded however large the table. Shared: imports no layer."
 
 from __future__ import annotations
 
-import os
+from chalicelib import settings
 
 
 def seconds() -> float:
-    """``GLUE_WORK_BUDGET_SECONDS`` (default 5), read on each call so tests can set it."""
-    return float(os.environ.get("GLUE_WORK_BUDGET_SECONDS", "5"))
+    """``GLUE_WORK_BUDGET_SECONDS`` (default 5), looked up on each call so tests can replace it."""
+    return settings.current().work_budget_seconds

@@ -15,12 +15,14 @@ Every fixture that starts a process is lazy: a run of tests/unit alone starts no
                        the session's DynamoDB with extra environment variables, stopped after the test.
 - Every Glue / Lake Formation response a boto3 client receives is checked against botocore's output
   shape (tests/shape_check.py); a violation fails the test phase in which it happened.
+- ``configure``        ``configure(work_budget_seconds=0.0)``: this process's settings changed for the test.
 - ``persistent_stack`` a stack of its own with DynamoDB Local on a -dbPath under tmp_path;
                        ``.restart()``, ``.restart_server()``, ``.restart_dynamodb()``, ``.client()``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from pathlib import Path
@@ -29,6 +31,7 @@ from typing import Any, Callable, Iterator
 import boto3
 import pytest
 
+from chalicelib import settings
 from infra.local.stack import CatalogStack, ServerProcess, client, localstack_dynamodb_endpoint
 from tests import shape_check
 
@@ -59,15 +62,27 @@ pytest_runtest_teardown = pytest.hookimpl(wrapper=True)(_fail_on_shape_violation
 def allowed_locations(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """GLUE_ALLOWED_LOCATIONS for every server the session starts: the session's pytest temporary
     directory, where tests put Iceberg tables and external Paimon tables (anything else, but the
-    warehouse, the servers refuse). Set before any server starts; its environment is theirs."""
+    warehouse, the servers refuse). Set before any server starts; its environment is theirs; and in
+    this process's settings, for the tests that use the warehouse module here."""
     allowed = tmp_path_factory.getbasetemp().resolve().as_uri()
     before = os.environ.get("GLUE_ALLOWED_LOCATIONS")
     os.environ["GLUE_ALLOWED_LOCATIONS"] = allowed
-    yield allowed
+    # This process's settings too (read once, perhaps already while tests were collected).
+    with settings.replace(allowed_locations=allowed):
+        yield allowed
     if before is None:
         os.environ.pop("GLUE_ALLOWED_LOCATIONS", None)
     else:
         os.environ["GLUE_ALLOWED_LOCATIONS"] = before
+
+
+@pytest.fixture
+def configure() -> Iterator[Callable[..., settings.Settings]]:
+    """``configure(auth="sigv4", lambda_function_name=None)``: this process's settings
+    (chalicelib.settings) with these fields changed for the rest of the test; calls add up. Reaches
+    what the service looks up at use, not the constants modules took at import."""
+    with contextlib.ExitStack() as changes:
+        yield lambda **fields: changes.enter_context(settings.replace(**fields))
 
 
 @pytest.fixture(scope="session")

@@ -17,13 +17,12 @@ from __future__ import annotations
 import datetime
 import hashlib
 import hmac
-import os
 import re
 import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from chalicelib import clock
+from chalicelib import clock, settings
 from chalicelib.context import RequestContext, require_region, valid_region
 from chalicelib.errors import (IncompleteSignatureException, MissingAuthenticationTokenException,
                                SignatureDoesNotMatchException, UnrecognizedClientException)
@@ -40,9 +39,10 @@ _AMZ_DATE_PARTS = re.compile(r"(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z")
 
 def required() -> bool:
     """Whether requests must be authenticated: always on Lambda, else unless GLUE_AUTH is open."""
-    if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+    configured = settings.current()
+    if configured.on_lambda:
         return True
-    return (os.environ.get("GLUE_AUTH") or "open").strip().lower() != "open"
+    return configured.auth.strip().lower() != "open"
 
 
 @dataclass(frozen=True)

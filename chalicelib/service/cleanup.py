@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import importlib
 import logging
-import os
 import threading
 from typing import Callable, Optional
 
-from chalicelib import clock, faults
+from chalicelib import clock, faults, settings
 from chalicelib.service import search_index, tags
 from chalicelib.store import catalog, catalog_entries
 from chalicelib.store import cleanup as store
@@ -31,14 +30,14 @@ log = logging.getLogger(__name__)
 
 # One chunk: at most this many deletions, and this many seconds (well inside the lease, which
 # is renewed after every chunk).
-CHUNK_ITEMS = int(os.environ.get("GLUE_CLEANUP_CHUNK_ITEMS", "1000"))
+CHUNK_ITEMS = settings.current().cleanup_chunk_items
 CHUNK_SECONDS = min(2.0, store.LEASE_SECONDS / 4)
 # Requests take over expired jobs at most once per this many seconds (per process), for at
 # most HELP_SECONDS.
-HELP_INTERVAL = float(os.environ.get("GLUE_CLEANUP_HELP_INTERVAL", "30"))
+HELP_INTERVAL = settings.current().cleanup_help_interval
 HELP_SECONDS = 0.5
 # The local server's cleaner looks for jobs of other processes this often (seconds).
-POLL_SECONDS = float(os.environ.get("GLUE_CLEANUP_POLL_SECONDS", "5"))
+POLL_SECONDS = settings.current().cleanup_poll_seconds
 
 # How long the cleaner lets a delete that woke it finish its answer first.
 SETTLE_SECONDS = 0.2

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import bisect
 import logging
-import os
 from concurrent.futures import Future
 from typing import Any, Iterator, Optional, Sequence
 
-from chalicelib import clock, metrics, work_budget
+from chalicelib import clock, metrics, settings, work_budget
 from chalicelib.lazy_pool import LazyPool
 from chalicelib.domain import expressions
 from chalicelib.domain import partition_digest as codec
@@ -26,18 +25,18 @@ from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
 
 # "0": listings read as planned, never through the digest (writes still keep it): the
 # benchmark's "before", and a switch should the digest ever misbehave.
-ENABLED = os.environ.get("GLUE_PARTITION_DIGEST", "1") != "0"
+ENABLED = settings.current().partition_digest
 # More delta items than this and a compaction is queued: by a reader that meets them, by a
 # writer of this process that wrote them (env: tests).
-COMPACT_DELTAS = int(os.environ.get("GLUE_DIGEST_COMPACT_DELTAS", "64"))
+COMPACT_DELTAS = settings.current().digest_compact_deltas
 # One compaction step replaces at most this many items (its deletes are the cost: DynamoDB Local
 # deletes ~1,000 items a second); a backlog larger than that is merged a slice at a time.
-STEP_PIECES = int(os.environ.get("GLUE_DIGEST_STEP_PIECES", "2000"))
+STEP_PIECES = settings.current().digest_step_pieces
 # The share of a request's work budget the digest may take (its Query pages, decoding and
 # evaluating); past it the page is read as planned for the rest of the budget.
 DIGEST_SHARE = 0.5
 # A page whose candidates were mostly gone (at least this many) rebuilds the digest.
-PRUNE_MISSES = int(os.environ.get("GLUE_DIGEST_PRUNE_MISSES", "256"))
+PRUNE_MISSES = settings.current().digest_prune_misses
 # Matching more than this share of the digest's rows, the plain Query of every partition is
 # cheaper than fetching them one key at a time: the listing reads that way instead.
 MAX_SHARE = 0.5

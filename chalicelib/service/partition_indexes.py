@@ -10,11 +10,10 @@ re-created index of the same name.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
-from chalicelib import clock, faults, work_budget
+from chalicelib import clock, faults, settings, work_budget
 from chalicelib.domain import keycodec
 from chalicelib.domain.partition_keys import IndexSpec, IndexValueError, index_entry_key
 from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
@@ -134,9 +133,9 @@ def check_partition_key_change(table: TableItem, old_keys: Sequence[tuple[str, s
 # lease ran out (its owner died) takes it over from the cursor. Entries are idempotent and
 # each is written only if its partition is unchanged since read, so a stale owner still
 # writing beside the new one does no harm; only the record's owner may finish the index.
-LEASE_SECONDS = float(os.environ.get("GLUE_BACKFILL_LEASE_SECONDS", "60"))
+LEASE_SECONDS = settings.current().backfill_lease_seconds
 # A request taking over does at most this many chunks, then lets go for the next request.
-_RESUME_CHUNKS = int(os.environ.get("GLUE_BACKFILL_RESUME_CHUNKS", "4"))
+_RESUME_CHUNKS = settings.current().backfill_resume_chunks
 _PROGRESS_POLICY = Policy(attempts=8)  # lost a race on the table item: re-read, retry
 # Crash points (chalicelib.faults) of the backfill crash test.
 CRASH_CREATING, CRASH_MID_BACKFILL, CRASH_SCANNED = "index-creating", "mid-backfill", "backfill-scanned"

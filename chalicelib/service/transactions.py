@@ -43,12 +43,11 @@ go through every step above alike.
 from __future__ import annotations
 
 import itertools
-import os
 import secrets
 from dataclasses import replace
 from typing import Iterable, Iterator, Optional
 
-from chalicelib import clock, faults
+from chalicelib import clock, faults, settings
 from chalicelib.context import RequestContext
 from chalicelib.errors import (ConcurrentModificationException, InvalidInputException, ServiceError,
                                TransactionCanceledException, TransactionCommitInProgressException,
@@ -73,8 +72,8 @@ APPLY_JOB = "commit-apply"
 # The cleanup job kind that drops the pending writes an abort could not drop within its work
 # budget (uid: the transaction id).
 DROP_JOB = "pending-drop"
-IDLE_SECONDS = float(os.environ.get("GLUE_LF_IDLE_SECONDS", "900"))
-COMMIT_LEASE_SECONDS = float(os.environ.get("GLUE_LF_COMMIT_LEASE_SECONDS", "60"))
+IDLE_SECONDS = settings.current().lf_idle_seconds
+COMMIT_LEASE_SECONDS = settings.current().lf_commit_lease_seconds
 # Waiting for a commit lock another committer holds (it lets go within its lease, or is
 # cleared): for at most what is left of the request's work budget (``lock_wait``).
 LOCK_WAIT = Policy(attempts=1000, base_delay=0.005, max_delay=0.2)

@@ -18,7 +18,7 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
-from chalicelib import clock, metrics
+from chalicelib import clock, metrics, settings
 from chalicelib.errors import ConcurrentModificationException
 from chalicelib.store.dynamo import dynamo_json as dj
 from chalicelib.store.dynamo.conditions import CONDITION_FAILED, CONFLICT, classify, condition_failed, reason_codes
@@ -497,7 +497,7 @@ CLEANUP_QUEUE = "purge"
 # A new job is free for any cleaner at once (``owner`` unset), but requests, which only take
 # jobs whose lease ran out (service.cleanup.help_with_expired), leave it this long to the
 # dedicated cleaners (the local server's thread, the scheduled function).
-CLEANUP_GRACE_SECONDS = float(os.environ.get("GLUE_CLEANUP_GRACE_SECONDS", "10"))
+CLEANUP_GRACE_SECONDS = settings.current().cleanup_grace_seconds
 
 _table_purgers: list[Callable[[TableItem], None]] = []
 

@@ -10,18 +10,17 @@ still deleting beside the new one does no harm; only the owner may delete the jo
 
 from __future__ import annotations
 
-import os
 from itertools import islice
 from typing import Iterator, Optional
 
 from pynamodb.expressions.update import Action
 
-from chalicelib import clock
+from chalicelib import clock, settings
 from chalicelib.store.catalog import CLEANUP_QUEUE
 from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
 from chalicelib.store.dynamo.retry import conditional
 
-LEASE_SECONDS = float(os.environ.get("GLUE_CLEANUP_LEASE_SECONDS", "60"))
+LEASE_SECONDS = settings.current().cleanup_lease_seconds
 
 
 # How many jobs a request helping with expired ones looks at, at most (two Query pages): the

@@ -40,6 +40,8 @@ import threading
 from base64 import b64decode
 from typing import TYPE_CHECKING, Any, Callable
 
+from chalicelib import settings
+
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
@@ -59,17 +61,17 @@ class SecretBoxError(Exception):
 
 def key_file_path() -> str:
     """Where the local key encryption key lives (GLUE_AUTH_KEY_FILE, else .data/auth.key)."""
-    return os.environ.get("GLUE_AUTH_KEY_FILE") or os.path.join(".data", "auth.key")
+    return settings.current().auth_key_file
 
 
 def kms_key_id() -> str | None:
     """The KMS key that wraps data keys when deployed (GLUE_AUTH_KMS_KEY_ID), else None."""
-    return os.environ.get("GLUE_AUTH_KMS_KEY_ID") or None
+    return settings.current().auth_kms_key_id
 
 
 def _local_kek() -> bytes:
     """The local key encryption key, created (0600, exclusively) on first use."""
-    if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+    if settings.current().on_lambda:
         # A key file inside a Lambda package would ship the key with the code: KMS only there.
         raise SecretBoxError("GLUE_AUTH_KMS_KEY_ID must be set on Lambda (secrets are unwrapped with KMS there)")
     path = key_file_path()

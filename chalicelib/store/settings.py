@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 
 
+from chalicelib import settings
 from chalicelib.store.dynamo.models import SettingItem
 from chalicelib.store.dynamo.retry import conditional
 
@@ -14,7 +14,7 @@ _TOKEN_KEY = "next-token-signing-key"
 
 def token_signing_key() -> bytes:
     """The NextToken HMAC key: GLUE_TOKEN_SECRET, else one random key stored once for all."""
-    configured = os.environ.get("GLUE_TOKEN_SECRET")
+    configured = settings.current().token_secret
     if configured:
         return configured.encode()
     try:

@@ -42,7 +42,7 @@ from operator import itemgetter
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 from urllib.parse import quote, unquote, urlsplit
 
-from chalicelib import clock
+from chalicelib import clock, settings
 from chalicelib.errors import AccessDeniedException, InvalidInputException
 
 DB_SUFFIX = ".db"  # Paimon's Catalog.DB_SUFFIX: <warehouse>/<database>.db/<table>
@@ -74,12 +74,13 @@ class NoWarehouse(AccessDeniedException):
 
 
 def _configured_warehouse() -> str | None:
-    given = os.environ.get(WAREHOUSE_SETTING)
+    configured = settings.current()
+    given = configured.paimon_warehouse
     if given:
         return given.rstrip("/")
     # The default lies inside the code's directory, which is read-only on Lambda: a deployment
     # without a warehouse refuses Paimon tables clearly instead of failing on the first write.
-    return None if os.environ.get("AWS_LAMBDA_FUNCTION_NAME") else DEFAULT_WAREHOUSE
+    return None if configured.on_lambda else DEFAULT_WAREHOUSE
 
 
 def warehouse_root() -> str:
@@ -424,12 +425,12 @@ _roots_cache: tuple[tuple[str | None, str | None], tuple[tuple[str, Any], ...]] 
 def _roots() -> tuple[tuple[str, Any], ...]:
     """The roots the server owns, parsed once per setting (a file root's symlinks resolved)."""
     global _roots_cache
-    settings = (_configured_warehouse(), os.environ.get(ALLOWED_SETTING))
+    configured = (_configured_warehouse(), settings.current().allowed_locations)
     cached = _roots_cache
-    if cached is not None and cached[0] == settings:
+    if cached is not None and cached[0] == configured:
         return cached[1]
     found: list[tuple[str, Any]] = []
-    for given in [settings[0] or "", *(settings[1] or "").split(",")]:
+    for given in [configured[0] or "", *(configured[1] or "").split(",")]:
         given = given.strip().rstrip("/")
         if not given:
             continue
@@ -439,7 +440,7 @@ def _roots() -> tuple[tuple[str, Any], ...]:
         else:
             found.append(("s3", where))
     roots = tuple(found)
-    _roots_cache = (settings, roots)
+    _roots_cache = (configured, roots)
     return roots
 
 

@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import IO, Any, Optional, Union
 
+from chalicelib import settings
+
 LOCAL_DIR = Path(__file__).resolve().parent
 NODE_MODULES = LOCAL_DIR / "node_modules"
 # The package keeps the jar under a dated folder (lib/dynamodb_local_<release date>/).
@@ -48,8 +50,8 @@ def new_access_key_id() -> str:
 
 
 def default_region() -> str:
-    """The region the store signs with (chalicelib/store/dynamo/config.py reads the same variables)."""
-    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+    """The region the store signs with: chalicelib.settings' ``region``, read from this environment now."""
+    return settings.from_environ(os.environ).region
 
 
 def load_or_create_key(db_path: Path, region: str) -> str:

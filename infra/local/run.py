@@ -192,7 +192,7 @@ def main() -> None:
     stop_cleaner = threading.Event()
     try:
         ddb = start_dynamodb()
-        # Imported only now: the store reads GLUE_DDB_ENDPOINT once, at import.
+        # Imported only now: the service reads its settings (GLUE_DDB_ENDPOINT...) once, at the store's import.
         from infra.local.server import make_server, start_cleaner
         from infra.local.tables import create_tables
 

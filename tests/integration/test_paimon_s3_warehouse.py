@@ -14,7 +14,7 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import boto3
 import pytest
@@ -188,7 +188,7 @@ def test_table_files_live_in_the_bucket(api: RESTApi, s3_stack: CatalogStack, s3
 
 # ----------------------------------------------------------------------------- the module itself
 @pytest.fixture
-def on_moto(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def on_moto(moto_url: str, monkeypatch: pytest.MonkeyPatch, configure: Callable[..., Any]) -> Iterator[str]:
     """This process's warehouse module on moto's S3: a fresh prefix; the client forgotten after."""
     monkeypatch.setenv("AWS_ENDPOINT_URL_S3", moto_url)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "local")
@@ -197,7 +197,7 @@ def on_moto(moto_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
     root = f"s3://{BUCKET}/unit-{uuid.uuid4().hex[:8]}"
-    monkeypatch.setenv("PAIMON_WAREHOUSE", root)
+    configure(paimon_warehouse=root)
     warehouse.reset_client()
     yield root
     warehouse.reset_client()

@@ -6,7 +6,7 @@ the local server: tests/integration/test_auth.py and test_http_edge.py."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -32,9 +32,8 @@ def _event(path: str, resource: str, headers: list[tuple[str, str]], method: str
 
 
 @pytest.fixture(autouse=True)
-def open_mode(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GLUE_AUTH", raising=False)
-    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
+def open_mode(configure: Callable[..., Any]) -> None:
+    configure(auth="open", lambda_function_name=None)
 
 
 @pytest.mark.parametrize("second", ["Authorization", "authorization", "AUTHORIZATION"])

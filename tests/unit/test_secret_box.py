@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 from botocore.exceptions import ClientError
@@ -45,24 +45,22 @@ class FakeKms:
 
 
 @pytest.fixture
-def key_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def key_file(tmp_path: Path, configure: Callable[..., Any]) -> Path:
     """A key file holding FIXTURE_KEK, and no KMS."""
     path = tmp_path / "auth.key"
     path.write_bytes(FIXTURE_KEK)
     path.chmod(0o600)
-    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
-    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
-    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(path))
+    configure(auth_kms_key_id=None, lambda_function_name=None, auth_key_file=str(path))
     return path
 
 
 @pytest.fixture
-def kms(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeKms:
+def kms(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, configure: Callable[..., Any]) -> FakeKms:
     fake = FakeKms()
     fake.keys[V1_KMS_BLOB] = (KMS_KEY, {"access_key_id": KEY_ID}, V1_KMS_DATA_KEY)
     monkeypatch.setattr(secret_box, "_kms", lambda: fake)
-    monkeypatch.setenv("GLUE_AUTH_KMS_KEY_ID", KMS_KEY)
-    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "never.key"))  # KMS only: no key file made
+    configure(auth_kms_key_id=KMS_KEY)
+    configure(auth_key_file=str(tmp_path / "never.key"))  # KMS only: no key file made
     return fake
 
 
@@ -121,10 +119,9 @@ def test_a_legacy_secret_verifies_with_a_warning_to_migrate(key_file: Path, monk
     identities._forget(KEY_ID)
 
 
-def test_format_1_is_never_written(key_file: Path, kms: FakeKms, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_format_1_is_never_written(key_file: Path, kms: FakeKms, configure: Callable[..., Any]) -> None:
     assert secret_box.seal(SECRET, KEY_ID, PRINCIPAL)[0] == secret_box.VERSION == 2
-    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID")
-    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(key_file))
+    configure(auth_kms_key_id=None, auth_key_file=str(key_file))
     assert secret_box.seal(SECRET, KEY_ID, PRINCIPAL)[0] == 2
 
 
@@ -139,11 +136,10 @@ def test_format_2_round_trips_with_the_key_file(key_file: Path) -> None:
     assert secret_box.seal(SECRET, KEY_ID, PRINCIPAL) != sealed  # a fresh data key and nonces each time
 
 
-def test_a_key_file_is_created_private_on_first_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
-    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
+def test_a_key_file_is_created_private_on_first_use(tmp_path: Path, configure: Callable[..., Any]) -> None:
+    configure(auth_kms_key_id=None, lambda_function_name=None)
     path = tmp_path / "data" / "auth.key"
-    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(path))
+    configure(auth_key_file=str(path))
     sealed = secret_box.seal(SECRET, KEY_ID, PRINCIPAL)
     assert os.stat(path).st_mode & 0o777 == 0o600 and len(path.read_bytes()) == 32
     assert secret_box.open_sealed(sealed, KEY_ID, PRINCIPAL) == SECRET

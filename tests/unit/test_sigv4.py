@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 from botocore.auth import SigV4Auth
@@ -13,7 +13,7 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from botocore.utils import percent_encode_sequence
 
-from chalicelib import errors
+from chalicelib import errors, settings
 from chalicelib.protocol import sigv4
 from chalicelib.store import identities, secret_box
 
@@ -135,16 +135,13 @@ def test_signed_path_prefers_the_gateway_path() -> None:
     assert sigv4.signed_path(None, "/") == "/"
 
 
-def test_authentication_is_always_on_on_lambda(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
-    for value, required in [(None, False), ("open", False), ("sigv4", True), ("sigv", True), ("OPEN", False)]:
-        if value is None:
-            monkeypatch.delenv("GLUE_AUTH", raising=False)
-        else:
-            monkeypatch.setenv("GLUE_AUTH", value)
+def test_authentication_is_always_on_on_lambda(configure: Callable[..., Any]) -> None:
+    configure(lambda_function_name=None)
+    for value, required in [(None, False), ("", False), ("open", False), ("sigv4", True), ("sigv", True),
+                            ("OPEN", False), (" Open ", False)]:
+        configure(auth=settings.from_environ({} if value is None else {"GLUE_AUTH": value}).auth)
         assert sigv4.required() is required, value
-    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "glue-catalog-dev")
-    monkeypatch.setenv("GLUE_AUTH", "open")
+    configure(lambda_function_name="glue-catalog-dev", auth="open")
     assert sigv4.required()
 
 
@@ -175,11 +172,11 @@ def test_a_host_urlsplit_refuses_is_an_invalid_signature(known_key: None, host: 
 
 
 def test_sealed_secrets_open_only_with_their_key_file_key_id_and_principal(tmp_path: Any,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                           configure: Callable[..., Any]) -> None:
     """The whole format is tested in test_secret_box.py; here, what verification relies on."""
-    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
+    configure(auth_kms_key_id=None)
     key_file = tmp_path / "data" / "auth.key"
-    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(key_file))
+    configure(auth_key_file=str(key_file))
     sealed = secret_box.seal(SECRET, KEY_ID, PRINCIPAL)
     assert os.stat(key_file).st_mode & 0o777 == 0o600 and SECRET.encode() not in sealed
     assert secret_box.open_sealed(sealed, KEY_ID, PRINCIPAL) == SECRET
@@ -187,18 +184,18 @@ def test_sealed_secrets_open_only_with_their_key_file_key_id_and_principal(tmp_p
         secret_box.open_sealed(sealed, "AKIAOTHEROTHEROTHERX", PRINCIPAL)
     with pytest.raises(secret_box.SecretBoxError):
         secret_box.open_sealed(sealed, KEY_ID, "arn:aws:iam::111122223333:user/admin")
-    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "other.key"))
+    configure(auth_key_file=str(tmp_path / "other.key"))
     with pytest.raises(secret_box.SecretBoxError):
         secret_box.open_sealed(sealed, KEY_ID, PRINCIPAL)
 
 
 def test_the_admin_command_seals_with_kms_against_real_dynamodb(monkeypatch: pytest.MonkeyPatch,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+                                                                capsys: pytest.CaptureFixture[str], configure: Callable[..., Any]) -> None:
     from chalicelib.store.dynamo import config
     from infra import identities as admin
 
     monkeypatch.setattr(config, "ENDPOINT", None)
-    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
+    configure(auth_kms_key_id=None)
     monkeypatch.setattr(identities, "create_key", lambda *_: pytest.fail("sealed with the key file"))
     for argv in (["keys", "create", PRINCIPAL], ["admin", "bootstrap"]):
         assert admin.main(argv) == 1
@@ -233,34 +230,30 @@ def test_the_admin_commands_store_and_secret_errors_are_one_line(monkeypatch: py
 
 
 def test_a_secret_lambda_cannot_open_is_a_clean_500_and_not_cached(tmp_path: Any,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                   monkeypatch: pytest.MonkeyPatch, configure: Callable[..., Any]) -> None:
     from types import SimpleNamespace
 
-    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
-    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
-    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
+    configure(auth_kms_key_id=None, lambda_function_name=None, auth_key_file=str(tmp_path / "auth.key"))
     item = SimpleNamespace(status=identities.ACTIVE, secret=secret_box.seal(SECRET, KEY_ID, PRINCIPAL),
                            principal=PRINCIPAL)
     monkeypatch.setattr(identities.IdentityItem, "get", lambda *_, **__: item)
     identities._forget(KEY_ID)
-    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "glue-catalog-prod")  # a key file's secret on Lambda
+    configure(lambda_function_name="glue-catalog-prod")  # a key file's secret on Lambda
     with pytest.raises(errors.InternalServiceException, match="Authentication is misconfigured"):
         sigv4.authenticate("glue", "POST", "/prod/", _signed(), b'{"a":1}')
-    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME")
+    configure(lambda_function_name=None)
     assert identities.lookup_key(KEY_ID) == identities.VerifiedKey(KEY_ID, PRINCIPAL, SECRET)
     identities._forget(KEY_ID)
 
 
 def test_a_key_item_pointed_at_another_principal_is_refused_though_its_secret_was_opened(
-        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch, configure: Callable[..., Any]) -> None:
     """Someone who may write the identities table but holds no key encryption key cannot lend
     their key to the administrator: the sealed secret is bound to its principal, and the cache of
     opened secrets is keyed by the principal too."""
     from types import SimpleNamespace
 
-    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
-    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
-    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
+    configure(auth_kms_key_id=None, lambda_function_name=None, auth_key_file=str(tmp_path / "auth.key"))
     item = SimpleNamespace(status=identities.ACTIVE, secret=secret_box.seal(SECRET, KEY_ID, PRINCIPAL),
                            principal=PRINCIPAL)
     monkeypatch.setattr(identities.IdentityItem, "get", lambda *_, **__: item)
@@ -288,13 +281,11 @@ def test_a_kms_refusal_is_a_secret_box_error(monkeypatch: pytest.MonkeyPatch) ->
         secret_box.open_sealed(sealed, KEY_ID, PRINCIPAL)
 
 
-def test_a_secret_is_opened_once_and_unknown_ids_cannot_evict_known_keys(tmp_path: Any,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_secret_is_opened_once_and_unknown_ids_cannot_evict_known_keys(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch, configure: Callable[..., Any]) -> None:
     from types import SimpleNamespace
 
-    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
-    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
-    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
+    configure(auth_kms_key_id=None, lambda_function_name=None, auth_key_file=str(tmp_path / "auth.key"))
     item = SimpleNamespace(status=identities.ACTIVE, secret=secret_box.seal(SECRET, KEY_ID, PRINCIPAL),
                            principal=PRINCIPAL)
     reads: list[str] = []
@@ -345,10 +336,8 @@ def test_principal_arns_have_iams_shape() -> None:
             identities.check_arn(bad)
 
 
-def test_lambda_never_uses_a_key_file(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GLUE_AUTH_KMS_KEY_ID", raising=False)
-    monkeypatch.setenv("GLUE_AUTH_KEY_FILE", str(tmp_path / "auth.key"))
-    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "glue-catalog-dev")
+def test_lambda_never_uses_a_key_file(tmp_path: Any, configure: Callable[..., Any]) -> None:
+    configure(auth_kms_key_id=None, auth_key_file=str(tmp_path / "auth.key"), lambda_function_name="glue-catalog-dev")
     with pytest.raises(secret_box.SecretBoxError, match="GLUE_AUTH_KMS_KEY_ID"):
         secret_box.seal(SECRET, KEY_ID, PRINCIPAL)
     assert not (tmp_path / "auth.key").exists()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -14,15 +15,13 @@ from chalicelib.store import warehouse
 
 
 @pytest.fixture
-def roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+def roots(tmp_path: Path, configure: Callable[..., Any]) -> tuple[Path, Path, Path]:
     """(warehouse, allowed, outside) directories; the outside one holds a file."""
     wh, allowed, outside = tmp_path / "wh", tmp_path / "allowed", tmp_path / "outside"
     for directory in (wh, allowed, outside):
         directory.mkdir()
     (outside / "precious").write_text("keep")
-    monkeypatch.setenv("PAIMON_WAREHOUSE", wh.as_uri())
-    monkeypatch.setenv("GLUE_ALLOWED_LOCATIONS", f" {allowed.as_uri()}/ , ")
-    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
+    configure(paimon_warehouse=wh.as_uri(), allowed_locations=f" {allowed.as_uri()}/ , ", lambda_function_name=None)
     return wh, allowed, outside
 
 
@@ -108,14 +107,12 @@ def test_names_become_safe_directory_names() -> None:
     assert path == "file:///wh/______db-d1.db/___t-t1"
 
 
-def test_on_lambda_there_is_no_default_warehouse(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "glue-catalog")
-    monkeypatch.delenv("PAIMON_WAREHOUSE", raising=False)
-    monkeypatch.setenv("GLUE_ALLOWED_LOCATIONS", tmp_path.as_uri())
+def test_on_lambda_there_is_no_default_warehouse(configure: Callable[..., Any], tmp_path: Path) -> None:
+    configure(lambda_function_name="glue-catalog", paimon_warehouse=None, allowed_locations=tmp_path.as_uri())
     with pytest.raises(warehouse.NoWarehouse, match="PAIMON_WAREHOUSE"):
         warehouse.warehouse_root()
     with pytest.raises(warehouse.OutsideRoots):
         warehouse.put(f"{warehouse.DEFAULT_WAREHOUSE}/db.db/t/schema/schema-0", "x")
     warehouse.put(f"{tmp_path.as_uri()}/ice/metadata/m.json", "{}")  # the allowed prefixes still serve
-    monkeypatch.setenv("PAIMON_WAREHOUSE", "s3://glue-catalog-paimon-x/wh")
+    configure(paimon_warehouse="s3://glue-catalog-paimon-x/wh")
     assert warehouse.warehouse_root() == "s3://glue-catalog-paimon-x/wh"

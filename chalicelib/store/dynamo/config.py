@@ -1,24 +1,22 @@
-"""Where the store lives: read once from the environment at import (cheap, no I/O)."""
+"""Where the store lives: taken from chalicelib.settings once, at import (cheap, no I/O)."""
 
 from __future__ import annotations
-
-import os
 
 from typing import Any
 
 from pynamodb.connection import Connection, TableConnection
 from pynamodb.connection.base import MetaTable
 
-from chalicelib import metrics
+from chalicelib import metrics, settings
 from chalicelib.store.dynamo import dynamo_http, fast_parse, write_tokens
 
-TABLE_PREFIX = os.environ.get("GLUE_TABLE_PREFIX", "glue_catalog_")
-ENDPOINT = os.environ.get("GLUE_DDB_ENDPOINT") or None
-REGION = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+TABLE_PREFIX = settings.current().table_prefix
+ENDPOINT = settings.current().ddb_endpoint
+REGION = settings.current().region
 # DynamoDB Local keeps one database per access key id (infra/local/dynamodb_local.py): the local
 # stacks give the store the random key id of the catalog's database here, apart from the
 # process's own AWS credentials (which S3 warehouses use). Unset when deployed: the Lambda's role.
-_DDB_KEY_ID = os.environ.get("GLUE_DDB_ACCESS_KEY_ID") or None
+_DDB_KEY_ID = settings.current().ddb_access_key_id
 # DynamoDB Local checks no signature, only the key id; botocore needs some secret to sign with.
 _DDB_CREDENTIALS: dict[str, Any] = (
     {"aws_access_key_id": _DDB_KEY_ID, "aws_secret_access_key": "local"} if _DDB_KEY_ID else {})

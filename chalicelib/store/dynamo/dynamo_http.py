@@ -29,7 +29,6 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 import random
 import select
 import ssl
@@ -43,14 +42,13 @@ from urllib.parse import quote, urlsplit
 
 from botocore.exceptions import ClientError
 
-from chalicelib import metrics
+from chalicelib import metrics, settings
 from chalicelib.store import documents
 from chalicelib.store.dynamo import fast_parse, http1
 
 OPERATIONS = frozenset({"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem",
                         "BatchWriteItem", "TransactGetItems", "TransactWriteItems"})
-ENABLED = os.environ.get("GLUE_DDB_TRANSPORT", "direct") != "botocore"
-_PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+ENABLED = settings.current().ddb_direct_transport
 _MARK = "_glue_direct_http"
 _TARGET_PREFIX = "DynamoDB_20120810."
 _CONTENT_TYPE = "application/x-amz-json-1.0"
@@ -302,7 +300,7 @@ def _closed_by_peer(connection: http1.Connection) -> bool:
 
 
 def _uses_proxy() -> bool:
-    return any(os.environ.get(name) for name in _PROXY_VARIABLES)
+    return settings.current().proxy is not None
 
 
 def install(client: Any) -> Any:

@@ -1,0 +1,214 @@
+"""Lake Formation's permission model, as data: what may be granted on each kind of resource,
+what implies what, and what every catalog action needs (docs/design.md, "Permissions").
+
+Pure: no store, no wire. The service core (``service/access.py``) reads the grants that bear on
+a request and asks :func:`allows`; every protocol's handlers reach the same checks by calling
+the core, so a protocol added later needs no permission code of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+# ------------------------------------------------------------------------------ permissions
+ALL = "ALL"
+SELECT, ALTER, DROP, DELETE, INSERT, DESCRIBE = "SELECT", "ALTER", "DROP", "DELETE", "INSERT", "DESCRIBE"
+CREATE_DATABASE, CREATE_TABLE, DATA_LOCATION_ACCESS = "CREATE_DATABASE", "CREATE_TABLE", "DATA_LOCATION_ACCESS"
+
+# The group every IAM principal of the account belongs to; AWS's default grants go to it.
+IAM_ALLOWED_PRINCIPALS = "IAM_ALLOWED_PRINCIPALS"
+
+# Resource kinds, as a grant names them.
+CATALOG, DATABASE, TABLE, COLUMNS, DATA_LOCATION = "CATALOG", "DATABASE", "TABLE", "COLUMNS", "DATA_LOCATION"
+
+# What may be granted on each kind (Lake Formation permissions reference, "Lake Formation
+# permissions per resource type"). A TableWildcard is a TABLE grant on every table of a
+# database; a TableWithColumns grant is SELECT on some columns.
+VALID: dict[str, frozenset[str]] = {
+    CATALOG: frozenset({CREATE_DATABASE}),
+    DATABASE: frozenset({ALL, ALTER, CREATE_TABLE, DESCRIBE, DROP}),
+    TABLE: frozenset({ALL, ALTER, DELETE, DESCRIBE, DROP, INSERT, SELECT}),
+    COLUMNS: frozenset({SELECT}),
+    DATA_LOCATION: frozenset({DATA_LOCATION_ACCESS}),
+}
+
+# ALL ("Super") is every permission of its resource kind.
+IMPLIED_BY_ALL: dict[str, frozenset[str]] = {kind: valid - {ALL} for kind, valid in VALID.items()}
+
+# Any permission at all on the object: enough to see it (DESCRIBE-level actions, listings).
+ANY = frozenset({"*"})
+
+# ------------------------------------------------------------------------------ actions
+
+
+@dataclass(frozen=True)
+class Need:
+    """What an action needs: any one of ``any_of`` on the object at ``level`` (ANY: any
+    permission there). ``read_only``: a read-only administrator may do it."""
+
+    level: str
+    any_of: frozenset[str]
+    read_only: bool = False
+
+
+def _need(level: str, *permissions: str) -> Need:
+    any_of = ANY if not permissions else frozenset(permissions)
+    return Need(level, any_of, read_only=any_of == ANY or any_of <= {SELECT, DESCRIBE})
+
+
+# The one table: every catalog action of every protocol that Lake Formation governs, by the
+# service core's name for it (Glue's operation names; Lake Formation's and Paimon's own where
+# Glue has none). Connections, tags, resource policies and catalog settings are IAM's, not
+# Lake Formation's: they are not here, as on AWS.
+ACTIONS: dict[str, Need] = {
+    # databases
+    "CreateDatabase": _need(CATALOG, CREATE_DATABASE),
+    "GetDatabase": _need(DATABASE),
+    "GetDatabases": _need(DATABASE),
+    "UpdateDatabase": _need(DATABASE, ALTER),
+    "DeleteDatabase": _need(DATABASE, DROP),
+    # tables
+    "CreateTable": _need(DATABASE, CREATE_TABLE),
+    "GetTable": _need(TABLE),
+    "GetTables": _need(TABLE),
+    "SearchTables": _need(TABLE),
+    "UpdateTable": _need(TABLE, ALTER),
+    "DeleteTable": _need(TABLE, DROP),
+    "BatchDeleteTable": _need(TABLE, DROP),
+    "GetTableVersion": _need(TABLE),
+    "GetTableVersions": _need(TABLE),
+    "DeleteTableVersion": _need(TABLE, ALTER),
+    "BatchDeleteTableVersion": _need(TABLE, ALTER),
+    # partitions
+    "GetPartition": _need(TABLE, SELECT),
+    "GetPartitions": _need(TABLE, SELECT),
+    "BatchGetPartition": _need(TABLE, SELECT),
+    "CreatePartition": _need(TABLE, INSERT),
+    "BatchCreatePartition": _need(TABLE, INSERT),
+    "UpdatePartition": _need(TABLE, INSERT, ALTER),
+    "BatchUpdatePartition": _need(TABLE, INSERT, ALTER),
+    "DeletePartition": _need(TABLE, DELETE),
+    "BatchDeletePartition": _need(TABLE, DELETE),
+    "CreatePartitionIndex": _need(TABLE, ALTER),
+    "DeletePartitionIndex": _need(TABLE, ALTER),
+    "GetPartitionIndexes": _need(TABLE),
+    # column statistics
+    "GetColumnStatisticsForTable": _need(TABLE, SELECT),
+    "GetColumnStatisticsForPartition": _need(TABLE, SELECT),
+    "UpdateColumnStatisticsForTable": _need(TABLE, ALTER),
+    "UpdateColumnStatisticsForPartition": _need(TABLE, ALTER),
+    "DeleteColumnStatisticsForTable": _need(TABLE, ALTER),
+    "DeleteColumnStatisticsForPartition": _need(TABLE, ALTER),
+    # user-defined functions: governed through their database
+    "CreateUserDefinedFunction": _need(DATABASE, ALTER),
+    "UpdateUserDefinedFunction": _need(DATABASE, ALTER),
+    "DeleteUserDefinedFunction": _need(DATABASE, ALTER),
+    "GetUserDefinedFunction": _need(DATABASE),
+    "GetUserDefinedFunctions": _need(DATABASE),
+    # Lake Formation governed tables
+    "GetTableObjects": _need(TABLE, SELECT),
+    "UpdateTableObjects.AddObject": _need(TABLE, INSERT),
+    "UpdateTableObjects.DeleteObject": _need(TABLE, DELETE),
+    "DeleteObjectsOnCancel": _need(TABLE, INSERT, DELETE),
+    # Paimon's own: snapshots are data, tags and branches the table's metadata
+    "PaimonCommit": _need(TABLE, INSERT),
+    "PaimonLoadSnapshot": _need(TABLE, SELECT),
+    "PaimonRollback": _need(TABLE, ALTER),
+    "PaimonRenameTable": _need(TABLE, ALTER),
+    "PaimonListPartitions": _need(TABLE, SELECT),
+    "PaimonCreatePartitions": _need(TABLE, INSERT),
+    "PaimonReadTags": _need(TABLE),
+    "PaimonWriteTags": _need(TABLE, ALTER),
+}
+
+
+def need(action: str) -> Need:
+    """What ``action`` needs (KeyError for an action the table does not govern)."""
+    return ACTIONS[action]
+
+
+# ------------------------------------------------------------------------------ grants
+
+
+@dataclass(frozen=True)
+class ColumnScope:
+    """The columns a TableWithColumns grant covers: ``names``, or every column but
+    ``excluded`` (ColumnWildcard)."""
+
+    names: Optional[frozenset[str]] = None
+    excluded: frozenset[str] = frozenset()
+
+    def covers(self, column: str) -> bool:
+        if self.names is not None:
+            return column in self.names
+        return column not in self.excluded
+
+
+@dataclass(frozen=True)
+class Grant:
+    """One principal's permissions on one resource. ``kind`` is the resource's (a TableWildcard
+    grant is a TABLE grant whose ``table`` is None); ``columns`` only on COLUMNS grants."""
+
+    principal: str
+    kind: str
+    database: Optional[str]
+    table: Optional[str]
+    permissions: frozenset[str]
+    grantable: frozenset[str] = frozenset()
+    columns: Optional[ColumnScope] = None
+    location: Optional[str] = None
+
+    def effective(self) -> frozenset[str]:
+        """Its permissions with ALL spelled out."""
+        if ALL in self.permissions:
+            return self.permissions | IMPLIED_BY_ALL[self.kind]
+        return self.permissions
+
+    def effective_grantable(self) -> frozenset[str]:
+        if ALL in self.grantable:
+            return self.grantable | IMPLIED_BY_ALL[self.kind]
+        return self.grantable
+
+
+def allows(grants: Iterable[Grant], need_: Need) -> bool:
+    """Whether the grants that bear on an object (on it, on its database's table wildcard, and
+    for a database-level need on the database) let ``need_`` through. A column grant gives its
+    SELECT, and counts as "any permission" on its table."""
+    for grant in grants:
+        held = grant.effective()
+        if not held:
+            continue
+        if need_.any_of == ANY:
+            if grant.kind in (TABLE, COLUMNS) and need_.level == DATABASE:
+                return True  # any permission on a table shows its database
+            if _level_of(grant.kind) == need_.level:
+                return True
+            continue
+        if _level_of(grant.kind) == need_.level and held & need_.any_of:
+            return True
+    return False
+
+
+def _level_of(kind: str) -> str:
+    return TABLE if kind == COLUMNS else kind
+
+
+def visible_columns(grants: Iterable[Grant], columns: Iterable[str]) -> Optional[list[str]]:
+    """The columns a caller with these grants on a table may see: None for all of them (a
+    table-level grant), else those its column grants cover (in the table's order)."""
+    scopes = []
+    for grant in grants:
+        if not grant.effective():
+            continue
+        if grant.kind == TABLE:
+            return None
+        if grant.kind == COLUMNS and grant.columns is not None:
+            scopes.append(grant.columns)
+    return [column for column in columns if any(scope.covers(column) for scope in scopes)]
+
+
+def invalid_permissions(kind: str, permissions: Iterable[str]) -> list[str]:
+    """The permissions that may not be granted on a resource of ``kind``."""
+    valid = VALID[kind]
+    return sorted(set(permissions) - valid)

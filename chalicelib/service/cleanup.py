@@ -15,6 +15,7 @@ bounded chunk at a time under a lease (store.cleanup). Who runs it:
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import os
 import threading
@@ -22,7 +23,7 @@ from typing import Callable, Optional
 
 from chalicelib import clock, faults
 from chalicelib.service import search_index, tags
-from chalicelib.store import catalog, catalog_entries
+from chalicelib.store import catalog, catalog_entries, purge
 from chalicelib.store import cleanup as store
 from chalicelib.store.documents import decode_document
 from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
@@ -114,11 +115,11 @@ def _purge_database(job: CleanupJobItem) -> None:
     for table in catalog.tables_of_unlinked_database(job.uid, page_size=25):
         if job.drop_files:
             _remove_files(table)
-        catalog.purge_table(table)
+        purge.purge_table(table.uid, [index["uid"] for index in json.loads(table.indexes or "[]")])
         doc = catalog.load(table)
         search_index.drop_unlinked_table(job.catalog, job.database, job.uid, doc)
         catalog.delete_unlinked_table_item(table)
-    catalog.purge_database_functions(job.uid)
+    purge.purge_database(job.uid)
     if job.catalog is not None and job.database is not None:
         # Glue functions are keyed by database name and carry the uid; tags by the uid.
         catalog_entries.purge_database_functions(job.catalog, job.database, job.uid)
@@ -160,7 +161,7 @@ def work(job: CleanupJobItem, budget: catalog.Budget) -> bool:
             if job.kind == "database":
                 _purge_database(job)
             else:
-                catalog.purge_table(store.table_of(job))
+                purge.purge_table(job.uid, store.index_uids_of(job))
         except catalog.BudgetSpent:
             return False
     return True

@@ -12,7 +12,7 @@ import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.models import Model
@@ -290,7 +290,8 @@ def create_table(database: DatabaseItem, name: str, doc: dict[str, Any],
         # then written with its digest delta, and unindexed listings never need a rebuild.
         tx.save(empty_digest(item.uid))
         also.add_to(tx)
-    from chalicelib.store.digests import empty_base as empty_digest  # imports this module
+    # Imported at first use: the digest codec (domain.partition_digest) costs ~20 ms to import.
+    from chalicelib.store.digests import empty_base as empty_digest
     try:
         transact(None, build)
     except TransactWriteError as error:
@@ -490,17 +491,14 @@ def delete_archived_version(table_uid: str, version: int) -> bool:
 # ------------------------------------------------------------------------------------ cascade
 # Deleting a database or table only unlinks it and records a cleanup job (one transaction, its
 # cost independent of the contents); a cleaner (service.cleanup) deletes the contents later, a
-# bounded chunk at a time. Each API family that stores items below a table registers how to
-# purge them by table uid; every purger is idempotent (it deletes what is still there), so a
-# chunk cut short by its budget or a crash is simply run again.
+# bounded chunk at a time, through store.purge (the list of what a purge deletes) and the budget
+# below. Every purge step deletes what is still there, so a chunk cut short by its budget or a
+# crash is simply run again.
 CLEANUP_QUEUE = "purge"
 # A new job is free for any cleaner at once (``owner`` unset), but requests, which only take
 # jobs whose lease ran out (service.cleanup.help_with_expired), leave it this long to the
 # dedicated cleaners (the local server's thread, the scheduled function).
 CLEANUP_GRACE_SECONDS = float(os.environ.get("GLUE_CLEANUP_GRACE_SECONDS", "10"))
-
-_table_purgers: list[Callable[[TableItem], None]] = []
-
 
 def cleanup_job(kind: str, uid: str, **attributes: Any) -> CleanupJobItem:
     """A cleanup job for a just-unlinked table or database (not stored), see store.cleanup."""
@@ -549,11 +547,6 @@ def spend(count: int = 1) -> None:
         raise BudgetSpent()
 
 
-def register_table_purger(purge: Callable[[TableItem], None]) -> None:
-    """Add a function that deletes everything a family stores below an unlinked table."""
-    _table_purgers.append(purge)
-
-
 def delete_items(model: type[Model], items: Iterable[Any]) -> None:
     """Delete these items of ``model`` (batched, 25 a call), within the current budget: when it
     runs out, what was deleted so far is flushed and BudgetSpent raised."""
@@ -577,35 +570,6 @@ def delete_all(model: type[Model], hash_key: str, range_attr: str) -> None:
     # reads, never a 1 MB page at once, and the requests it runs beside keep their pace.
     page_size = max(25, min(budget.items, 100)) if budget is not None else None
     delete_items(model, model.query(hash_key, attributes_to_get=[hash_attr, range_attr], page_size=page_size))
-
-
-register_table_purger(lambda table: delete_all(TableVersionItem, table.uid, "version"))
-
-
-def _register_all_purgers() -> None:
-    # A family registers its purger when its store module is imported; a process that has only
-    # served Glue calls has never imported the Paimon one, and the scheduled cleaner has served
-    # no call at all, yet every cleanup must purge every family's items. Imported here, lazily:
-    # they import this module.
-    from chalicelib.store import manifest_partitions, paimon, partitions, statistics, transactions  # noqa: F401
-
-
-def purge_table(table: TableItem) -> None:
-    """Delete everything stored below a table that has already been unlinked (within the
-    current budget, see ``purging``)."""
-    _register_all_purgers()
-    for purge in _table_purgers:
-        purge(table)
-
-
-def purge_database_functions(db_uid: str) -> None:
-    """Delete the Paimon functions of an unlinked database (within the current budget)."""
-    # Imported here, not through a registry: a Glue DeleteDatabase never imports the Paimon
-    # modules, yet must not leave the functions behind (a database re-created under the same
-    # name has another uid, so they would be unreachable, but still stored).
-    from chalicelib.store.paimon_functions import purge_database as purge_functions
-
-    purge_functions(db_uid)
 
 
 def tables_of_unlinked_database(db_uid: str, page_size: int) -> Iterator[TableItem]:

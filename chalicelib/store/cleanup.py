@@ -10,6 +10,7 @@ still deleting beside the new one does no harm; only the owner may delete the jo
 
 from __future__ import annotations
 
+import json
 import os
 from itertools import islice
 from typing import Iterator, Optional
@@ -18,7 +19,7 @@ from pynamodb.expressions.update import Action
 
 from chalicelib import clock
 from chalicelib.store.catalog import CLEANUP_QUEUE
-from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
+from chalicelib.store.dynamo.models import CleanupJobItem
 from chalicelib.store.dynamo.retry import conditional
 
 LEASE_SECONDS = float(os.environ.get("GLUE_CLEANUP_LEASE_SECONDS", "60"))
@@ -86,7 +87,6 @@ def finish(job: CleanupJobItem) -> bool:
     return conditional(lambda: job.delete(condition=CleanupJobItem.owner == job.owner))
 
 
-def table_of(job: CleanupJobItem) -> TableItem:
-    """The deleted table of a table job as the purgers read it: its uid and its partition index
-    definitions (not stored)."""
-    return TableItem(job.db_uid, job.name, uid=job.uid, indexes=job.indexes)
+def index_uids_of(job: CleanupJobItem) -> list[str]:
+    """The partition indexes of a table job's deleted table, whose entries its purge deletes."""
+    return [index["uid"] for index in json.loads(job.indexes or "[]")]

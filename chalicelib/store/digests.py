@@ -24,7 +24,6 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 from chalicelib import clock, metrics
 from chalicelib.domain import partition_digest as codec
 from chalicelib.store.dynamo import dynamo_json as dj
-from chalicelib.store.catalog import delete_all, register_table_purger
 from chalicelib.store.dynamo.config import table_connection
 from chalicelib.store.dynamo.models import PartitionDigestItem, PartitionItem, TableItem
 from chalicelib.store.dynamo.ranges import Record, record_type
@@ -171,9 +170,3 @@ def batches(keys: Sequence[str]) -> Iterator[list[str]]:
     for start in range(0, len(keys), _BATCH):
         yield list(keys[start:start + _BATCH])
 
-
-def _purge(table: TableItem) -> None:
-    delete_all(PartitionDigestItem, table.uid, "key")
-
-
-register_table_purger(_purge)

@@ -22,10 +22,10 @@ from typing import Iterator, Optional, Sequence
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
-from chalicelib.store.catalog import delete_all, get_many, register_table_purger
+from chalicelib.store.catalog import get_many
 from chalicelib.store.dynamo.fence import Fence, transact
 from chalicelib.store.dynamo.models import (SEP, CommitStateItem, ManifestPartitionItem, ManifestPartitionVersionItem,
-                                     ObjectItem, PendingWriteItem, TableItem)
+                                     ObjectItem, PendingWriteItem)
 from chalicelib.store.dynamo.ranges import Record, query_key_range
 
 SEQ_DIGITS = 20
@@ -58,7 +58,8 @@ def _changes(writes: Sequence[PendingWriteItem], seq: int,
     return {key: delta for key, delta in deltas.items() if key and (delta[1] or delta[2])}
 
 
-def _marker(table_uid: str) -> str:
+def summaries_marker(table_uid: str) -> str:
+    """The commit-state item whose presence says a table's partition summaries are complete."""
     return f"summaries{SEP}{table_uid}"
 
 
@@ -66,7 +67,7 @@ def has_summaries(table_uid: str) -> bool:
     """Whether the table's partition summaries cover all its commits (one GetItem)."""
     metrics.count_read()
     try:
-        CommitStateItem.get(_marker(table_uid), consistent_read=True)
+        CommitStateItem.get(summaries_marker(table_uid), consistent_read=True)
     except CommitStateItem.DoesNotExist:
         return False
     return True
@@ -81,7 +82,7 @@ def _start_summaries(fence: Fence, table_uid: str) -> bool:
     for _ in ObjectItem.query(table_uid, limit=1, consistent_read=True):
         metrics.count_read()
         return False
-    transact(fence, lambda tx: tx.save(CommitStateItem(_marker(table_uid))))
+    transact(fence, lambda tx: tx.save(CommitStateItem(summaries_marker(table_uid))))
     return True
 
 
@@ -148,11 +149,3 @@ def partition_at(table_uid: str, partition_key: str, snapshot: int) -> Optional[
         return None
     return None
 
-
-def _purge(table: TableItem) -> None:
-    delete_all(ManifestPartitionVersionItem, table.uid, "key")
-    delete_all(ManifestPartitionItem, table.uid, "key")
-    CommitStateItem(_marker(table.uid)).delete()
-
-
-register_table_purger(_purge)

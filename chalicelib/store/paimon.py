@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 from chalicelib import clock, metrics
 from chalicelib.domain.paimon.snapshots import PartitionDelta, Snapshot, Totals
 from chalicelib.store.dynamo import dynamo_json as dj
-from chalicelib.store.catalog import ExtraKey, delete_all, delete_items, register_table_purger, spend
+from chalicelib.store.catalog import ExtraKey, delete_items, spend
 from chalicelib.store.dynamo.conditions import CONDITION_FAILED, classify
 from chalicelib.store.dynamo.config import connection
 from chalicelib.store.documents import decode_document, encode_document
@@ -922,9 +922,3 @@ def _transact(actions: list[dict[str, Any]]) -> bool:
             retried = error
     raise given_up(retried, CommitConflict()) if retried is not None else CommitConflict()
 
-
-def _purge(table: TableItem) -> None:
-    delete_all(PaimonItem, table.uid, "key")
-
-
-register_table_purger(_purge)

@@ -9,7 +9,6 @@ layer (``chalicelib.domain.partition_keys``); this module only moves items.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
@@ -20,7 +19,7 @@ from chalicelib import faults, metrics
 from chalicelib.lazy_pool import LazyPool
 from chalicelib.store import digests
 from chalicelib.store.dynamo import dynamo_json as dj
-from chalicelib.store.catalog import cleanup_job, delete_all, get_many, register_table_purger
+from chalicelib.store.catalog import cleanup_job, delete_all, get_many
 from chalicelib.store.dynamo.conditions import CONDITION_FAILED, classify
 from chalicelib.store.dynamo.conditions import THROTTLED as THROTTLED_KIND
 from chalicelib.store.dynamo.fence import transact
@@ -487,13 +486,3 @@ def _update_if_unchanged(table: TableItem, actions: list[Any]) -> bool:
         actions=actions,
         condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch) & _backfills_are(table)))
 
-
-def _purge_partitions(table: TableItem) -> None:
-    # Partitions first: a backfill still running writes an entry only while its partition is
-    # there (write_entries_checked), so entries purged after the partitions cannot come back.
-    delete_all(PartitionItem, table.uid, "key")
-    for index in json.loads(table.indexes or "[]"):
-        delete_all(IndexEntryItem, index["uid"], "key")
-
-
-register_table_purger(_purge_partitions)

@@ -15,7 +15,7 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
 from chalicelib.errors import ConcurrentModificationException
-from chalicelib.store.catalog import ExtraKey, delete_all, get_many, register_table_purger
+from chalicelib.store.catalog import ExtraKey, delete_all, get_many
 from chalicelib.store.dynamo.conditions import CONDITION_FAILED, CONFLICT, classify
 from chalicelib.store.dynamo.config import connection
 from chalicelib.store.dynamo.fence import Fence, Write, write_all
@@ -23,7 +23,7 @@ from chalicelib.store.manifest_partitions import apply_partition_changes
 from chalicelib.store.dynamo.ranges import Record, query_key_range
 from chalicelib.store.dynamo.retry import conditional as _conditional, retry
 from chalicelib.store.dynamo.models import (SEP, CommitStateItem, ObjectItem, ObjectVersionItem,
-                                     PendingWriteItem, TableItem, TransactionItem)
+                                     PendingWriteItem, TransactionItem)
 from chalicelib.store.errors import TransactionStateChanged  # noqa: F401  (callers reach them here too)
 
 SEQ_DIGITS = 20
@@ -429,10 +429,3 @@ def versions_as_of(table_uid: str, snapshot: int, low: Optional[str], high: Opti
         if high is not None and low > high:
             return
 
-
-def _purge(table: TableItem) -> None:
-    delete_all(ObjectVersionItem, table.uid, "key")
-    delete_all(ObjectItem, table.uid, "uri")
-
-
-register_table_purger(_purge)

@@ -9,7 +9,7 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.store import catalog
-from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
+from chalicelib.store.dynamo.models import CleanupJobItem
 
 
 class FakeModel:
@@ -78,8 +78,7 @@ def test_a_job_is_free_to_cleaners_at_once_and_to_requests_after_the_grace() -> 
     assert cleanup.claimable(job, job.created + catalog.CLEANUP_GRACE_SECONDS + 1, only_expired=True)
     job.owner = "someone"
     assert not cleanup.claimable(job, job.created, only_expired=False)
-    table = cleanup.table_of(job)
-    assert isinstance(table, TableItem) and (table.uid, table.db_uid, table.name) == ("u1", "d", "t")
+    assert cleanup.index_uids_of(job) == []
 
 
 def test_the_purge_of_a_databases_functions_stops_at_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:

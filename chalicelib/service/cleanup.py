@@ -15,7 +15,6 @@ bounded chunk at a time under a lease (store.cleanup). Who runs it:
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import os
 import threading
@@ -26,7 +25,8 @@ from chalicelib.service import search_index, tags
 from chalicelib.store import catalog, catalog_entries, purge
 from chalicelib.store import cleanup as store
 from chalicelib.store.documents import decode_document
-from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
+from chalicelib.store.dynamo.models import CleanupJobItem
+from chalicelib.store.records import Table
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ _KIND_MODULES = ("chalicelib.service.partition_indexes", "chalicelib.service.par
 _PURGES = ("table", "database")
 # What removes a table's files when its database was dropped with ``drop_files`` (a Paimon
 # drop): remover(table item, deadline) -> True when done. Registered by the modules above.
-_files_removers: list[Callable[[TableItem, float], bool]] = []
+_files_removers: list[Callable[[Table, float], bool]] = []
 _help_lock = threading.Lock()
 _next_help = 0.0
 
@@ -96,7 +96,7 @@ def register_deletion_kind(kind: str, delete: Callable[[CleanupJobItem], None]) 
     register_kind(kind, work)
 
 
-def register_files_remover(remove: Callable[[TableItem, float], bool]) -> None:
+def register_files_remover(remove: Callable[[Table, float], bool]) -> None:
     """Let the purge of a database dropped with ``drop_files`` remove its tables' files with
     ``remove(table, deadline)`` (True when done; False: the deadline came first, call again), each
     table's before its items are purged (they say where its files are)."""
@@ -115,7 +115,7 @@ def _purge_database(job: CleanupJobItem) -> None:
     for table in catalog.tables_of_unlinked_database(job.uid, page_size=25):
         if job.drop_files:
             _remove_files(table)
-        purge.purge_table(table.uid, [index["uid"] for index in json.loads(table.indexes or "[]")])
+        purge.purge_table(table.uid, table.index_uids())
         doc = catalog.load(table)
         search_index.drop_unlinked_table(job.catalog, job.database, job.uid, doc)
         catalog.delete_unlinked_table_item(table)
@@ -128,7 +128,7 @@ def _purge_database(job: CleanupJobItem) -> None:
         search_index.drop_unlinked_database(job.catalog, job.database, job.uid, decode_document(job.doc))
 
 
-def _remove_files(table: TableItem) -> None:
+def _remove_files(table: Table) -> None:
     deadline = catalog.purge_deadline()
     assert deadline is not None  # a purge runs within its chunk's budget (``work``)
     for remove in _files_removers:

@@ -41,7 +41,8 @@ from chalicelib.store import manifest_partitions as manifest_store
 from chalicelib.store import partitions as partition_store
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import decode_document
-from chalicelib.store.dynamo.models import SEP, TableItem, TransactionItem
+from chalicelib.store.dynamo.models import SEP, TransactionItem
+from chalicelib.store.records import Table
 from chalicelib.store.demand import Demand
 
 # Appended to a partition sort key, sorts after every object version key of that partition
@@ -69,7 +70,7 @@ class _Partition:
     listed: bool = True
 
 
-def _from_manifest(table: TableItem, snapshot: int, overlay: dict, bound: expressions.Node,
+def _from_manifest(table: Table, snapshot: int, overlay: dict, bound: expressions.Node,
                    low: Optional[str], high: Optional[str], after: Optional[str],
                    seek: bool) -> Iterator[_Partition]:
     """Partitions with at least one object visible at the snapshot, in key order."""
@@ -91,7 +92,7 @@ def _from_manifest(table: TableItem, snapshot: int, overlay: dict, bound: expres
         yield current
 
 
-def _from_summaries(table: TableItem, snapshot: int, bound: expressions.Node, low: Optional[str],
+def _from_summaries(table: Table, snapshot: int, bound: expressions.Node, low: Optional[str],
                     high: Optional[str], after: Optional[str], overlay: dict, seek: bool) -> Iterator[_Partition]:
     """Partitions with objects at the snapshot, from the partition summaries (one item each,
     two when the partition changed after the snapshot); the partitions an overlay write touches
@@ -115,7 +116,7 @@ def _from_summaries(table: TableItem, snapshot: int, bound: expressions.Node, lo
     return heapq.merge(summarized(), counted(), key=lambda p: p.key)
 
 
-def _summary_at(table: TableItem, item: Any, snapshot: int) -> Optional[_Partition]:
+def _summary_at(table: Table, item: Any, snapshot: int) -> Optional[_Partition]:
     """The partition a summary item stands for at the snapshot: the summary itself when it
     changed at or before it, else the version visible then (one more Query); None if empty."""
     state = (item if item.files else None) if item.changed_seq <= snapshot else \
@@ -125,7 +126,7 @@ def _summary_at(table: TableItem, item: Any, snapshot: int) -> Optional[_Partiti
     return _Partition(item.key, list(item.values), int(state.files), int(state.size), int(state.created_seq))
 
 
-def _count_objects(table: TableItem, overlay: dict) -> bool:
+def _count_objects(table: Table, overlay: dict) -> bool:
     """Whether partitions must be counted from their objects rather than the summaries: the
     table has no complete summaries (objects committed before they existed, or a table its
     reader's transaction created), or an overlaid write is a replace (one uri deleted and added
@@ -133,7 +134,7 @@ def _count_objects(table: TableItem, overlay: dict) -> bool:
     return any(op == "replace" for op, _, _ in overlay.values()) or not manifest_store.has_summaries(table.uid)
 
 
-def _registered(table: TableItem, bound: expressions.Node, low: Optional[str], high: Optional[str],
+def _registered(table: Table, bound: expressions.Node, low: Optional[str], high: Optional[str],
                 after: Optional[str], segments: Optional[tuple[int, int]], demand: Demand,
                 reader_time: Optional[float]) -> Iterator[_Partition]:
     """Registered partitions matching the expression, created by the reader's time."""
@@ -202,7 +203,7 @@ class ManifestListing:
     ``as_of``: the reader's QueryAsOfTime; ``transaction_id`` as the request named it.
     ``scope``: what a resume position is only valid for."""
 
-    def __init__(self, catalog_key: str, table: TableItem, table_doc: dict[str, Any], names: dict[str, str],
+    def __init__(self, catalog_key: str, table: Table, table_doc: dict[str, Any], names: dict[str, str],
                  listing: Listing, snapshot: int, reader: Optional[TransactionItem], as_of: Optional[float],
                  transaction_id: Optional[str]) -> None:
         self.catalog_key, self.table, self.table_doc, self.names, self.listing = \
@@ -260,7 +261,7 @@ class ManifestListing:
                          lambda pair: [pair[0], pair[1].key, snapshot], sized=True)
 
 
-def manifest_partitions(catalog_key: str, table: TableItem, table_doc: dict[str, Any],
+def manifest_partitions(catalog_key: str, table: Table, table_doc: dict[str, Any],
                         keys: Sequence[tuple[str, str]], partition_keys: Sequence[str]) -> dict[str, dict[str, Any]]:
     """partition key -> latest Partition document, for those of ``partition_keys`` that hold
     objects (GetPartition, BatchGetPartition of partitions that are not registered): one

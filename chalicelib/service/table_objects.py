@@ -28,7 +28,8 @@ from chalicelib.service.snapshots import database_snapshot
 from chalicelib.service.table_ref import TableRef
 from chalicelib.service.transactions import commit, load_transaction, require_active, start
 from chalicelib.store import transactions as store
-from chalicelib.store.dynamo.models import ObjectItem, PendingWriteItem, TableItem, TransactionItem
+from chalicelib.store.dynamo.models import ObjectItem, PendingWriteItem, TransactionItem
+from chalicelib.store.records import Table
 
 LATEST = 10 ** 19  # a snapshot after every commit
 OWN = 10 ** 20 - 1  # own pending writes sort after every committed version of a partition
@@ -43,7 +44,7 @@ def _values(item: Any) -> list[str]:
 
 
 def governed_table(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str]
-                   ) -> tuple[TableItem, dict[str, Any]]:
+                   ) -> tuple[Table, dict[str, Any]]:
     """The governed table ``ref`` names and its document, as a request in ``transaction_id``
     (None: outside any) sees it: a table the transaction created, not committed yet, is there.
     EntityNotFoundException if it is not; InvalidInputException unless TableType is GOVERNED."""
@@ -58,7 +59,7 @@ def governed_table(ctx: RequestContext, ref: TableRef, transaction_id: Optional[
     return table, doc
 
 
-def _partition_values(table: TableItem, keys: list[tuple[str, str]], given: Optional[list[str]], uri: str) -> list[str]:
+def _partition_values(table: Table, keys: list[tuple[str, str]], given: Optional[list[str]], uri: str) -> list[str]:
     values = list(given or [])
     if len(values) != len(keys):
         raise InvalidInputException(
@@ -73,7 +74,7 @@ def _partition_values(table: TableItem, keys: list[tuple[str, str]], given: Opti
     return values
 
 
-def _check_key_size(table: TableItem, uri: str, partition_key: Optional[str] = None) -> None:
+def _check_key_size(table: Table, uri: str, partition_key: Optional[str] = None) -> None:
     """Refuse an object whose store keys DynamoDB would refuse (over 1,024 bytes).
 
     Checked before anything is written: a key refused while a commit is applied, after its
@@ -195,7 +196,7 @@ def snapshot_of(ctx: RequestContext, catalog_key: str, transaction_id: Optional[
     return last, None
 
 
-def overlay_of(table: TableItem, catalog_key: str, snapshot: int, reader: Optional[TransactionItem]) -> Overlay:
+def overlay_of(table: Table, catalog_key: str, snapshot: int, reader: Optional[TransactionItem]) -> Overlay:
     """uri -> (op, pending write, seq) of writes the snapshot sees but the versions lack yet:
     a committed transaction's not yet applied (seq: its commit number), then the reader's own
     (seq: OWN)."""
@@ -212,7 +213,7 @@ def overlay_of(table: TableItem, catalog_key: str, snapshot: int, reader: Option
     return changes
 
 
-def visible_objects(table: TableItem, snapshot: int, bound: expressions.Node, overlay: Overlay,
+def visible_objects(table: Table, snapshot: int, bound: expressions.Node, overlay: Overlay,
                     low: Optional[str], high: Optional[str], after: Optional[str],
                     seek: bool = False, deadline: Optional[float] = None
                     ) -> Iterator[tuple[str, list[str], Optional[dict[str, Any]]]]:

@@ -26,6 +26,7 @@ from chalicelib.store.dynamo.models import SEP, PaimonItem, PartitionItem, Table
 from chalicelib.store.dynamo.ranges import Demand, query_key_range
 from chalicelib.store.dynamo.retry import attempts, conditional, given_up
 from chalicelib.store.errors import CommitConflict  # noqa: F401  (callers reach them here too)
+from chalicelib.store.records import Table
 
 MAIN = "main"
 _TABLE = PaimonItem.Meta.table_name
@@ -365,7 +366,7 @@ def _snap_item(table_uid: str, branch: str, snapshot_id: int, snapshot_uuid: str
     return item
 
 
-def _table_check(table: TableItem) -> dict[str, Any]:
+def _table_check(table: Table) -> dict[str, Any]:
     """A transaction's check that the Glue table still has this uid (not dropped or replaced)."""
     return dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)}, "#uid = :tuid",
                     {"#uid": "uid"}, {":tuid": dj.s(table.uid)})
@@ -804,7 +805,7 @@ def forget_branch(table_uid: str, name: str) -> None:
 MAX_FAST_FORWARD_ITEMS = 96  # TransactWriteItems takes 100 actions: the head, the table check, and these
 
 
-def fast_forward(table: TableItem, main: Head, branch: Head, snapshots: Sequence[StoredSnapshot],
+def fast_forward(table: Table, main: Head, branch: Head, snapshots: Sequence[StoredSnapshot],
                  drop_snapshots: Sequence[int], schemas: Sequence[tuple[int, str]], drop_schemas: Sequence[int],
                  deltas: Sequence[PartitionDelta]) -> bool:
     """Make main's head the branch's head, in one transaction: main's snapshot items from the

@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Iterator, Optional
 
 from chalicelib import metrics
-from chalicelib.store.dynamo.models import SEP, PendingWriteItem, TableItem
+from chalicelib.store.dynamo.models import SEP, PendingWriteItem
+from chalicelib.store.records import Table
 
 META = "meta"
 
@@ -78,13 +79,13 @@ def pending_item(transaction_id: str, db_uid: str, name: str, change: TableChang
                             table=json.dumps(asdict(change), separators=(",", ":")), doc=doc)
 
 
-def as_table_item(db_uid: str, write: PendingWriteItem) -> Optional[TableItem]:
-    """The table a pending change makes, as an unsaved TableItem (None: deleted)."""
+def as_table(db_uid: str, write: PendingWriteItem) -> Optional[Table]:
+    """The table a pending change makes, not stored (None: deleted)."""
     change = change_of(write)
     if change.uid is None:
         return None
-    return TableItem(db_uid, write.uri, uid=change.uid, version=change.version, doc=write.doc,
-                     key_types=change.key_types, indexes=change.indexes, index_epoch=0)
+    return Table(db_uid, write.uri, change.uid, change.version, write.doc, key_types=change.key_types,
+                 indexes_json=change.indexes, index_epoch=0)
 
 
 def get_pending_table(transaction_id: str, db_uid: str, name: str) -> Optional[PendingWriteItem]:

@@ -41,14 +41,8 @@ from chalicelib.store import manifest_partitions as manifest_store
 from chalicelib.store import partitions as partition_store
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import decode_document
-from chalicelib.store.dynamo.models import SEP, TransactionItem
-from chalicelib.store.records import Table
+from chalicelib.store.records import Table, Transaction
 from chalicelib.store.demand import Demand
-
-# Appended to a partition sort key, sorts after every object version key of that partition
-# (``partition SEP added_seq SEP uri``: ':' follows every digit).
-_PAST_PARTITION = f"{SEP}:"
-
 
 def is_governed(table_doc: dict[str, Any]) -> bool:
     """TableType GOVERNED: Lake Formation's manifest holds its objects (and so partitions)."""
@@ -64,7 +58,7 @@ class _Partition:
     files: int = 0
     size: int = 0
     first_seq: int = OWN  # commit that added its oldest visible object (OWN: the reader's own)
-    registered: Any = None  # the PartitionItem when registered
+    registered: Any = None  # the stored partition (records.StoredPartition) when registered
     # False: examined and left out (expression, reader's time, empty at the snapshot); passed on
     # all the same so that a page out of work budget can end after it (paging.take_page).
     listed: bool = True
@@ -74,12 +68,12 @@ def _from_manifest(table: Table, snapshot: int, overlay: dict, bound: expression
                    low: Optional[str], high: Optional[str], after: Optional[str],
                    seek: bool) -> Iterator[_Partition]:
     """Partitions with at least one object visible at the snapshot, in key order."""
-    resume = None if after is None else after + _PAST_PARTITION
+    resume = None if after is None else tx_store.after_partition(after)
     current: Optional[_Partition] = None
     for version_key, values, obj in visible_objects(table, snapshot, bound, overlay, low, high, resume, seek):
         if obj is None:
             continue  # a version left out (only with a deadline, which this reader does not pass)
-        partition_key, added, _uri = version_key.rsplit(SEP, 2)  # uris never hold SEP (API pattern)
+        partition_key, added, _uri = tx_store.split_version_key(version_key)
         if current is not None and current.key != partition_key:
             yield current
             current = None
@@ -87,7 +81,7 @@ def _from_manifest(table: Table, snapshot: int, overlay: dict, bound: expression
             current = _Partition(partition_key, values)
         current.files += 1
         current.size += obj["Size"]
-        current.first_seq = min(current.first_seq, int(added))
+        current.first_seq = min(current.first_seq, added)
     if current is not None:
         yield current
 
@@ -111,7 +105,7 @@ def _from_summaries(table: Table, snapshot: int, bound: expressions.Node, low: O
 
     def counted() -> Iterator[_Partition]:
         for key in touched:
-            yield from _from_manifest(table, snapshot, overlay, bound, key + SEP, key + _PAST_PARTITION, None, seek)
+            yield from _from_manifest(table, snapshot, overlay, bound, *tx_store.partition_versions(key), None, seek)
 
     return heapq.merge(summarized(), counted(), key=lambda p: p.key)
 
@@ -204,7 +198,7 @@ class ManifestListing:
     ``scope``: what a resume position is only valid for."""
 
     def __init__(self, catalog_key: str, table: Table, table_doc: dict[str, Any], names: dict[str, str],
-                 listing: Listing, snapshot: int, reader: Optional[TransactionItem], as_of: Optional[float],
+                 listing: Listing, snapshot: int, reader: Optional[Transaction], as_of: Optional[float],
                  transaction_id: Optional[str]) -> None:
         self.catalog_key, self.table, self.table_doc, self.names, self.listing = \
             catalog_key, table, table_doc, names, listing
@@ -269,13 +263,13 @@ def manifest_partitions(catalog_key: str, table: Table, table_doc: dict[str, Any
     snapshot = tx_store.read_point(catalog_key)
     overlay = overlay_of(table, catalog_key, snapshot, None)
     touched = set(partition_keys) if _count_objects(table, overlay) else set()
-    touched |= {write.partition_key for _, write, _ in overlay.values()}
+    touched |= {write.object_key for _, write, _ in overlay.values()}
     summaries = manifest_store.get_partitions(table.uid, [k for k in partition_keys if k not in touched])
     found: dict[str, dict[str, Any]] = {}
     for key in partition_keys:
         if key in touched:
-            partition = next(_from_manifest(table, snapshot, overlay, expressions.TRUE, key + SEP,
-                                            key + _PAST_PARTITION, None, False), None)
+            partition = next(_from_manifest(table, snapshot, overlay, expressions.TRUE,
+                                            *tx_store.partition_versions(key), None, False), None)
         else:
             partition = _summary_at(table, summaries[key], snapshot) if key in summaries else None
         if partition is not None:

@@ -551,8 +551,8 @@ def remove_orphans(table_uid: str, branch: str, orphans: str, deadline: float) -
 # The items of the snapshots a rollback removed: any number, so deleted within its work budget
 # and by a job of this kind after it (a table dropped meanwhile is purged whole: nothing left).
 ORPHANS_JOB = "paimon-orphans"
-cleanup.register_kind(ORPHANS_JOB, lambda job, deadline: remove_orphans(job.table_uid, job.name, job.snapshots,
-                                                                        deadline))
+cleanup.register_kind(ORPHANS_JOB, lambda job, deadline: remove_orphans(job.member("table_uid"), job.member("name"),
+                                                                        job.member("snapshots"), deadline))
 
 
 def _unpublish_above(table: TableBranch, snapshot_id: int, upto: int) -> None:
@@ -804,8 +804,8 @@ def remove_dropped_branch(table_uid: str, name: str, root: str, deadline: float)
 
 
 BRANCH_JOB = "paimon-branch"
-cleanup.register_kind(BRANCH_JOB, lambda job, deadline: remove_dropped_branch(job.table_uid, job.name, job.path,
-                                                                              deadline))
+cleanup.register_kind(BRANCH_JOB, lambda job, deadline: remove_dropped_branch(job.member("table_uid"), job.member("name"),
+                                                                              job.member("path"), deadline))
 
 
 def _finish_drop(table: TableBranch, name: str) -> None:

@@ -565,5 +565,5 @@ def _remove_files_of_purged(table: Table, deadline: float) -> bool:
     return directory is None or remove_directory(*directory, deadline)
 
 
-cleanup.register_kind(DIRECTORY_JOB, lambda job, deadline: remove_directory(job.path, job.digest, deadline))
+cleanup.register_kind(DIRECTORY_JOB, lambda job, deadline: remove_directory(job.member("path"), job.digest, deadline))
 cleanup.register_files_remover(_remove_files_of_purged)

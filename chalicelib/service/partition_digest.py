@@ -22,8 +22,7 @@ from chalicelib.domain import partition_digest as codec
 from chalicelib.domain.partition_keys import partition_sort_key
 from chalicelib.service import cleanup
 from chalicelib.store import catalog, digests
-from chalicelib.store.dynamo.models import CleanupJobItem
-from chalicelib.store.records import Table
+from chalicelib.store.records import CleanupJob, Table
 
 # "0": listings read as planned, never through the digest (writes still keep it): the
 # benchmark's "before", and a switch should the digest ever misbehave.
@@ -272,18 +271,18 @@ def _delta_built(table: Table) -> None:
         log.exception("queueing a digest compaction failed; the next reader queues it")
 
 
-def _live(job: CleanupJobItem) -> bool:
-    table = catalog.get_table(job.db_uid, job.name)
+def _live(job: CleanupJob) -> bool:
+    table = catalog.get_table(job.member("db_uid"), job.member("name"))
     return table is not None and table.uid == job.uid  # else deleted: its purge drops the digest
 
 
-def _rebuild_job(job: CleanupJobItem, deadline: float) -> bool:
+def _rebuild_job(job: CleanupJob, deadline: float) -> bool:
     if _live(job):
         rebuild(job.uid)
     return True
 
 
-def _compact_job(job: CleanupJobItem, deadline: float) -> bool:
+def _compact_job(job: CleanupJob, deadline: float) -> bool:
     return compact(job.uid, deadline) if _live(job) else True
 
 

@@ -25,8 +25,7 @@ from chalicelib.service.lookups import require_database, require_table
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
-from chalicelib.store.dynamo.models import CleanupJobItem
-from chalicelib.store.records import Table
+from chalicelib.store.records import CleanupJob, Table
 from chalicelib.attempts import Policy, attempts
 
 MAX_INDEXES = 3
@@ -341,7 +340,9 @@ def create_partition_index(ref: TableRef, index_input: dict[str, Any]) -> None:
         definition = new_index_definition(index_input, partition_keys_of(catalog.load(table)), indexes, "CREATING")
         progress = _live_progress(table)
         progress[definition["uid"]] = _lease(owner, None, {})
-        if store.save_index_state(table, indexes + [definition], progress) is not None:
+        stored = store.save_index_state(table, indexes + [definition], progress)
+        if stored is not None:
+            table = stored  # as stored now: the backfill's lease is in it
             break
         table = require_table(database, ref.table)
     else:
@@ -369,8 +370,8 @@ def continue_backfills(db_uid: str, name: str, table_uid: str, deadline: float) 
     return table is None or not _creating(table)
 
 
-def _backfill_job(job: CleanupJobItem, deadline: float) -> bool:
-    done = continue_backfills(job.db_uid, job.name, job.uid, deadline)
+def _backfill_job(job: CleanupJob, deadline: float) -> bool:
+    done = continue_backfills(job.member("db_uid"), job.member("name"), job.uid, deadline)
     if not done:
         clock.sleep(0.2)  # another owner holds a lease: let it work rather than re-read at once
     return done

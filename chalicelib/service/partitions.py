@@ -34,8 +34,7 @@ from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.store.documents import (decode_document, decode_document_sized, encode_document)
-from chalicelib.store.dynamo.models import PartitionItem, TransactionItem
-from chalicelib.store.records import Database, Table
+from chalicelib.store.records import Database, StoredPartition, Table, Transaction
 from chalicelib.store.demand import Demand
 from chalicelib.attempts import Policy, attempts
 
@@ -166,7 +165,7 @@ def _entries(view: PartitionTableView, values: Sequence[str]) -> list[tuple[str,
     return entries
 
 
-def _stored(item: PartitionItem) -> tuple[list[str], int, int]:
+def _stored(item: StoredPartition) -> tuple[list[str], int, int]:
     """A stored partition's values, segment and revision."""
     return item.values, item.segment, item.revision
 
@@ -624,7 +623,7 @@ class _TableAsRead:
     item: Table
     doc: dict[str, Any]
     stored: bool  # False: created by the reading transaction, not committed yet
-    transaction: Optional[TransactionItem]  # the reading transaction, loaded and checked
+    transaction: Optional[Transaction]  # the reading transaction, loaded and checked
 
 
 def _table_as_read(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str],
@@ -646,7 +645,7 @@ def _table_as_read(ctx: RequestContext, ref: TableRef, transaction_id: Optional[
 
 def _manifest_listing(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str], as_of: Optional[float],
                       table: Table, table_doc: dict[str, Any], names: dict[str, str],
-                      wanted: governed.Listing, reader: Optional[TransactionItem] = None) -> governed.ManifestListing:
+                      wanted: governed.Listing, reader: Optional[Transaction] = None) -> governed.ManifestListing:
     """A governed table's listing at the reader's snapshot (``reader``: the request's
     transaction, when loaded and checked already)."""
     snapshot, reader = (reader.snapshot_seq, reader) if reader is not None else \

@@ -18,8 +18,7 @@ from chalicelib.errors import EntityNotFoundException, InvalidInputException
 from chalicelib.service.transactions import load_transaction, require_active
 from chalicelib.store import catalog
 from chalicelib.store import transactions as tx_store
-from chalicelib.store.dynamo.models import PendingWriteItem, TransactionItem
-from chalicelib.store.records import Database, Table
+from chalicelib.store.records import Database, PendingWrite, Table, Transaction
 from chalicelib.store.pending_tables import as_table, get_pending_table, meta_scope, pending_tables
 
 # A table as a reader sees it: the item (uid, key types, indexes), the document, the version.
@@ -76,8 +75,8 @@ class DatabaseSnapshot:
     snapshot: Optional[int]
     overlay: dict[str, Optional[Table]] = field(default_factory=dict)
     committing: set[str] = field(default_factory=set)  # names in the unapplied commit's overlay
-    own: dict[str, PendingWriteItem] = field(default_factory=dict)
-    transaction: Optional[TransactionItem] = None
+    own: dict[str, PendingWrite] = field(default_factory=dict)
+    transaction: Optional[Transaction] = None
     _items: dict[str, Optional[Table]] = field(default_factory=dict)
 
     def stored(self, name: str) -> Optional[Table]:
@@ -122,7 +121,7 @@ class DatabaseSnapshot:
             yield name, found
 
 
-def same_catalog(transaction: TransactionItem, database: Database) -> None:
+def same_catalog(transaction: Transaction, database: Database) -> None:
     """InvalidInputException unless ``transaction`` belongs to ``database``'s catalog."""
     # Snapshots are commit numbers of the transaction's own catalog: they order nothing elsewhere.
     if transaction.catalog != database.catalog:
@@ -131,7 +130,7 @@ def same_catalog(transaction: TransactionItem, database: Database) -> None:
 
 
 def database_snapshot(ctx: RequestContext, transaction_id: Optional[str], database: Database,
-                      name: Optional[str] = None, transaction: Optional[TransactionItem] = None
+                      name: Optional[str] = None, transaction: Optional[Transaction] = None
                       ) -> DatabaseSnapshot:
     """How a request made in ``transaction_id`` (None: outside any) sees ``database``'s tables.
     ``name``: only that table will be read (point reads instead of Queries, and no snapshot
@@ -153,7 +152,7 @@ def database_snapshot(ctx: RequestContext, transaction_id: Optional[str], databa
     lock = tx_store.get_lock(scope)
     if lock is not None and (transaction is None or lock.transaction_id != transaction.transaction_id):
         holder = tx_store.get_transaction(database.catalog, lock.transaction_id)
-        if holder is not None and holder.status == "COMMITTED" and (snapshot is None or holder.commit_seq <= snapshot):
+        if holder is not None and holder.status == "COMMITTED" and (snapshot is None or holder.seq <= snapshot):
             for write in _changes(holder.transaction_id, database.uid, name):
                 view.overlay[write.uri] = as_table(database.uid, write)
                 view.committing.add(write.uri)
@@ -164,7 +163,7 @@ def database_snapshot(ctx: RequestContext, transaction_id: Optional[str], databa
     return view
 
 
-def _changes(transaction_id: str, db_uid: str, name: Optional[str]) -> list[PendingWriteItem]:
+def _changes(transaction_id: str, db_uid: str, name: Optional[str]) -> list[PendingWrite]:
     if name is None:
         return list(pending_tables(transaction_id, db_uid))
     found = get_pending_table(transaction_id, db_uid, name)

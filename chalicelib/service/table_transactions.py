@@ -33,9 +33,8 @@ from chalicelib.service.transactions import LOCK_WAIT, clear_lock, load_transact
 from chalicelib.store import catalog
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import encode_document
-from chalicelib.store.dynamo.models import PendingWriteItem
-from chalicelib.store.records import Database
-from chalicelib.store.pending_tables import TableChange, change_of, meta_scope, pending_item
+from chalicelib.store.records import Database, PendingWrite
+from chalicelib.store.pending_tables import TableChange, change_of, meta_scope, pending_table_write
 from chalicelib.attempts import attempts
 
 T = TypeVar("T")
@@ -112,9 +111,9 @@ class TableWriter:
 
     def _record(self, change: TableChange, doc: Optional[dict[str, Any]]) -> None:
         encoded = encode_document(doc, "table") if doc is not None else None
-        self._save([pending_item(self.transaction.transaction_id, self.database.uid, self.name, change, encoded)], [])
+        self._save([pending_table_write(self.transaction.transaction_id, self.database.uid, self.name, change, encoded)], [])
 
-    def _save(self, puts: list[PendingWriteItem], removed: list[PendingWriteItem]) -> None:
+    def _save(self, puts: list[PendingWrite], removed: list[PendingWrite]) -> None:
         if not tx_store.save_pending(self.transaction, clock.now(), meta_scope(self.database.uid), puts, removed):
             require_active(load_transaction(self.ctx, self.transaction.transaction_id), write=True)
             raise TransactionCommitInProgressException("Transaction changed while writing; retry")

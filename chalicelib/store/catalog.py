@@ -27,7 +27,7 @@ from chalicelib.store.dynamo.fence import Fence, transact
 from chalicelib.store.dynamo.models import SEP, CleanupJobItem, CommitStateItem, DatabaseItem, TableItem, TableVersionItem
 from chalicelib.store.dynamo.retry import Policy, attempts, conditional
 from chalicelib.store.errors import ConditionFailed, StampConflict, BudgetSpent  # noqa: F401  (callers reach them here too)
-from chalicelib.store.records import Database, Table
+from chalicelib.store.records import CleanupJob, Database, Table
 
 
 @dataclass(frozen=True)
@@ -221,8 +221,8 @@ def delete_database_item(database: Database, drop_files: bool = False) -> None:
 
     def build(tx: TransactWrite) -> None:
         tx.delete(item, condition=DatabaseItem.uid == item.uid)
-        tx.save(cleanup_job("database", item.uid, catalog=item.catalog, database=item.name, doc=item.doc,
-                            drop_files=drop_files or None))
+        tx.save(cleanup_item(cleanup_job("database", item.uid, catalog=item.catalog, database=item.name,
+                                         doc=item.doc, drop_files=drop_files or None)))
     try:
         transact(None, build)
     except TransactWriteError as error:
@@ -466,7 +466,8 @@ def delete_table_item(table: Table, stamp: Optional[Stamp] = None, fence: Option
     def build(tx: TransactWrite) -> None:
         _add_stamp(tx, stamp)
         tx.delete(item, condition=TableItem.uid == item.uid)
-        tx.save(cleanup_job("table", item.uid, db_uid=item.db_uid, name=item.name, indexes=item.indexes))
+        tx.save(cleanup_item(cleanup_job("table", item.uid, db_uid=item.db_uid, name=item.name,
+                                         indexes_json=item.indexes)))
         also.add_to(tx)
     try:
         transact(fence, build)
@@ -540,11 +541,30 @@ CLEANUP_QUEUE = "purge"
 # dedicated cleaners (the local server's thread, the scheduled function).
 CLEANUP_GRACE_SECONDS = float(os.environ.get("GLUE_CLEANUP_GRACE_SECONDS", "10"))
 
-def cleanup_job(kind: str, uid: str, **attributes: Any) -> CleanupJobItem:
-    """A cleanup job for a just-unlinked table or database (not stored), see store.cleanup."""
+def cleanup_job(kind: str, uid: str, **attributes: Any) -> CleanupJob:
+    """A cleanup job for a just-unlinked table or database, or other background work of its
+    ``kind`` (not stored; ``attributes``: the CleanupJob members its kind needs), see
+    store.cleanup."""
     created = clock.now()
-    return CleanupJobItem(CLEANUP_QUEUE, f"{int(created * 1000):015d}{SEP}{kind}{SEP}{uid}", kind=kind, uid=uid,
-                          created=created, lease_until=created + CLEANUP_GRACE_SECONDS, **attributes)
+    return CleanupJob(CLEANUP_QUEUE, f"{int(created * 1000):015d}{SEP}{kind}{SEP}{uid}", kind, uid, created,
+                      created + CLEANUP_GRACE_SECONDS, **attributes)
+
+
+_JOB_MEMBERS = ("owner", "catalog", "database", "db_uid", "name", "doc", "drop_files", "path", "digest", "table_uid",
+                "snapshots")
+
+
+def cleanup_item(job: CleanupJob) -> CleanupJobItem:
+    """The item of a cleanup job record (to save, or to update or delete by its key)."""
+    return CleanupJobItem(job.queue, job.job, kind=job.kind, uid=job.uid, created=job.created,
+                          lease_until=job.lease_until, indexes=job.indexes_json,
+                          **{name: getattr(job, name) for name in _JOB_MEMBERS})
+
+
+def as_cleanup_job(item: CleanupJobItem) -> CleanupJob:
+    """The record of a cleanup job item."""
+    return CleanupJob(item.queue, item.job, item.kind, item.uid, item.created, item.lease_until,
+                      indexes_json=item.indexes, **{name: getattr(item, name) for name in _JOB_MEMBERS})
 
 
 @dataclass

@@ -25,8 +25,9 @@ from chalicelib import metrics
 from chalicelib.store.catalog import get_many
 from chalicelib.store.dynamo.fence import Fence, transact
 from chalicelib.store.dynamo.models import (SEP, CommitStateItem, ManifestPartitionItem, ManifestPartitionVersionItem,
-                                     ObjectItem, PendingWriteItem)
+                                     ObjectItem)
 from chalicelib.store.dynamo.ranges import Record, query_key_range
+from chalicelib.store.records import ObjectState, PendingWrite
 
 SEQ_DIGITS = 20
 _PARTITIONS_PER_TRANSACTION = 33  # 3 actions each + the fence's check: DynamoDB's 100
@@ -36,8 +37,8 @@ def version_key(partition_key: str, added_seq: int) -> str:
     return f"{partition_key}{SEP}{added_seq:0{SEQ_DIGITS}d}"
 
 
-def _changes(writes: Sequence[PendingWriteItem], seq: int,
-             current: dict[str, ObjectItem]) -> dict[str, list]:
+def _changes(writes: Sequence[PendingWrite], seq: int,
+             current: dict[str, ObjectState]) -> dict[str, list]:
     """partition key -> [values, files delta, bytes delta] of a commit's object writes, against
     the objects' state before the commit (``current``)."""
     deltas: dict[str, list] = {}
@@ -50,7 +51,7 @@ def _changes(writes: Sequence[PendingWriteItem], seq: int,
             delta[1] -= 1
             delta[2] -= int(old.size or 0)
         if write.op in ("add", "replace"):
-            delta = deltas.setdefault(write.partition_key, [list(write.values), 0, 0])
+            delta = deltas.setdefault(write.object_key, [list(write.values or ()), 0, 0])
             delta[1] += 1
             delta[2] += int(write.size or 0)
     # An unpartitioned table's objects (partition key "") are in no partition: nothing to
@@ -86,8 +87,8 @@ def _start_summaries(fence: Fence, table_uid: str) -> bool:
     return True
 
 
-def apply_partition_changes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
-                            current: dict[str, ObjectItem]) -> None:
+def apply_partition_changes(fence: Fence, table_uid: str, writes: Sequence[PendingWrite], seq: int,
+                            current: dict[str, ObjectState]) -> None:
     """Fold a committed transaction's object writes into its partitions' summaries (idempotent;
     under ``fence``: Fenced once the commit no longer holds the table's lock)."""
     if not _start_summaries(fence, table_uid):

@@ -20,15 +20,15 @@ from chalicelib import faults, metrics
 from chalicelib.lazy_pool import LazyPool
 from chalicelib.store import digests
 from chalicelib.store.dynamo import dynamo_json as dj
-from chalicelib.store.catalog import as_table, cleanup_job, delete_all, get_many, table_item
+from chalicelib.store.catalog import as_table, cleanup_item, cleanup_job, delete_all, get_many, table_item
 from chalicelib.store.dynamo.conditions import CONDITION_FAILED, classify
 from chalicelib.store.dynamo.conditions import THROTTLED as THROTTLED_KIND
 from chalicelib.store.dynamo.fence import transact
-from chalicelib.store.dynamo.models import CleanupJobItem, DatabaseItem, IndexEntryItem, PartitionItem, TableItem
+from chalicelib.store.dynamo.models import DatabaseItem, IndexEntryItem, PartitionItem, TableItem
 from chalicelib.store.dynamo.ranges import Demand, query_key_range
 from chalicelib.store.dynamo.retry import attempts, conditional, given_up
 from chalicelib.store.errors import TableChanged  # noqa: F401  (callers reach them here too)
-from chalicelib.store.records import Database, Table
+from chalicelib.store.records import CleanupJob, Database, Table
 
 MAX_ACTIONS = 100  # TransactWriteItems limit
 # The cleanup job kind that deletes the entries of a deleted (or failed) partition index.
@@ -442,7 +442,7 @@ def delete_index_entries(index_uid: str) -> None:
     delete_all(IndexEntryItem, index_uid, "key")
 
 
-def index_entries_job(index_uid: str) -> CleanupJobItem:
+def index_entries_job(index_uid: str) -> CleanupJob:
     """The cleanup job that deletes an unlinked index's entries (not stored)."""
     return cleanup_job(INDEX_ENTRIES_JOB, index_uid)
 
@@ -455,7 +455,7 @@ def drop_index(table: Table, indexes: list[dict[str, Any]], index_uid: str) -> N
     def build(tx: TransactWrite) -> None:
         tx.update(table_item(table), actions=[TableItem.indexes.set(json.dumps(indexes)), TableItem.index_epoch.add(1)],
                   condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch))
-        tx.save(index_entries_job(index_uid))
+        tx.save(cleanup_item(index_entries_job(index_uid)))
     try:
         transact(None, build)
     except TransactWriteError as error:

@@ -21,7 +21,7 @@ from typing import Iterator, Optional
 
 from chalicelib import metrics
 from chalicelib.store.dynamo.models import SEP, PendingWriteItem
-from chalicelib.store.records import Table
+from chalicelib.store.records import PendingWrite, Table
 
 META = "meta"
 
@@ -67,40 +67,55 @@ class TableChange:
         return self.base_uid is not None and self.uid != self.base_uid
 
 
-def change_of(write: PendingWriteItem) -> TableChange:
-    """The TableChange a pending item holds."""
+def as_pending(item: PendingWriteItem) -> PendingWrite:
+    """The record of a pending write item."""
+    return PendingWrite(item.transaction_id, item.key, item.op, item.uri, item.etag, item.size, item.values,
+                        item.partition_key, item.table, item.doc)
+
+
+def write_item(write: PendingWrite) -> PendingWriteItem:
+    """The item of a pending write record."""
+    return PendingWriteItem(write.transaction_id, write.key, op=write.op, uri=write.uri, etag=write.etag,
+                            size=write.size, values=write.values, partition_key=write.partition_key,
+                            table=write.table, doc=write.doc)
+
+
+def change_of(write: PendingWrite) -> TableChange:
+    """The TableChange a pending write of a table definition holds."""
+    if write.table is None:
+        raise ValueError(f"pending write {write.key} ({write.op}) holds no table change")
     return TableChange(**json.loads(write.table))
 
 
-def pending_item(transaction_id: str, db_uid: str, name: str, change: TableChange,
-                 doc: Optional[bytes]) -> PendingWriteItem:
-    """The pending item recording ``change`` (``doc``: the encoded new Table document)."""
-    return PendingWriteItem(transaction_id, f"{meta_scope(db_uid)}{SEP}{name}", op="table", uri=name,
-                            table=json.dumps(asdict(change), separators=(",", ":")), doc=doc)
+def pending_table_write(transaction_id: str, db_uid: str, name: str, change: TableChange,
+                 doc: Optional[bytes]) -> PendingWrite:
+    """The pending write recording ``change`` (``doc``: the encoded new Table document), not stored."""
+    return PendingWrite(transaction_id, f"{meta_scope(db_uid)}{SEP}{name}", "table", name,
+                        table=json.dumps(asdict(change), separators=(",", ":")), doc=doc)
 
 
-def as_table(db_uid: str, write: PendingWriteItem) -> Optional[Table]:
+def as_table(db_uid: str, write: PendingWrite) -> Optional[Table]:
     """The table a pending change makes, not stored (None: deleted)."""
     change = change_of(write)
-    if change.uid is None:
+    if change.uid is None or write.doc is None:  # a change that keeps a table stores its document
         return None
     return Table(db_uid, write.uri, change.uid, change.version, write.doc, key_types=change.key_types,
                  indexes_json=change.indexes, index_epoch=0)
 
 
-def get_pending_table(transaction_id: str, db_uid: str, name: str) -> Optional[PendingWriteItem]:
+def get_pending_table(transaction_id: str, db_uid: str, name: str) -> Optional[PendingWrite]:
     """The transaction's pending change of one table name, or None."""
     metrics.count_read()
     try:
-        return PendingWriteItem.get(transaction_id, f"{meta_scope(db_uid)}{SEP}{name}", consistent_read=True)
+        return as_pending(PendingWriteItem.get(transaction_id, f"{meta_scope(db_uid)}{SEP}{name}", consistent_read=True))
     except PendingWriteItem.DoesNotExist:
         return None
 
 
-def pending_tables(transaction_id: str, db_uid: str) -> Iterator[PendingWriteItem]:
+def pending_tables(transaction_id: str, db_uid: str) -> Iterator[PendingWrite]:
     """The transaction's pending table changes in one database, in name order."""
     scope = meta_scope(db_uid) + SEP
     for item in PendingWriteItem.query(transaction_id, range_key_condition=PendingWriteItem.key.startswith(scope),
                                        consistent_read=True):
         metrics.count_read()
-        yield item
+        yield as_pending(item)

@@ -36,7 +36,7 @@ dropped in it go to a DROP_JOB. Aborted pending writes are never read again, so 
 later.
 
 A transaction's ``tables`` are its commit scopes: a governed table's uid for object writes, and
-``meta SEP database uid`` for table definitions (``chalicelib.service.table_commit``); both kinds
+a database's metadata scope (``store.pending_tables.meta_scope``) for table definitions (``chalicelib.service.table_commit``); both kinds
 go through every step above alike.
 """
 

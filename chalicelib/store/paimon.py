@@ -105,6 +105,11 @@ def append_schema(table_uid: str, schema_id: int, schema_text: str, branch: str 
     return conditional(lambda: item.save(condition=PaimonItem.key.does_not_exist()))
 
 
+def schema_json(text: str) -> dict[str, Any]:
+    """A stored TableSchema JSON text (``latest_schema``, ``list_schemas``) decoded."""
+    return json.loads(text)
+
+
 def latest_schema(table_uid: str, branch: str = MAIN) -> tuple[int, str] | None:
     """(id, TableSchema JSON text) of the newest schema: one Query, newest first, one item."""
     prefix = f"schema{SEP}{branch}{SEP}"
@@ -174,6 +179,20 @@ class Head:
     # take_stats_lease), None when no one holds it.
     stats_lease_until: float | None = None
 
+    def latest_snapshot(self) -> dict[str, Any] | None:
+        """``latest_text`` decoded (None when the head keeps no copy)."""
+        return None if self.latest_text is None else json.loads(self.latest_text)
+
+    def latest_id(self) -> Any:
+        """The ``id`` of the snapshot ``latest_text`` holds, None when it holds none (or no JSON
+        object): whether that copy is the head's snapshot is for the caller to compare."""
+        if self.latest_text is None:
+            return None
+        try:
+            return json.loads(self.latest_text).get("id")
+        except (ValueError, AttributeError):
+            return None
+
 
 @dataclass(frozen=True)
 class StoredSnapshot:
@@ -184,6 +203,10 @@ class StoredSnapshot:
     text: str
     totals: Totals
     deltas: list[PartitionDelta]
+
+    def snapshot(self) -> dict[str, Any]:
+        """The snapshot's JSON decoded (a fresh dict each call)."""
+        return json.loads(self.text)
 
 
 # A stats operation's deltas ride in one item (the head's ``pending``, a snap item's ``stats``),
@@ -676,6 +699,10 @@ class StoredTag:
     snapshot_id: int
     text: str
     created: int
+
+    def tagged(self) -> dict[str, Any]:
+        """The tag file's JSON decoded (a fresh dict each call)."""
+        return json.loads(self.text)
 
 
 def create_tag(table_uid: str, name: str, snapshot_id: int, tag_text: str, branch: str = MAIN) -> bool:

@@ -12,7 +12,7 @@ import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.models import Model
@@ -163,15 +163,19 @@ def _delete_if(item: Any, condition: Any) -> None:
 
 
 # -------------------------------------------------------------------- records <-> items
+# Both read the item's attribute values directly: what its attribute descriptors return (None
+# where the item lacks one), at a tenth of their cost (about 1 µs each).
 def as_database(item: DatabaseItem) -> Database:
     """The record of a database item."""
-    return Database(item.catalog, item.name, item.uid, item.doc)
+    get: Callable[[str], Any] = item.attribute_values.get
+    return Database(get("catalog"), get("name"), get("uid"), get("doc"))
 
 
 def as_table(item: TableItem) -> Table:
     """The record of a table item."""
-    return Table(item.db_uid, item.name, item.uid, item.version, item.doc, item.key_types, item.indexes,
-                 item.index_epoch, item.backfills, item.column_epochs, item.changed_seq)
+    get: Callable[[str], Any] = item.attribute_values.get
+    return Table(get("db_uid"), get("name"), get("uid"), get("version"), get("doc"), get("key_types"), get("indexes"),
+                 get("index_epoch"), get("backfills"), get("column_epochs"), get("changed_seq"))
 
 
 def table_item(table: Table) -> TableItem:
@@ -563,8 +567,9 @@ def cleanup_item(job: CleanupJob) -> CleanupJobItem:
 
 def as_cleanup_job(item: CleanupJobItem) -> CleanupJob:
     """The record of a cleanup job item."""
-    return CleanupJob(item.queue, item.job, item.kind, item.uid, item.created, item.lease_until,
-                      indexes_json=item.indexes, **{name: getattr(item, name) for name in _JOB_MEMBERS})
+    get: Callable[[str], Any] = item.attribute_values.get
+    return CleanupJob(get("queue"), get("job"), get("kind"), get("uid"), get("created"), get("lease_until"),
+                      indexes_json=get("indexes"), **{name: get(name) for name in _JOB_MEMBERS})
 
 
 @dataclass

@@ -51,7 +51,9 @@ def _changes(writes: Sequence[PendingWrite], seq: int,
             delta[1] -= 1
             delta[2] -= int(old.size or 0)
         if write.op in ("add", "replace"):
-            delta = deltas.setdefault(write.object_key, [list(write.values or ()), 0, 0])
+            key = write.partition_key
+            assert key is not None  # an object's write (never a table definition's)
+            delta = deltas.setdefault(key, [list(write.values or ()), 0, 0])
             delta[1] += 1
             delta[2] += int(write.size or 0)
     # An unpartitioned table's objects (partition key "") are in no partition: nothing to

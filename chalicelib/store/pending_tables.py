@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from chalicelib import metrics
 from chalicelib.store.dynamo.models import SEP, PendingWriteItem
@@ -68,9 +68,11 @@ class TableChange:
 
 
 def as_pending(item: PendingWriteItem) -> PendingWrite:
-    """The record of a pending write item."""
-    return PendingWrite(item.transaction_id, item.key, item.op, item.uri, item.etag, item.size, item.values,
-                        item.partition_key, item.table, item.doc)
+    """The record of a pending write item (read from its attribute values: what its attribute
+    descriptors return, at a tenth of their cost)."""
+    get: Callable[[str], Any] = item.attribute_values.get
+    return PendingWrite(get("transaction_id"), get("key"), get("op"), get("uri"), get("etag"), get("size"),
+                        get("values"), get("partition_key"), get("table"), get("doc"))
 
 
 def write_item(write: PendingWrite) -> PendingWriteItem:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any, Iterable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
@@ -84,9 +84,13 @@ def take_snapshot(catalog: str) -> int:
     return int(counter.seq)
 
 
+# The record converters read an item's attribute values directly: what its attribute descriptors
+# return (None where the item lacks one), at a tenth of their cost (about 1 µs each).
 def _as_transaction(item: TransactionItem) -> Transaction:
-    return Transaction(item.catalog, item.transaction_id, item.kind, item.status, item.start_time, item.last_activity,
-                       item.snapshot_seq, item.end_time, item.commit_seq, item.tables, item.applied, item.handed_off)
+    get: Callable[[str], Any] = item.attribute_values.get
+    return Transaction(get("catalog"), get("transaction_id"), get("kind"), get("status"), get("start_time"),
+                       get("last_activity"), get("snapshot_seq"), get("end_time"), get("commit_seq"), get("tables"),
+                       get("applied"), get("handed_off"))
 
 
 def _key(transaction: Transaction) -> TransactionItem:
@@ -295,9 +299,13 @@ def _best_effort(call) -> None:
 # ---------------------------------------------------------------------------------- objects
 def get_objects(table_uid: str, uris: Sequence[str]) -> dict[str, ObjectState]:
     """Latest committed state of objects by uri (tombstones included)."""
-    return {item.uri: ObjectState(item.table_uid, item.uri, item.live, item.changed_seq, item.version_key, item.etag,
-                                  item.size, item.values)
-            for item in get_many(ObjectItem, [(table_uid, u) for u in uris])}
+    return {state.uri: state for state in map(_as_object, get_many(ObjectItem, [(table_uid, u) for u in uris]))}
+
+
+def _as_object(item: ObjectItem) -> ObjectState:
+    get: Callable[[str], Any] = item.attribute_values.get
+    return ObjectState(get("table_uid"), get("uri"), get("live"), get("changed_seq"), get("version_key"), get("etag"),
+                       get("size"), get("values"))
 
 
 def version_key(partition_key: str, added_seq: int, uri: str) -> str:
@@ -421,7 +429,8 @@ def _object_puts(table_uid: str, writes: Sequence[PendingWrite], seq: int,
             yield _saver(ObjectVersionItem(table_uid, old.version_key, uri=old.uri, etag=old.etag, size=old.size,
                                            values=old.values, added_seq=added, removed_seq=seq))
         if write.op in ("add", "replace"):
-            key = version_key(write.object_key, seq, write.uri)
+            assert write.partition_key is not None  # an object's write (never a table definition's)
+            key = version_key(write.partition_key, seq, write.uri)
             yield _saver(ObjectVersionItem(table_uid, key, uri=write.uri, etag=write.etag, size=write.size,
                                            values=write.values, added_seq=seq))
             yield _saver(ObjectItem(table_uid, write.uri, live=1, changed_seq=seq, version_key=key,

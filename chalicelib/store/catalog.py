@@ -27,7 +27,7 @@ from chalicelib.store.dynamo.fence import Fence, transact
 from chalicelib.store.dynamo.models import SEP, CleanupJobItem, CommitStateItem, DatabaseItem, TableItem, TableVersionItem
 from chalicelib.store.dynamo.retry import Policy, attempts, conditional
 from chalicelib.store.errors import ConditionFailed, StampConflict, BudgetSpent  # noqa: F401  (callers reach them here too)
-from chalicelib.store.records import CleanupJob, Database, Table
+from chalicelib.store.records import CleanupJob, Database, Table, TableVersion
 
 
 @dataclass(frozen=True)
@@ -512,16 +512,23 @@ def tables_from(db_uid: str, name: str | None, first: int, page_size: int,
 
 
 # ----------------------------------------------------------------------------- table versions
-def get_archived_version(table_uid: str, version: int) -> TableVersionItem | None:
+def _as_version(item: TableVersionItem) -> TableVersion:
+    get: Callable[[str], Any] = item.attribute_values.get
+    return TableVersion(get("table_uid"), get("version"), get("doc"), get("changed_seq"))
+
+
+def get_archived_version(table_uid: str, version: int) -> TableVersion | None:
     """An archived version, or None."""
-    return _get(TableVersionItem, table_uid, version)
+    item = _get(TableVersionItem, table_uid, version)
+    return None if item is None else _as_version(item)
 
 
-def query_archived_versions(table_uid: str, below: int | None, page_size: int) -> Iterator[TableVersionItem]:
+def query_archived_versions(table_uid: str, below: int | None, page_size: int) -> Iterator[TableVersion]:
     """Archived versions, newest first, starting below version ``below``."""
     condition = TableVersionItem.version < below if below is not None else None
-    return _counted(TableVersionItem.query(table_uid, range_key_condition=condition, scan_index_forward=False,
-                                           consistent_read=True, page_size=page_size))
+    return map(_as_version, _counted(TableVersionItem.query(table_uid, range_key_condition=condition,
+                                                            scan_index_forward=False, consistent_read=True,
+                                                            page_size=page_size)))
 
 
 def delete_archived_version(table_uid: str, version: int) -> bool:

@@ -28,7 +28,7 @@ from chalicelib.store.dynamo.models import DatabaseItem, IndexEntryItem, Partiti
 from chalicelib.store.dynamo.ranges import Demand, query_key_range
 from chalicelib.store.dynamo.retry import attempts, conditional, given_up
 from chalicelib.store.errors import TableChanged  # noqa: F401  (callers reach them here too)
-from chalicelib.store.records import CleanupJob, Database, Table
+from chalicelib.store.records import CleanupJob, Database, StoredPartition, Table
 
 MAX_ACTIONS = 100  # TransactWriteItems limit
 # The cleanup job kind that deletes the entries of a deleted (or failed) partition index.
@@ -374,7 +374,7 @@ def _failed_writes(owners: list[tuple[int, str]], failed_actions: Sequence[int])
 
 
 # ----------------------------------------------------------------------------------- reads
-def get_partition(table_uid: str, key: str) -> PartitionItem | None:
+def get_partition(table_uid: str, key: str) -> StoredPartition | None:
     """One partition by its sort key, or None."""
     metrics.count_read()
     try:
@@ -383,7 +383,7 @@ def get_partition(table_uid: str, key: str) -> PartitionItem | None:
         return None
 
 
-def get_partitions(table_uid: str, keys: Sequence[str]) -> dict[str, PartitionItem]:
+def get_partitions(table_uid: str, keys: Sequence[str]) -> dict[str, StoredPartition]:
     """Partitions by sort key (BatchGetItem, 100 keys a call); missing keys are absent."""
     return {item.key: item for item in get_many(PartitionItem, [(table_uid, k) for k in keys])}
 

@@ -4,7 +4,9 @@ Frozen values, read from one item each: the layers above the store work with the
 the DynamoDB driver's items (``store.dynamo``, private to the store). A record read to be written
 back conditionally carries what the store's condition compares (a version, an epoch, the stored
 text of a JSON attribute), so the write stays exactly as strict as a write of the item read; the
-JSON attributes are decoded by the record's accessors, when asked, not at every read.
+JSON attributes are decoded by the record's accessors, when asked, not at every read. Slotted
+where a request may hold thousands (tables, pending writes, objects): a slotted class costs
+about twice as much to define at import.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from typing import Any, Optional, Protocol
 from chalicelib.store.dynamo.fence import Fence
 
 __all__ = ["CleanupJob", "CommitLock", "Database", "Fence", "ObjectState", "PendingWrite", "StoredPartition", "Table",
-           "Transaction"]
+           "TableVersion", "Transaction"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Database:
     """A database as stored: its catalog (``region SEP catalog id``), lowercase name, the uid of
     this incarnation and its encoded Database document (``catalog.load`` decodes it)."""
@@ -77,6 +79,17 @@ class Table:
 
 
 @dataclass(frozen=True, slots=True)
+class TableVersion:
+    """An archived (non-current) version of a table: its number, encoded Table document
+    (``catalog.load`` decodes it) and the commit at which it had become current."""
+
+    table_uid: str
+    version: int
+    doc: bytes
+    changed_seq: Optional[int] = None
+
+
+@dataclass(frozen=True)
 class Transaction:
     """A Lake Formation transaction as stored: its catalog (``region SEP account``), id (time
     ordered), kind (READ_AND_WRITE | READ_ONLY), status (ACTIVE | COMMIT_IN_PROGRESS | COMMITTED |
@@ -149,7 +162,7 @@ class ObjectState:
     values: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CommitLock:
     """A table's commit lock: the transaction committing to it, since when."""
 
@@ -158,7 +171,7 @@ class CommitLock:
     since: Optional[float] = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class CleanupJob:
     """A cleanup job as stored (``store.cleanup``): what a deleted database or table left to
     delete, or other background work of its ``kind`` (see ``service.cleanup``). ``job``: its key

@@ -2,9 +2,9 @@
 and the catalog import status. Stored and returned as AWS returns them; nothing here enforces a
 policy or encrypts anything (that comes with permissions).
 
-Each is one document in ``store.catalog_documents``: ``settings SEP encryption``,
-``settings SEP import`` and ``policy SEP catalog SEP`` (the catalog's resource policy; AWS sets
-no resource-level ones through this API).
+Each is one document in ``store.catalog_documents``: the encryption settings, the import status
+(``settings_key``) and the catalog's resource policy (``policy_key("catalog")``; AWS sets no
+resource-level ones through this API).
 """
 
 from __future__ import annotations

@@ -21,10 +21,10 @@ from typing import Callable, Optional
 
 from chalicelib import clock, faults, settings
 from chalicelib.service import search_index, tags
-from chalicelib.store import catalog, catalog_entries
+from chalicelib.store import catalog, catalog_entries, purge
 from chalicelib.store import cleanup as store
 from chalicelib.store.documents import decode_document
-from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
+from chalicelib.store.records import CleanupJob, Table
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ _wake = threading.Event()
 # Other background work that outlived its request and goes through the same queue, leases and
 # cleaners: job kind -> work(job, deadline (clock.monotonic)) -> True when done. E.g. the
 # backfill of a large partition index (service.partition_indexes registers ``backfill``).
-_other_kinds: dict[str, Callable[[CleanupJobItem, float], bool]] = {}
+_other_kinds: dict[str, Callable[[CleanupJob, float], bool]] = {}
 # Kinds whose chunks may run longer than CHUNK_SECONDS (still well inside the lease): each
 # chunk of theirs starts by reading what it needs afresh, so short chunks would mostly read.
 _chunk_seconds: dict[str, float] = {}
@@ -61,7 +61,7 @@ _KIND_MODULES = ("chalicelib.service.partition_indexes", "chalicelib.service.par
 _PURGES = ("table", "database")
 # What removes a table's files when its database was dropped with ``drop_files`` (a Paimon
 # drop): remover(table item, deadline) -> True when done. Registered by the modules above.
-_files_removers: list[Callable[[TableItem, float], bool]] = []
+_files_removers: list[Callable[[Table, float], bool]] = []
 _help_lock = threading.Lock()
 _next_help = 0.0
 
@@ -71,7 +71,7 @@ def enqueued() -> None:
     _wake.set()
 
 
-def register_kind(kind: str, work: Callable[[CleanupJobItem, float], bool],
+def register_kind(kind: str, work: Callable[[CleanupJob, float], bool],
                   chunk_seconds: Optional[float] = None) -> None:
     """Let the cleaners run jobs of ``kind`` with ``work`` (see ``_other_kinds``), each chunk
     for at most ``chunk_seconds`` (default CHUNK_SECONDS; at most a third of the lease)."""
@@ -80,11 +80,11 @@ def register_kind(kind: str, work: Callable[[CleanupJobItem, float], bool],
         _chunk_seconds[kind] = min(chunk_seconds, store.LEASE_SECONDS / 3)
 
 
-def register_deletion_kind(kind: str, delete: Callable[[CleanupJobItem], None]) -> None:
+def register_deletion_kind(kind: str, delete: Callable[[CleanupJob], None]) -> None:
     """Let the cleaners run jobs of ``kind`` that delete what ``delete(job)`` deletes, a
     budgeted chunk at a time (``delete`` deletes through ``catalog.delete_all`` /
     ``delete_items``, which stop at the budget)."""
-    def work(job: CleanupJobItem, deadline: float) -> bool:
+    def work(job: CleanupJob, deadline: float) -> bool:
         with catalog.purging(catalog.Budget(CHUNK_ITEMS, deadline)):
             try:
                 delete(job)
@@ -94,39 +94,41 @@ def register_deletion_kind(kind: str, delete: Callable[[CleanupJobItem], None]) 
     register_kind(kind, work)
 
 
-def register_files_remover(remove: Callable[[TableItem, float], bool]) -> None:
+def register_files_remover(remove: Callable[[Table, float], bool]) -> None:
     """Let the purge of a database dropped with ``drop_files`` remove its tables' files with
     ``remove(table, deadline)`` (True when done; False: the deadline came first, call again), each
     table's before its items are purged (they say where its files are)."""
     _files_removers.append(remove)
 
 
-def enqueue(job: CleanupJobItem) -> None:
+def enqueue(job: CleanupJob) -> None:
     """Store ``job`` (built by ``catalog.cleanup_job``) and wake this process's cleaner."""
     store.enqueue(job)
     enqueued()
 
 
-def _purge_database(job: CleanupJobItem) -> None:
+def _purge_database(job: CleanupJob) -> None:
     # Tables first, each one's contents before its item (the item names what to purge), then
     # the database's own Paimon functions and postings. Every step deletes what is still there.
     for table in catalog.tables_of_unlinked_database(job.uid, page_size=25):
         if job.drop_files:
             _remove_files(table)
-        catalog.purge_table(table)
+        purge.purge_table(table.uid, table.index_uids())
         doc = catalog.load(table)
-        search_index.drop_unlinked_table(job.catalog, job.database, job.uid, doc)
+        # A database job always names its catalog and database (catalog.delete_database_item).
+        search_index.drop_unlinked_table(job.member("catalog"), job.member("database"), job.uid, doc)
         catalog.delete_unlinked_table_item(table)
-    catalog.purge_database_functions(job.uid)
+    purge.purge_database(job.uid)
     if job.catalog is not None and job.database is not None:
         # Glue functions are keyed by database name and carry the uid; tags by the uid.
         catalog_entries.purge_database_functions(job.catalog, job.database, job.uid)
         tags.forget_resource(job.catalog, "database", job.uid)
     if job.doc is not None:
-        search_index.drop_unlinked_database(job.catalog, job.database, job.uid, decode_document(job.doc))
+        search_index.drop_unlinked_database(job.member("catalog"), job.member("database"), job.uid,
+                                            decode_document(job.doc))
 
 
-def _remove_files(table: TableItem) -> None:
+def _remove_files(table: Table) -> None:
     deadline = catalog.purge_deadline()
     assert deadline is not None  # a purge runs within its chunk's budget (``work``)
     for remove in _files_removers:
@@ -145,7 +147,7 @@ def known(kind: str) -> bool:
     return kind in _PURGES or kind in _other_kinds
 
 
-def work(job: CleanupJobItem, budget: catalog.Budget) -> bool:
+def work(job: CleanupJob, budget: catalog.Budget) -> bool:
     """Delete what is left of a job's contents, within ``budget``; True when nothing is left.
     A job of a kind this process does not know (see ``known``) is never run: every kind but the
     purges names a live table, which must never be taken for a deleted one."""
@@ -159,7 +161,7 @@ def work(job: CleanupJobItem, budget: catalog.Budget) -> bool:
             if job.kind == "database":
                 _purge_database(job)
             else:
-                catalog.purge_table(store.table_of(job))
+                purge.purge_table(job.uid, job.index_uids())
         except catalog.BudgetSpent:
             return False
     return True

@@ -41,13 +41,8 @@ from chalicelib.store import manifest_partitions as manifest_store
 from chalicelib.store import partitions as partition_store
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import decode_document
-from chalicelib.store.dynamo.models import SEP, TableItem, TransactionItem
+from chalicelib.store.records import Table, Transaction
 from chalicelib.store.demand import Demand
-
-# Appended to a partition sort key, sorts after every object version key of that partition
-# (``partition SEP added_seq SEP uri``: ':' follows every digit).
-_PAST_PARTITION = f"{SEP}:"
-
 
 def is_governed(table_doc: dict[str, Any]) -> bool:
     """TableType GOVERNED: Lake Formation's manifest holds its objects (and so partitions)."""
@@ -63,22 +58,22 @@ class _Partition:
     files: int = 0
     size: int = 0
     first_seq: int = OWN  # commit that added its oldest visible object (OWN: the reader's own)
-    registered: Any = None  # the PartitionItem when registered
+    registered: Any = None  # the stored partition (records.StoredPartition) when registered
     # False: examined and left out (expression, reader's time, empty at the snapshot); passed on
     # all the same so that a page out of work budget can end after it (paging.take_page).
     listed: bool = True
 
 
-def _from_manifest(table: TableItem, snapshot: int, overlay: dict, bound: expressions.Node,
+def _from_manifest(table: Table, snapshot: int, overlay: dict, bound: expressions.Node,
                    low: Optional[str], high: Optional[str], after: Optional[str],
                    seek: bool) -> Iterator[_Partition]:
     """Partitions with at least one object visible at the snapshot, in key order."""
-    resume = None if after is None else after + _PAST_PARTITION
+    resume = None if after is None else tx_store.after_partition(after)
     current: Optional[_Partition] = None
     for version_key, values, obj in visible_objects(table, snapshot, bound, overlay, low, high, resume, seek):
         if obj is None:
             continue  # a version left out (only with a deadline, which this reader does not pass)
-        partition_key, added, _uri = version_key.rsplit(SEP, 2)  # uris never hold SEP (API pattern)
+        partition_key, added, _uri = tx_store.split_version_key(version_key)
         if current is not None and current.key != partition_key:
             yield current
             current = None
@@ -86,12 +81,12 @@ def _from_manifest(table: TableItem, snapshot: int, overlay: dict, bound: expres
             current = _Partition(partition_key, values)
         current.files += 1
         current.size += obj["Size"]
-        current.first_seq = min(current.first_seq, int(added))
+        current.first_seq = min(current.first_seq, added)
     if current is not None:
         yield current
 
 
-def _from_summaries(table: TableItem, snapshot: int, bound: expressions.Node, low: Optional[str],
+def _from_summaries(table: Table, snapshot: int, bound: expressions.Node, low: Optional[str],
                     high: Optional[str], after: Optional[str], overlay: dict, seek: bool) -> Iterator[_Partition]:
     """Partitions with objects at the snapshot, from the partition summaries (one item each,
     two when the partition changed after the snapshot); the partitions an overlay write touches
@@ -110,12 +105,12 @@ def _from_summaries(table: TableItem, snapshot: int, bound: expressions.Node, lo
 
     def counted() -> Iterator[_Partition]:
         for key in touched:
-            yield from _from_manifest(table, snapshot, overlay, bound, key + SEP, key + _PAST_PARTITION, None, seek)
+            yield from _from_manifest(table, snapshot, overlay, bound, *tx_store.partition_versions(key), None, seek)
 
     return heapq.merge(summarized(), counted(), key=lambda p: p.key)
 
 
-def _summary_at(table: TableItem, item: Any, snapshot: int) -> Optional[_Partition]:
+def _summary_at(table: Table, item: Any, snapshot: int) -> Optional[_Partition]:
     """The partition a summary item stands for at the snapshot: the summary itself when it
     changed at or before it, else the version visible then (one more Query); None if empty."""
     state = (item if item.files else None) if item.changed_seq <= snapshot else \
@@ -125,7 +120,7 @@ def _summary_at(table: TableItem, item: Any, snapshot: int) -> Optional[_Partiti
     return _Partition(item.key, list(item.values), int(state.files), int(state.size), int(state.created_seq))
 
 
-def _count_objects(table: TableItem, overlay: dict) -> bool:
+def _count_objects(table: Table, overlay: dict) -> bool:
     """Whether partitions must be counted from their objects rather than the summaries: the
     table has no complete summaries (objects committed before they existed, or a table its
     reader's transaction created), or an overlaid write is a replace (one uri deleted and added
@@ -133,7 +128,7 @@ def _count_objects(table: TableItem, overlay: dict) -> bool:
     return any(op == "replace" for op, _, _ in overlay.values()) or not manifest_store.has_summaries(table.uid)
 
 
-def _registered(table: TableItem, bound: expressions.Node, low: Optional[str], high: Optional[str],
+def _registered(table: Table, bound: expressions.Node, low: Optional[str], high: Optional[str],
                 after: Optional[str], segments: Optional[tuple[int, int]], demand: Demand,
                 reader_time: Optional[float]) -> Iterator[_Partition]:
     """Registered partitions matching the expression, created by the reader's time."""
@@ -202,8 +197,8 @@ class ManifestListing:
     ``as_of``: the reader's QueryAsOfTime; ``transaction_id`` as the request named it.
     ``scope``: what a resume position is only valid for."""
 
-    def __init__(self, catalog_key: str, table: TableItem, table_doc: dict[str, Any], names: dict[str, str],
-                 listing: Listing, snapshot: int, reader: Optional[TransactionItem], as_of: Optional[float],
+    def __init__(self, catalog_key: str, table: Table, table_doc: dict[str, Any], names: dict[str, str],
+                 listing: Listing, snapshot: int, reader: Optional[Transaction], as_of: Optional[float],
                  transaction_id: Optional[str]) -> None:
         self.catalog_key, self.table, self.table_doc, self.names, self.listing = \
             catalog_key, table, table_doc, names, listing
@@ -260,7 +255,7 @@ class ManifestListing:
                          lambda pair: [pair[0], pair[1].key, snapshot], sized=True)
 
 
-def manifest_partitions(catalog_key: str, table: TableItem, table_doc: dict[str, Any],
+def manifest_partitions(catalog_key: str, table: Table, table_doc: dict[str, Any],
                         keys: Sequence[tuple[str, str]], partition_keys: Sequence[str]) -> dict[str, dict[str, Any]]:
     """partition key -> latest Partition document, for those of ``partition_keys`` that hold
     objects (GetPartition, BatchGetPartition of partitions that are not registered): one
@@ -268,13 +263,13 @@ def manifest_partitions(catalog_key: str, table: TableItem, table_doc: dict[str,
     snapshot = tx_store.read_point(catalog_key)
     overlay = overlay_of(table, catalog_key, snapshot, None)
     touched = set(partition_keys) if _count_objects(table, overlay) else set()
-    touched |= {write.partition_key for _, write, _ in overlay.values()}
+    touched |= {write.object_key for _, write, _ in overlay.values()}
     summaries = manifest_store.get_partitions(table.uid, [k for k in partition_keys if k not in touched])
     found: dict[str, dict[str, Any]] = {}
     for key in partition_keys:
         if key in touched:
-            partition = next(_from_manifest(table, snapshot, overlay, expressions.TRUE, key + SEP,
-                                            key + _PAST_PARTITION, None, False), None)
+            partition = next(_from_manifest(table, snapshot, overlay, expressions.TRUE,
+                                            *tx_store.partition_versions(key), None, False), None)
         else:
             partition = _summary_at(table, summaries[key], snapshot) if key in summaries else None
         if partition is not None:

@@ -6,20 +6,18 @@ from typing import Any, Callable, Sequence
 
 from chalicelib.errors import database_not_found, table_not_found
 from chalicelib.store import catalog
-from chalicelib.store.dynamo.models import DatabaseItem, TableItem
+from chalicelib.store.records import Database, Table
 
-# The handles service calls about a database or a table take and return. Adapters pass them
-# back to the service; they never build or write one.
-Database = DatabaseItem
-Table = TableItem
-
+# The handles service calls about a database or a table take and return (the store's records,
+# re-exported here for the adapters). Adapters pass them back to the service; they never build
+# or write one.
 
 def fold(name: str) -> str:
     """Glue folds database and table names to lowercase (Hive compatibility)."""
     return name.lower()
 
 
-def require_database(catalog_key: str, name: str) -> DatabaseItem:
+def require_database(catalog_key: str, name: str) -> Database:
     """The database item, or EntityNotFoundException as Glue words it."""
     item = catalog.get_database(catalog_key, fold(name))
     if item is None:
@@ -27,7 +25,7 @@ def require_database(catalog_key: str, name: str) -> DatabaseItem:
     return item
 
 
-def require_table(database: DatabaseItem, name: str) -> TableItem:
+def require_table(database: Database, name: str) -> Table:
     """The current table item, or EntityNotFoundException."""
     item = catalog.get_table(database.uid, fold(name))
     if item is None:

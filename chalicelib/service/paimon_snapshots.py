@@ -17,7 +17,6 @@ rollback or fast-forward is refused.
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid as uuid_module
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +39,7 @@ from chalicelib.store import catalog
 from chalicelib.store import paimon as store
 from chalicelib.store import warehouse
 from chalicelib.store.demand import Demand
+from chalicelib.store.records import Table
 
 log = logging.getLogger(__name__)
 # A commit saves its snap item while it applies its statistics (threads: both wait on DynamoDB).
@@ -59,7 +59,7 @@ class TableBranch:
 
     ref: TableRef
     uid: str
-    item: Any  # the Glue table item (store.models.TableItem): the commit's table check
+    item: Table  # the Glue table as read (records.Table): the commit's table check
     path: str
     keys: list[str]  # partition key names, in Glue PartitionKeys order
     key_types: list[str]
@@ -129,7 +129,7 @@ def settle(table: TableBranch, deadline: Optional[float] = None) -> store.Head:
     unpublished = head.snapshot_id is not None and (head.published or 0) != head.snapshot_id
     if head.pending is None and head.unsaved is None and not unpublished:
         return head  # the usual case: the last move finished
-    latest = head.latest_text if head.latest_text is not None and _id_of(head.latest_text) == head.snapshot_id else None
+    latest = head.latest_text if head.latest_text is not None and head.latest_id() == head.snapshot_id else None
     if head.unsaved is not None and head.unsaved == head.snapshot_id and latest is not None:
         store.save_snapshot(table.uid, head, latest)
     small = head.pending is not None and len(head.pending) - head.stats_done <= STATS_CHUNK
@@ -165,13 +165,6 @@ def _wait_for_applier(table: TableBranch, head: store.Head, deadline: float) -> 
         clock.sleep(min(head.stats_lease_until - now, left, _LEASE_POLL_SECONDS))
         head = _head(table, fresh=True)
     return head
-
-
-def _id_of(snapshot_text: str) -> Any:
-    try:
-        return json.loads(snapshot_text).get("id")
-    except (ValueError, AttributeError):
-        return None
 
 
 def _values(table: TableBranch, spec: dict[str, str]) -> list[str]:
@@ -370,7 +363,7 @@ def _republish(table: TableBranch) -> None:
         head = _head(table, fresh=True)
         if head.snapshot_id is None:
             return
-        known = {} if head.latest_text is None or _id_of(head.latest_text) != head.snapshot_id \
+        known = {} if head.latest_text is None or head.latest_id() != head.snapshot_id \
             else {head.snapshot_id: head.latest_text}
         _write_snapshot_files(table, head, known)
         warehouse.put(warehouse.latest_file(table.path, table.branch), str(head.snapshot_id))
@@ -439,13 +432,13 @@ def latest(table: TableBranch) -> dict[str, Any]:
         raise EntityNotFoundException(f"Table {table.ref.table} has no snapshot.", SNAPSHOT, table.ref.table)
     if head.latest_text is not None:
         # The head's copy of the latest snapshot, when it is the head's snapshot (see store.Head).
-        snapshot = json.loads(head.latest_text)
-        if snapshot.get("id") == head.snapshot_id:
+        snapshot = head.latest_snapshot()
+        if snapshot is not None and snapshot.get("id") == head.snapshot_id:
             return table_snapshot_json(snapshot, head.totals)
     stored = store.get_snapshot(table.uid, head.snapshot_id, table.branch)
     if stored is None:
         raise EntityNotFoundException(f"Snapshot {head.snapshot_id} is missing.", SNAPSHOT, str(head.snapshot_id))
-    return table_snapshot_json(json.loads(stored.text), head.totals)
+    return table_snapshot_json(stored.snapshot(), head.totals)
 
 
 # ---------------------------------------------------------- statistics left past the budget
@@ -551,8 +544,8 @@ def remove_orphans(table_uid: str, branch: str, orphans: str, deadline: float) -
 # The items of the snapshots a rollback removed: any number, so deleted within its work budget
 # and by a job of this kind after it (a table dropped meanwhile is purged whole: nothing left).
 ORPHANS_JOB = "paimon-orphans"
-cleanup.register_kind(ORPHANS_JOB, lambda job, deadline: remove_orphans(job.table_uid, job.name, job.snapshots,
-                                                                        deadline))
+cleanup.register_kind(ORPHANS_JOB, lambda job, deadline: remove_orphans(job.member("table_uid"), job.member("name"),
+                                                                        job.member("snapshots"), deadline))
 
 
 def _unpublish_above(table: TableBranch, snapshot_id: int, upto: int) -> None:
@@ -590,7 +583,7 @@ def create_tag(table: TableBranch, name: str, snapshot_id: Optional[int], time_r
     stored = store.get_snapshot(table.uid, number, table.branch)
     if stored is None:
         raise EntityNotFoundException(f"Snapshot {number} does not exist.", SNAPSHOT, str(number))
-    text = tag_text(json.loads(stored.text), now_utc(), retained)
+    text = tag_text(stored.snapshot(), now_utc(), retained)
     if not store.create_tag(table.uid, name, number, text, table.branch):
         raise AlreadyExistsException(f"Tag {name} already exists.", TAG, name)
     warehouse.put(warehouse.tag_file(table.path, name, table.branch), text)
@@ -610,7 +603,7 @@ def get_tag(table: TableBranch, name: str) -> dict[str, Any]:
     found = store.get_tag(table.uid, name, table.branch)
     if found is None:
         raise EntityNotFoundException(f"Tag {name} does not exist.", TAG, name)
-    raw = json.loads(found.text)
+    raw = found.tagged()
     retained = raw.pop("tagTimeRetained", None)
     raw.pop("tagCreateTime", None)
     return {"tagName": found.name, "snapshot": raw, "tagCreateTime": found.created,
@@ -759,7 +752,7 @@ def create_branch(table: TableBranch, name: str, from_tag: Optional[str]) -> Non
             raise EntityNotFoundException(f"Snapshot {tag.snapshot_id} of tag {from_tag} does not exist.", SNAPSHOT,
                                           str(tag.snapshot_id))
     schemas = store.list_schemas(table.uid, table.branch)
-    schema_id = json.loads(start.text)["schemaId"] if start is not None else schemas[-1][0]
+    schema_id = start.snapshot()["schemaId"] if start is not None else schemas[-1][0]
     schemas = [(n, text) for n, text in schemas if n <= schema_id]
     source = {"tag": from_tag, "snapshotId": start.snapshot_id} if start is not None else {"branch": table.branch}
     if not store.create_branch(table.uid, name, source, schemas[-1], start):
@@ -804,8 +797,8 @@ def remove_dropped_branch(table_uid: str, name: str, root: str, deadline: float)
 
 
 BRANCH_JOB = "paimon-branch"
-cleanup.register_kind(BRANCH_JOB, lambda job, deadline: remove_dropped_branch(job.table_uid, job.name, job.path,
-                                                                              deadline))
+cleanup.register_kind(BRANCH_JOB, lambda job, deadline: remove_dropped_branch(job.member("table_uid"), job.member("name"),
+                                                                              job.member("path"), deadline))
 
 
 def _finish_drop(table: TableBranch, name: str) -> None:
@@ -838,7 +831,7 @@ def fast_forward(table: TableBranch, name: str) -> None:
     copied = store.snapshots_between(table.uid, 0, branch.snapshot_id, name, limit=store.MAX_FAST_FORWARD_ITEMS + 1)
     first = copied[0].snapshot_id
     schemas = store.list_schemas(table.uid, name)
-    first_schema = json.loads(copied[0].text)["schemaId"]
+    first_schema = copied[0].snapshot()["schemaId"]
     schemas = [(n, text) for n, text in schemas if n >= first_schema]
     main_schemas = [n for n, _ in store.list_schemas(table.uid, MAIN)]
     drop_snapshots = list(range(branch.snapshot_id + 1, (main.snapshot_id or 0) + 1))

@@ -270,7 +270,7 @@ def _latest(table: Table) -> TableSchema:
         raise InvalidInputException(
             f"Table {table.name} is marked {TABLE_TYPE}={PAIMON} in Glue but was not created through the "
             "Paimon catalog: it has no Paimon schema.", TABLE, table.name)
-    return TableSchema.from_json(json.loads(found[1]))
+    return TableSchema.from_json(store.schema_json(found[1]))
 
 
 def _render(table: Table, doc: dict[str, Any], schema: TableSchema) -> PaimonTable:
@@ -319,7 +319,7 @@ def _branch_table(database: Database, table: Table, doc: dict[str, Any], name: s
     found = store.latest_schema(table.uid, branch) if is_paimon(doc) else None
     if found is None or not store.branch_exists(table.uid, branch):
         raise not_found(database.name, name)
-    shown = _render(table, doc, TableSchema.from_json(json.loads(found[1])))
+    shown = _render(table, doc, TableSchema.from_json(store.schema_json(found[1])))
     return replace(shown, name=f"{shown.name}{BRANCH_SUFFIX}{branch}")
 
 
@@ -565,5 +565,5 @@ def _remove_files_of_purged(table: Table, deadline: float) -> bool:
     return directory is None or remove_directory(*directory, deadline)
 
 
-cleanup.register_kind(DIRECTORY_JOB, lambda job, deadline: remove_directory(job.path, job.digest, deadline))
+cleanup.register_kind(DIRECTORY_JOB, lambda job, deadline: remove_directory(job.member("path"), job.digest, deadline))
 cleanup.register_files_remover(_remove_files_of_purged)

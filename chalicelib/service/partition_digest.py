@@ -21,7 +21,7 @@ from chalicelib.domain import partition_digest as codec
 from chalicelib.domain.partition_keys import partition_sort_key
 from chalicelib.service import cleanup
 from chalicelib.store import catalog, digests
-from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
+from chalicelib.store.records import CleanupJob, Table
 
 # "0": listings read as planned, never through the digest (writes still keep it): the
 # benchmark's "before", and a switch should the digest ever misbehave.
@@ -91,7 +91,7 @@ class DigestSource:
     listing's work deadline (``clock.monotonic``; None: unbounded), of which the digest may take
     DIGEST_SHARE of the budget."""
 
-    def __init__(self, table: TableItem, key_types: Sequence[str], deadline: Optional[float] = None) -> None:
+    def __init__(self, table: Table, key_types: Sequence[str], deadline: Optional[float] = None) -> None:
         self.table, self.table_uid, self.key_types = table, table.uid, list(key_types)
         self.deadline = None if deadline is None else deadline - (1 - DIGEST_SHARE) * work_budget.seconds()
         self.misses = self.fetched = 0
@@ -284,7 +284,7 @@ _queued: dict[tuple[str, str, str], float] = {}
 _QUEUE_AGAIN_SECONDS = 60.0
 
 
-def _queue(kind: str, table: TableItem, who: str = "reader") -> None:
+def _queue(kind: str, table: Table, who: str = "reader") -> None:
     now = clock.monotonic()
     if now - _queued.get((kind, table.uid, who), -_QUEUE_AGAIN_SECONDS) < _QUEUE_AGAIN_SECONDS:
         return
@@ -298,7 +298,7 @@ def _queue(kind: str, table: TableItem, who: str = "reader") -> None:
 _written: dict[str, int] = {}
 
 
-def _delta_built(table: TableItem) -> None:
+def _delta_built(table: Table) -> None:
     """A writer of this process built a delta for ``table``: past COMPACT_DELTAS of them (a bulk
     load: BatchCreatePartition writes 2 per 100 partitions), queue a compaction, at most once a
     minute per table, so the first reader after the load does not meet the whole backlog."""
@@ -316,18 +316,18 @@ def _delta_built(table: TableItem) -> None:
         log.exception("queueing a digest compaction failed; the next reader queues it")
 
 
-def _live(job: CleanupJobItem) -> bool:
-    table = catalog.get_table(job.db_uid, job.name)
+def _live(job: CleanupJob) -> bool:
+    table = catalog.get_table(job.member("db_uid"), job.member("name"))
     return table is not None and table.uid == job.uid  # else deleted: its purge drops the digest
 
 
-def _rebuild_job(job: CleanupJobItem, deadline: float) -> bool:
+def _rebuild_job(job: CleanupJob, deadline: float) -> bool:
     if _live(job):
         rebuild(job.uid)
     return True
 
 
-def _compact_job(job: CleanupJobItem, deadline: float) -> bool:
+def _compact_job(job: CleanupJob, deadline: float) -> bool:
     return compact(job.uid, deadline) if _live(job) else True
 
 

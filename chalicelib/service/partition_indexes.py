@@ -24,7 +24,7 @@ from chalicelib.service.lookups import require_database, require_table
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
-from chalicelib.store.dynamo.models import CleanupJobItem, TableItem
+from chalicelib.store.records import CleanupJob, Table
 from chalicelib.attempts import Policy, attempts
 
 MAX_INDEXES = 3
@@ -45,18 +45,18 @@ def partition_keys_of(doc: dict[str, Any]) -> list[tuple[str, str]]:
     return [(key["Name"], key.get("Type", "string")) for key in doc.get("PartitionKeys") or []]
 
 
-def key_types_of(table: TableItem) -> list[str]:
+def key_types_of(table: Table) -> list[str]:
     """The Glue types of the table's partition keys as its partition sort keys encode them (a
     copy)."""
     return list(table.key_types or [])
 
 
-def load_indexes(table: TableItem) -> list[dict[str, Any]]:
+def load_indexes(table: Table) -> list[dict[str, Any]]:
     """The table's index definitions."""
-    return json.loads(table.indexes or "[]")
+    return table.index_definitions()
 
 
-def index_specs(table: TableItem, partition_keys: Sequence[tuple[str, str]],
+def index_specs(table: Table, partition_keys: Sequence[tuple[str, str]],
                 statuses: Sequence[str] = LIVE) -> list[IndexSpec]:
     """Indexes in the given statuses, resolved against the current partition keys."""
     positions = {name.lower(): (i, glue_type) for i, (name, glue_type) in enumerate(partition_keys)}
@@ -108,7 +108,7 @@ def indexes_for_new_table(indexes_input: Sequence[dict[str, Any]] | None,
     return json.dumps(defined)
 
 
-def check_partition_key_change(table: TableItem, old_keys: Sequence[tuple[str, str]],
+def check_partition_key_change(table: Table, old_keys: Sequence[tuple[str, str]],
                                new_keys: Sequence[tuple[str, str]]) -> None:
     """Once a table has an index, existing partition keys keep their names, and indexed keys
     keep their type and position (Glue's rule for UpdateTable)."""
@@ -127,7 +127,7 @@ def check_partition_key_change(table: TableItem, old_keys: Sequence[tuple[str, s
 
 
 # ---------------------------------------------------------------------------------- backfill
-# A backfill is resumable by anyone: its progress record (``TableItem.backfills``, by index
+# A backfill is resumable by anyone: its progress record (``Table.backfills_json``, by index
 # uid) names the owner, the owner's lease, the last partition key done and the errors so far.
 # The owner renews the lease after every chunk; a request that finds a CREATING index whose
 # lease ran out (its owner died) takes it over from the cursor. Entries are idempotent and
@@ -141,15 +141,15 @@ _PROGRESS_POLICY = Policy(attempts=8)  # lost a race on the table item: re-read,
 CRASH_CREATING, CRASH_MID_BACKFILL, CRASH_SCANNED = "index-creating", "mid-backfill", "backfill-scanned"
 
 
-def _progress(table: TableItem) -> dict[str, dict[str, Any]]:
-    return json.loads(table.backfills or "{}")
+def _progress(table: Table) -> dict[str, dict[str, Any]]:
+    return table.backfill_progress()
 
 
-def _creating(table: TableItem) -> set[str]:
+def _creating(table: Table) -> set[str]:
     return {index["uid"] for index in load_indexes(table) if index["status"] == "CREATING"}
 
 
-def _live_progress(table: TableItem, leaving_out: str | None = None) -> dict[str, dict[str, Any]]:
+def _live_progress(table: Table, leaving_out: str | None = None) -> dict[str, dict[str, Any]]:
     """Progress records of CREATING indexes (records of finished or deleted ones are dropped)."""
     creating = _creating(table)
     return {uid: record for uid, record in _progress(table).items() if uid in creating and uid != leaving_out}
@@ -162,18 +162,18 @@ def _lease(owner: str, after: str | None, errors: dict[str, list[list[str]]],
             "after": after, "errors": errors}
 
 
-def _fresh(table: TableItem) -> TableItem | None:
+def _fresh(table: Table) -> Table | None:
     """The table re-read, or None if it was deleted (or re-created) meanwhile."""
     item = catalog.get_table(table.db_uid, table.name)
     return item if item is not None and item.uid == table.uid else None
 
 
-def _change_progress(table: TableItem, uid: str,
-                     change: Callable[[dict[str, Any] | None], dict[str, Any] | None]) -> TableItem | None:
+def _change_progress(table: Table, uid: str,
+                     change: Callable[[dict[str, Any] | None], dict[str, Any] | None]) -> Table | None:
     """Replace the index's progress record with ``change(record)``, retrying from a fresh read
     when the table's index state changed meanwhile. Returns the table as stored after, or
     None when ``change`` declined (returned None) or the index is no longer CREATING."""
-    current: TableItem | None = table
+    current: Table | None = table
     for _ in attempts(_PROGRESS_POLICY):
         if current is None or uid not in _creating(current):
             return None
@@ -182,14 +182,15 @@ def _change_progress(table: TableItem, uid: str,
             return None
         progress = _live_progress(current, leaving_out=uid)
         progress[uid] = record
-        if store.update_backfills(current, json.dumps(progress)):
-            return current
+        stored = store.update_backfills(current, progress)
+        if stored is not None:
+            return stored
         current = _fresh(current)
     return None
 
 
-def _renew(table: TableItem, uid: str, owner: str, after: str | None, errors: dict[str, list[list[str]]],
-           release: bool) -> TableItem | None:
+def _renew(table: Table, uid: str, owner: str, after: str | None, errors: dict[str, list[list[str]]],
+           release: bool) -> Table | None:
     """Record progress and renew the lease (or, ``release``, let it go for the next request);
     None if the lease is no longer ours."""
     def renew(record: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -199,7 +200,7 @@ def _renew(table: TableItem, uid: str, owner: str, after: str | None, errors: di
     return _change_progress(table, uid, renew)
 
 
-def _take_over(table: TableItem, uid: str, owner: str, queued_too: bool = False) -> TableItem | None:
+def _take_over(table: Table, uid: str, owner: str, queued_too: bool = False) -> Table | None:
     """Claim an index whose lease ran out (keeping its cursor and errors), or (``queued_too``:
     the backfill job) one handed to the background; None if someone holds it now."""
     def claim(record: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -221,7 +222,7 @@ def _batches(items: Iterator[Any], size: int) -> Iterator[list[Any]]:
         yield batch
 
 
-def _backfill(table: TableItem, uid: str, owner: str, max_chunks: int | None = None,
+def _backfill(table: Table, uid: str, owner: str, max_chunks: int | None = None,
               deadline: float | None = None) -> bool:
     """Enter partitions into a CREATING index from its cursor on, renewing the lease after each
     chunk, then make it ACTIVE, or FAILED with the partitions that cannot be indexed (by
@@ -270,9 +271,9 @@ def _backfill(table: TableItem, uid: str, owner: str, max_chunks: int | None = N
     return False
 
 
-def _finish(table: TableItem, uid: str, owner: str, errors: dict[str, list[list[str]]]) -> None:
+def _finish(table: Table, uid: str, owner: str, errors: dict[str, list[list[str]]]) -> None:
     """Mark the index ACTIVE or FAILED (keeping the last 10 FAILED) if its lease is still ours."""
-    current: TableItem | None = table
+    current: Table | None = table
     for _ in attempts(_PROGRESS_POLICY):
         if current is None:
             break
@@ -287,7 +288,7 @@ def _finish(table: TableItem, uid: str, owner: str, errors: dict[str, list[list[
                                             for code, values in errors.items()]
         failed = [i for i in indexes if i["status"] == "FAILED"]
         indexes = [i for i in indexes if i["status"] != "FAILED"] + failed[-MAX_FAILED_KEPT:]
-        if store.save_index_state(current, json.dumps(indexes), json.dumps(_live_progress(current, leaving_out=uid))):
+        if store.save_index_state(current, indexes, _live_progress(current, leaving_out=uid)) is not None:
             if errors:
                 _forget_entries(uid)
             return
@@ -295,7 +296,7 @@ def _finish(table: TableItem, uid: str, owner: str, errors: dict[str, list[list[
     _clear_if_deleted(table, uid)
 
 
-def _clear_if_deleted(table: TableItem, uid: str) -> None:
+def _clear_if_deleted(table: Table, uid: str) -> None:
     """An index deleted (or its table) while we backfilled it may have got entries after its
     deleter removed them: remove them again."""
     fresh = _fresh(table)
@@ -303,11 +304,11 @@ def _clear_if_deleted(table: TableItem, uid: str) -> None:
         _forget_entries(uid)
 
 
-def resume_backfills(table: TableItem) -> TableItem:
+def resume_backfills(table: Table) -> Table:
     """Take over the backfill of any CREATING index whose owner's lease ran out (the request
     that created it died, or the one that last took it over), doing a bounded share of the
     work; returns the table as it is now. Costs nothing without a CREATING index."""
-    if '"CREATING"' not in (table.indexes or ""):
+    if not table.may_have_creating_index():
         return table
     progress = _progress(table)
     now = clock.now()
@@ -338,7 +339,9 @@ def create_partition_index(ref: TableRef, index_input: dict[str, Any]) -> None:
         definition = new_index_definition(index_input, partition_keys_of(catalog.load(table)), indexes, "CREATING")
         progress = _live_progress(table)
         progress[definition["uid"]] = _lease(owner, None, {})
-        if store.save_index_state(table, json.dumps(indexes + [definition]), json.dumps(progress)):
+        stored = store.save_index_state(table, indexes + [definition], progress)
+        if stored is not None:
+            table = stored  # as stored now: the backfill's lease is in it
             break
         table = require_table(database, ref.table)
     else:
@@ -366,8 +369,8 @@ def continue_backfills(db_uid: str, name: str, table_uid: str, deadline: float) 
     return table is None or not _creating(table)
 
 
-def _backfill_job(job: CleanupJobItem, deadline: float) -> bool:
-    done = continue_backfills(job.db_uid, job.name, job.uid, deadline)
+def _backfill_job(job: CleanupJob, deadline: float) -> bool:
+    done = continue_backfills(job.member("db_uid"), job.member("name"), job.uid, deadline)
     if not done:
         clock.sleep(0.2)  # another owner holds a lease: let it work rather than re-read at once
     return done
@@ -387,7 +390,7 @@ def delete_partition_index(ref: TableRef, index_name: str) -> None:
     if doomed is None:
         raise partition_index_not_found(index_name)
     try:
-        store.drop_index(table, json.dumps([i for i in indexes if i is not doomed]), doomed["uid"])
+        store.drop_index(table, [i for i in indexes if i is not doomed], doomed["uid"])
     except store.TableChanged:
         raise ConcurrentModificationException("The table's partition indexes changed concurrently; retry") from None
     cleanup.enqueued()

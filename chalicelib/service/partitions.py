@@ -35,7 +35,7 @@ from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import partitions as store
 from chalicelib.store.documents import (decode_document, decode_document_sized, encode_document)
-from chalicelib.store.dynamo.models import DatabaseItem, PartitionItem, TableItem, TransactionItem
+from chalicelib.store.records import Database, StoredPartition, Table, Transaction
 from chalicelib.store.demand import Demand
 from chalicelib.attempts import Policy, attempts
 
@@ -52,8 +52,8 @@ def _now() -> float:
 class PartitionTableView:
     """What partition calls need to know about a table, read once per request."""
 
-    database: DatabaseItem
-    item: TableItem
+    database: Database
+    item: Table
     keys: list[tuple[str, str]]
     key_types: list[str]
     indexes: list[IndexSpec]  # CREATING and ACTIVE: every write maintains both
@@ -65,7 +65,7 @@ class PartitionTableView:
         return governed.is_governed(self.doc)
 
 
-def view_of(database: DatabaseItem, item: TableItem) -> PartitionTableView:
+def view_of(database: Database, item: Table) -> PartitionTableView:
     """The view of a table item just read (under ``database``)."""
     item = resume_backfills(item)  # an abandoned backfill must not hold its index CREATING
     doc = catalog.load(item)
@@ -125,7 +125,7 @@ def partition_key(view: PartitionTableView, values: Sequence[str]) -> str:
     return partition_sort_key(values, view.key_types)
 
 
-def table_names(catalog_id: str, database: DatabaseItem, table: TableItem) -> dict[str, str]:
+def table_names(catalog_id: str, database: Database, table: Table) -> dict[str, str]:
     """The members a partition document gets in a response: where it belongs."""
     return Members(DatabaseName=database.name, TableName=table.name, CatalogId=catalog_id)
 
@@ -166,7 +166,7 @@ def _entries(view: PartitionTableView, values: Sequence[str]) -> list[tuple[str,
     return entries
 
 
-def _stored(item: PartitionItem) -> tuple[list[str], int, int]:
+def _stored(item: StoredPartition) -> tuple[list[str], int, int]:
     """A stored partition's values, segment and revision."""
     return item.values, item.segment, item.revision
 
@@ -489,7 +489,7 @@ def batch_get_partitions(ref: TableRef, wanted: Sequence[list[str]]) -> tuple[li
     return partitions, unprocessed
 
 
-def find_partition(ref: TableRef, values: Sequence[str]) -> tuple[TableItem, Any]:
+def find_partition(ref: TableRef, values: Sequence[str]) -> tuple[Table, Any]:
     """The table item and the partition item with these values, or EntityNotFoundException."""
     view = read_partition_table(ref)
     check_values(view, values, "PartitionValues")
@@ -623,11 +623,11 @@ class StoredListing:
 class _TableAsRead:
     """With a TransactionId or QueryAsOfTime, the table as that reader sees it."""
 
-    database: DatabaseItem
-    item: TableItem
+    database: Database
+    item: Table
     doc: dict[str, Any]
     stored: bool  # False: created by the reading transaction, not committed yet
-    transaction: Optional[TransactionItem]  # the reading transaction, loaded and checked
+    transaction: Optional[Transaction]  # the reading transaction, loaded and checked
 
 
 def _table_as_read(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str],
@@ -648,8 +648,8 @@ def _table_as_read(ctx: RequestContext, ref: TableRef, transaction_id: Optional[
 
 
 def _manifest_listing(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str], as_of: Optional[float],
-                      table: TableItem, table_doc: dict[str, Any], names: dict[str, str],
-                      wanted: governed.Listing, reader: Optional[TransactionItem] = None) -> governed.ManifestListing:
+                      table: Table, table_doc: dict[str, Any], names: dict[str, str],
+                      wanted: governed.Listing, reader: Optional[Transaction] = None) -> governed.ManifestListing:
     """A governed table's listing at the reader's snapshot (``reader``: the request's
     transaction, when loaded and checked already)."""
     snapshot, reader = (reader.snapshot_seq, reader) if reader is not None else \

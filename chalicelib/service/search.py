@@ -29,7 +29,7 @@ from chalicelib.errors import InvalidInputException
 from chalicelib.service.paging import MAX_PAGE_BYTES, out_of_time, take_page, work_deadline
 from chalicelib.store import catalog
 from chalicelib.store import search as postings_store
-from chalicelib.store.dynamo.models import DatabaseItem, TableItem
+from chalicelib.store.records import Database, Table
 
 Candidate = tuple[str, str]  # (database name, table name)
 # How the caller shows a table: (table document, version) -> the object it returns. Its size
@@ -77,15 +77,15 @@ def table_search(text: Optional[str], filters: Optional[Sequence[dict[str, Any]]
 
 
 def _database(catalog_key: str, name: str,
-              databases: dict[str, Optional[DatabaseItem]]) -> Optional[DatabaseItem]:
+              databases: dict[str, Optional[Database]]) -> Optional[Database]:
     """The current database of that name (read once per request)."""
     if name not in databases:
         databases[name] = catalog.get_database(catalog_key, name)
     return databases[name]
 
 
-def _token_stream(catalog_key: str, token: str, databases: dict[str, Optional[DatabaseItem]]
-                  ) -> Iterator[tuple[Candidate, str, Optional[TableItem]]]:
+def _token_stream(catalog_key: str, token: str, databases: dict[str, Optional[Database]]
+                  ) -> Iterator[tuple[Candidate, str, Optional[Table]]]:
     """Every table a token reaches: posted directly, or through its database's text."""
     for posting in postings_store.postings(catalog_key, postings_store.TABLE, token):
         db_name, table_name = postings_store.table_of(posting)
@@ -100,8 +100,8 @@ def _token_stream(catalog_key: str, token: str, databases: dict[str, Optional[Da
                 yield (db_name, item.name), database.uid, item
 
 
-def _candidates_from_postings(catalog_key: str, tokens: set[str], loaded: dict[Candidate, TableItem],
-                              databases: dict[str, Optional[DatabaseItem]]) -> dict[Candidate, str]:
+def _candidates_from_postings(catalog_key: str, tokens: set[str], loaded: dict[Candidate, Table],
+                              databases: dict[str, Optional[Database]]) -> dict[Candidate, str]:
     """A superset of the tables holding every token: {(db, table): db uid}.
 
     Every token's stream is read in rounds of _CHUNK; the first to run out is the rarest
@@ -110,7 +110,7 @@ def _candidates_from_postings(catalog_key: str, tokens: set[str], loaded: dict[C
     """
     streams = {token: _token_stream(catalog_key, token, databases) for token in sorted(tokens)}
     reached: dict[str, dict[Candidate, str]] = {token: {} for token in streams}
-    fetched: dict[str, dict[Candidate, TableItem]] = {token: {} for token in streams}
+    fetched: dict[str, dict[Candidate, Table]] = {token: {} for token in streams}
     while True:
         for token, stream in streams.items():
             for _ in range(_CHUNK):
@@ -124,10 +124,10 @@ def _candidates_from_postings(catalog_key: str, tokens: set[str], loaded: dict[C
                     fetched[token][candidate] = item
 
 
-def _load_tables(candidates: dict[Candidate, str], loaded: dict[Candidate, TableItem]) -> None:
+def _load_tables(candidates: dict[Candidate, str], loaded: dict[Candidate, Table]) -> None:
     missing = [(uid, table) for (db, table), uid in candidates.items() if (db, table) not in loaded]
     names = {(uid, table): (db, table) for (db, table), uid in candidates.items()}
-    for item in catalog.get_many(TableItem, missing):
+    for item in catalog.get_tables(missing):
         loaded[names[(item.db_uid, item.name)]] = item
 
 
@@ -147,8 +147,8 @@ def search_tables(catalog_key: str, search: TableSearch, after: Any, limit: Opti
     if search.share_type == "FOREIGN":
         return [], None
     wanted, phrase = parse_search_text(search.text)
-    loaded: dict[Candidate, TableItem] = {}
-    databases: dict[str, Optional[DatabaseItem]] = {}
+    loaded: dict[Candidate, Table] = {}
+    databases: dict[str, Optional[Database]] = {}
     matcher = _Matcher(catalog_key, search, wanted, phrase, databases, render)
     if search.sort_field in _KEY_ORDERS:
         return _in_key_order(catalog_key, matcher, wanted, loaded, databases, after, limit or _DEFAULT_LIMIT,
@@ -161,17 +161,17 @@ class _Matcher:
     """Whether a candidate table matches the search, as it is now; its sort order and rendering."""
 
     def __init__(self, catalog_key: str, search: TableSearch, wanted: set[str], phrase: Optional[str],
-                 databases: dict[str, Optional[DatabaseItem]], render: Render) -> None:
+                 databases: dict[str, Optional[Database]], render: Render) -> None:
         self.catalog_key, self.search, self.wanted, self.phrase = catalog_key, search, wanted, phrase
         self.databases, self.render = databases, render
 
-    def hit(self, candidate: Candidate, db_uid: Optional[str], item: TableItem
+    def hit(self, candidate: Candidate, db_uid: Optional[str], item: Table
             ) -> Optional[tuple[list[Any], dict[str, Any]]]:
         """(sort order, rendered table), or None when it does not match."""
         found = self.order(candidate, db_uid, item)
         return None if found is None else (found[0], self.render(found[1], item.version))
 
-    def order(self, candidate: Candidate, db_uid: Optional[str], item: TableItem
+    def order(self, candidate: Candidate, db_uid: Optional[str], item: Table
               ) -> Optional[tuple[list[Any], dict[str, Any]]]:
         """(sort order, table document), or None when it does not match."""
         db_name, table_name = candidate
@@ -187,8 +187,8 @@ class _Matcher:
         return [sort_value(self.search.sort_field, table_doc), db_name, table_name], table_doc
 
 
-def _in_key_order(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded: dict[Candidate, TableItem],
-                  databases: dict[str, Optional[DatabaseItem]], after: Optional[list[Any]], limit: int,
+def _in_key_order(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded: dict[Candidate, Table],
+                  databases: dict[str, Optional[Database]], after: Optional[list[Any]], limit: int,
                   field: str, descending: bool) -> tuple[list[dict[str, Any]], Optional[list[Any]]]:
     """A page sorted by database name then table name, or by table name then database name
     (``field``; ``descending``: both reversed), reading candidates in that order until the page
@@ -209,11 +209,11 @@ def _in_key_order(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded:
     else:
         stream = _stored_by_name(catalog_key, databases, start, limit + 1, chunk, descending)
 
-    def render(entry: tuple[Candidate, str, TableItem]) -> Optional[tuple[dict[str, Any], int]]:
+    def render(entry: tuple[Candidate, str, Table]) -> Optional[tuple[dict[str, Any], int]]:
         hit = matcher.hit(*entry)
         return None if hit is None else (hit[1], len(str(hit[1])))
 
-    def position(entry: tuple[Candidate, str, TableItem]) -> list[Any]:
+    def position(entry: tuple[Candidate, str, Table]) -> list[Any]:
         (db_name, table_name), _, _ = entry
         return [order(entry[0])[0], db_name, table_name]
 
@@ -227,8 +227,8 @@ _KEY_ORDERS: dict[str, Callable[[Candidate], Candidate]] = {
 }
 
 
-def _selected(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded: dict[Candidate, TableItem],
-              databases: dict[str, Optional[DatabaseItem]], state: Any, limit: int,
+def _selected(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded: dict[Candidate, Table],
+              databases: dict[str, Optional[Database]], state: Any, limit: int,
               descending: bool) -> tuple[list[dict[str, Any]], Any]:
     """A page sorted by a field no key orders (a time, TableType, Owner): every candidate is
     examined, in key order, keeping the first ``limit`` + 1 in the search's order after the last
@@ -300,9 +300,9 @@ def _selected(catalog_key: str, matcher: _Matcher, wanted: set[str], loaded: dic
     return [table for _, table in page], (page[-1][0] if more and page else None)
 
 
-def _loaded_in_order(candidates: dict[Candidate, str], loaded: dict[Candidate, TableItem], start: Optional[Candidate],
+def _loaded_in_order(candidates: dict[Candidate, str], loaded: dict[Candidate, Table], start: Optional[Candidate],
                      chunk: int, order: Callable[[Candidate], Candidate],
-                     descending: bool) -> Iterator[tuple[Candidate, str, TableItem]]:
+                     descending: bool) -> Iterator[tuple[Candidate, str, Table]]:
     """The candidates after ``start`` in ``order`` (or reversed), loaded ``chunk`` at a time."""
     ordered = sorted((c for c in candidates
                       if start is None or (order(c) < start if descending else order(c) > start)),
@@ -316,8 +316,8 @@ def _loaded_in_order(candidates: dict[Candidate, str], loaded: dict[Candidate, T
                 yield candidate, candidates[candidate], item
 
 
-def _stored_in_order(catalog_key: str, databases: dict[str, Optional[DatabaseItem]], start: Optional[Candidate],
-                     chunk: int, descending: bool) -> Iterator[tuple[Candidate, str, TableItem]]:
+def _stored_in_order(catalog_key: str, databases: dict[str, Optional[Database]], start: Optional[Candidate],
+                     chunk: int, descending: bool) -> Iterator[tuple[Candidate, str, Table]]:
     """Every table of the catalog after ``start``, in (database, table) order (or reversed): the
     key order of the databases and tables tables, read in Query pages of ``chunk``."""
     if start is not None:
@@ -331,8 +331,8 @@ def _stored_in_order(catalog_key: str, databases: dict[str, Optional[DatabaseIte
             yield (database.name, item.name), database.uid, item
 
 
-def _stored_by_name(catalog_key: str, databases: dict[str, Optional[DatabaseItem]], start: Optional[Candidate],
-                    wanted: int, chunk: int, descending: bool) -> Iterator[tuple[Candidate, str, TableItem]]:
+def _stored_by_name(catalog_key: str, databases: dict[str, Optional[Database]], start: Optional[Candidate],
+                    wanted: int, chunk: int, descending: bool) -> Iterator[tuple[Candidate, str, Table]]:
     """Every table of the catalog after ``start`` in (table, database) order (or reversed): each
     database's tables in key order from the start's name on, merged. Every database's first
     Query reads about its share of ``wanted`` tables (at least 2), later ones ``chunk``; so a
@@ -340,7 +340,7 @@ def _stored_by_name(catalog_key: str, databases: dict[str, Optional[DatabaseItem
     listed = list(catalog.query_databases(catalog_key, None, _LOAD_CHUNK))
     first = min(chunk, 2 + wanted // max(len(listed), 1))
 
-    def tables_of(database: DatabaseItem) -> Iterator[tuple[Candidate, str, TableItem]]:
+    def tables_of(database: Database) -> Iterator[tuple[Candidate, str, Table]]:
         for item in catalog.tables_from(database.uid, start[0] if start else None, first, chunk, descending):
             key = (item.name, database.name)
             if start is None or (key < start if descending else key > start):

@@ -18,15 +18,15 @@ from chalicelib.errors import EntityNotFoundException, InvalidInputException
 from chalicelib.service.transactions import load_transaction, require_active
 from chalicelib.store import catalog
 from chalicelib.store import transactions as tx_store
-from chalicelib.store.dynamo.models import DatabaseItem, PendingWriteItem, TableItem, TransactionItem
-from chalicelib.store.pending_tables import as_table_item, get_pending_table, meta_scope, pending_tables
+from chalicelib.store.records import Database, PendingWrite, Table, Transaction
+from chalicelib.store.pending_tables import as_table, get_pending_table, meta_scope, pending_tables
 
 # A table as a reader sees it: the item (uid, key types, indexes), the document, the version.
-Seen = tuple[TableItem, dict[str, Any], int]
+Seen = tuple[Table, dict[str, Any], int]
 
 
 # ------------------------------------------------------------------------------ time travel
-def table_as_of(item: TableItem, when: Optional[float]) -> Optional[tuple[dict[str, Any], int]]:
+def table_as_of(item: Table, when: Optional[float]) -> Optional[tuple[dict[str, Any], int]]:
     """(Table document, version) current at ``when`` (None: now): the newest version whose
     UpdateTime is not after it; None if the table did not exist yet (or that version was
     dropped with SkipArchive / DeleteTableVersion)."""
@@ -40,7 +40,7 @@ def table_as_of(item: TableItem, when: Optional[float]) -> Optional[tuple[dict[s
     return None
 
 
-def require_table_as_of(item: TableItem, when: Optional[float]) -> tuple[dict[str, Any], int]:
+def require_table_as_of(item: Table, when: Optional[float]) -> tuple[dict[str, Any], int]:
     """Like table_as_of, EntityNotFoundException when there is no such version."""
     found = table_as_of(item, when)
     if found is None:
@@ -48,7 +48,7 @@ def require_table_as_of(item: TableItem, when: Optional[float]) -> tuple[dict[st
     return found
 
 
-def table_at_seq(item: TableItem, snapshot: int) -> Optional[tuple[dict[str, Any], int]]:
+def table_at_seq(item: Table, snapshot: int) -> Optional[tuple[dict[str, Any], int]]:
     """(document, version) of the table at commit ``snapshot``: the newest version stamped at or
     before it. None if the table was created after it, or the version it had then is no longer
     archived (SkipArchive, DeleteTableVersion): a gap in the version numbers says so."""
@@ -71,15 +71,15 @@ class DatabaseSnapshot:
     (None: the latest) under ``overlay`` (name -> the table, None when deleted), which holds the
     changes of a commit not applied yet and then the reader's own pending changes."""
 
-    database: DatabaseItem
+    database: Database
     snapshot: Optional[int]
-    overlay: dict[str, Optional[TableItem]] = field(default_factory=dict)
+    overlay: dict[str, Optional[Table]] = field(default_factory=dict)
     committing: set[str] = field(default_factory=set)  # names in the unapplied commit's overlay
-    own: dict[str, PendingWriteItem] = field(default_factory=dict)
-    transaction: Optional[TransactionItem] = None
-    _items: dict[str, Optional[TableItem]] = field(default_factory=dict)
+    own: dict[str, PendingWrite] = field(default_factory=dict)
+    transaction: Optional[Transaction] = None
+    _items: dict[str, Optional[Table]] = field(default_factory=dict)
 
-    def stored(self, name: str) -> Optional[TableItem]:
+    def stored(self, name: str) -> Optional[Table]:
         """The table item as stored now (read once)."""
         if name not in self._items:
             self._items[name] = catalog.get_table(self.database.uid, name)
@@ -92,7 +92,7 @@ class DatabaseSnapshot:
             return None if table is None else (table, catalog.load(table), table.version)
         return self._resolve(self.stored(name))
 
-    def _resolve(self, item: Optional[TableItem]) -> Optional[Seen]:
+    def _resolve(self, item: Optional[Table]) -> Optional[Seen]:
         if item is None:
             return None
         if self.snapshot is None:
@@ -121,7 +121,7 @@ class DatabaseSnapshot:
             yield name, found
 
 
-def same_catalog(transaction: TransactionItem, database: DatabaseItem) -> None:
+def same_catalog(transaction: Transaction, database: Database) -> None:
     """InvalidInputException unless ``transaction`` belongs to ``database``'s catalog."""
     # Snapshots are commit numbers of the transaction's own catalog: they order nothing elsewhere.
     if transaction.catalog != database.catalog:
@@ -129,8 +129,8 @@ def same_catalog(transaction: TransactionItem, database: DatabaseItem) -> None:
             f"Transaction {transaction.transaction_id} belongs to another catalog than database {database.name}")
 
 
-def database_snapshot(ctx: RequestContext, transaction_id: Optional[str], database: DatabaseItem,
-                      name: Optional[str] = None, transaction: Optional[TransactionItem] = None
+def database_snapshot(ctx: RequestContext, transaction_id: Optional[str], database: Database,
+                      name: Optional[str] = None, transaction: Optional[Transaction] = None
                       ) -> DatabaseSnapshot:
     """How a request made in ``transaction_id`` (None: outside any) sees ``database``'s tables.
     ``name``: only that table will be read (point reads instead of Queries, and no snapshot
@@ -152,18 +152,18 @@ def database_snapshot(ctx: RequestContext, transaction_id: Optional[str], databa
     lock = tx_store.get_lock(scope)
     if lock is not None and (transaction is None or lock.transaction_id != transaction.transaction_id):
         holder = tx_store.get_transaction(database.catalog, lock.transaction_id)
-        if holder is not None and holder.status == "COMMITTED" and (snapshot is None or holder.commit_seq <= snapshot):
+        if holder is not None and holder.status == "COMMITTED" and (snapshot is None or holder.seq <= snapshot):
             for write in _changes(holder.transaction_id, database.uid, name):
-                view.overlay[write.uri] = as_table_item(database.uid, write)
+                view.overlay[write.uri] = as_table(database.uid, write)
                 view.committing.add(write.uri)
     if transaction is not None:
         for write in _changes(transaction.transaction_id, database.uid, name):
-            view.overlay[write.uri] = as_table_item(database.uid, write)
+            view.overlay[write.uri] = as_table(database.uid, write)
             view.own[write.uri] = write
     return view
 
 
-def _changes(transaction_id: str, db_uid: str, name: Optional[str]) -> list[PendingWriteItem]:
+def _changes(transaction_id: str, db_uid: str, name: Optional[str]) -> list[PendingWrite]:
     if name is None:
         return list(pending_tables(transaction_id, db_uid))
     found = get_pending_table(transaction_id, db_uid, name)

@@ -11,7 +11,6 @@ ColumnError / ColumnStatisticsError documents, whole-call problems as the catalo
 
 from __future__ import annotations
 
-import json
 from typing import Any, NamedTuple, Optional, Sequence
 
 from chalicelib.domain.keycodec import base_type
@@ -22,7 +21,7 @@ from chalicelib.service.lookups import require_database, require_table
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import statistics as store
-from chalicelib.store.dynamo.models import TableItem
+from chalicelib.store.records import Table
 
 # The owner of table-level statistics; a partition's statistics are owned by the partition's uid.
 TABLE_OWNER = ""
@@ -47,15 +46,15 @@ def _declared_types(table_doc: dict[str, Any], partition_doc: Optional[dict[str,
     return declared
 
 
-def _epochs(table: TableItem) -> dict[str, int]:
-    return json.loads(table.column_epochs or "{}")
+def _epochs(table: Table) -> dict[str, int]:
+    return table.column_epochs()
 
 
 def _detail(error: ServiceError) -> dict[str, str]:
     return {"ErrorCode": error.code, "ErrorMessage": error.message}
 
 
-def _get(table: TableItem, owner: str, declared: dict[str, str], names: Sequence[str]) -> StatisticsRead:
+def _get(table: Table, owner: str, declared: dict[str, str], names: Sequence[str]) -> StatisticsRead:
     stored = store.load_statistics(table.uid, owner, names)
     epochs = _epochs(table)
     found: list[dict[str, Any]] = []
@@ -75,7 +74,7 @@ def _get(table: TableItem, owner: str, declared: dict[str, str], names: Sequence
     return StatisticsRead(found, errors)
 
 
-def _update(table: TableItem, owner: str, declared: dict[str, str],
+def _update(table: Table, owner: str, declared: dict[str, str],
             entries: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], Optional[float]]:
     epochs = _epochs(table)
     valid: list[tuple[dict[str, Any], int]] = []
@@ -95,11 +94,11 @@ def _update(table: TableItem, owner: str, declared: dict[str, str],
     return errors, latest
 
 
-def _table(ref: TableRef) -> TableItem:
+def _table(ref: TableRef) -> Table:
     return require_table(require_database(ref.catalog_key, ref.database), ref.table)
 
 
-def _partition(ref: TableRef, values: Sequence[str]) -> tuple[TableItem, Any]:
+def _partition(ref: TableRef, values: Sequence[str]) -> tuple[Table, Any]:
     return partitions.find_partition(ref, values)
 
 

@@ -10,6 +10,7 @@ purging only touches an incarnation already unlinked.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from chalicelib.service import cleanup, search_index
@@ -17,12 +18,11 @@ from chalicelib.errors import ConcurrentModificationException
 from chalicelib.store import catalog
 from chalicelib.store import statistics as statistics_store
 from chalicelib.store.documents import decode_document, encode_document
-from chalicelib.store.dynamo.fence import Fence
-from chalicelib.store.dynamo.models import PendingWriteItem, TransactionItem
-from chalicelib.store.pending_tables import TableChange, as_table_item, change_of, db_uid_of
+from chalicelib.store.records import Fence, PendingWrite, Transaction
+from chalicelib.store.pending_tables import TableChange, as_table, change_of, db_uid_of
 
 
-def check(item: TransactionItem, scope: str, writes: Sequence[PendingWriteItem]) -> None:
+def check(item: Transaction, scope: str, writes: Sequence[PendingWrite]) -> None:
     """ConcurrentModificationException unless every table the transaction writes is still the
     incarnation and version it saw (so nobody created, changed or deleted it since its snapshot:
     what it saw *was* its snapshot, or the write would have failed at call time)."""
@@ -44,7 +44,7 @@ def check(item: TransactionItem, scope: str, writes: Sequence[PendingWriteItem])
                 f"Database {change_of(writes[0]).database} was deleted after this transaction started")
 
 
-def apply(item: TransactionItem, scope: str, writes: Sequence[PendingWriteItem], seq: int, fence: Fence) -> None:
+def apply(item: Transaction, scope: str, writes: Sequence[PendingWrite], seq: int, fence: Fence) -> None:
     """Make the committed table changes current, each stamped with the commit's ``seq`` and
     with its UpdateTime (CreateTime for a new table) set to the commit time; under ``fence``
     (Fenced once the commit no longer holds the scope's lock: another applier did it all)."""
@@ -53,15 +53,14 @@ def apply(item: TransactionItem, scope: str, writes: Sequence[PendingWriteItem],
         change = change_of(write)
         if change.removes_base:
             _remove(item.catalog, db_uid, write.uri, change, fence)
-        new = as_table_item(db_uid, write)
+        new = as_table(db_uid, write)
         if new is None:  # the change deletes the table (removed above)
             continue
-        doc = decode_document(write.doc)
+        doc = decode_document(new.doc)
         doc["UpdateTime"] = seq / 1_000_000
         if change.creates:
             doc["CreateTime"] = doc["UpdateTime"]
-            new.doc, new.changed_seq = encode_document(doc, "table"), seq
-            catalog.put_committed_table(new, fence)
+            catalog.put_committed_table(replace(new, doc=encode_document(doc, "table"), changed_seq=seq), fence)
         else:
             _update(item.catalog, db_uid, write.uri, change, doc, seq, fence)
 

@@ -28,13 +28,13 @@ from chalicelib.service.snapshots import database_snapshot
 from chalicelib.service.table_ref import TableRef
 from chalicelib.service.transactions import commit, load_transaction, require_active, start
 from chalicelib.store import transactions as store
-from chalicelib.store.dynamo.models import ObjectItem, PendingWriteItem, TableItem, TransactionItem
+from chalicelib.store.records import ObjectState, PendingWrite, Table, Transaction
 
 LATEST = 10 ** 19  # a snapshot after every commit
 OWN = 10 ** 20 - 1  # own pending writes sort after every committed version of a partition
 
 # uri -> (op, pending write, seq) of writes a snapshot sees that the object versions lack yet.
-Overlay = dict[str, tuple[str, PendingWriteItem, int]]
+Overlay = dict[str, tuple[str, PendingWrite, int]]
 
 
 def _values(item: Any) -> list[str]:
@@ -43,7 +43,7 @@ def _values(item: Any) -> list[str]:
 
 
 def governed_table(ctx: RequestContext, ref: TableRef, transaction_id: Optional[str]
-                   ) -> tuple[TableItem, dict[str, Any]]:
+                   ) -> tuple[Table, dict[str, Any]]:
     """The governed table ``ref`` names and its document, as a request in ``transaction_id``
     (None: outside any) sees it: a table the transaction created, not committed yet, is there.
     EntityNotFoundException if it is not; InvalidInputException unless TableType is GOVERNED."""
@@ -58,7 +58,7 @@ def governed_table(ctx: RequestContext, ref: TableRef, transaction_id: Optional[
     return table, doc
 
 
-def _partition_values(table: TableItem, keys: list[tuple[str, str]], given: Optional[list[str]], uri: str) -> list[str]:
+def _partition_values(table: Table, keys: list[tuple[str, str]], given: Optional[list[str]], uri: str) -> list[str]:
     values = list(given or [])
     if len(values) != len(keys):
         raise InvalidInputException(
@@ -73,7 +73,7 @@ def _partition_values(table: TableItem, keys: list[tuple[str, str]], given: Opti
     return values
 
 
-def _check_key_size(table: TableItem, uri: str, partition_key: Optional[str] = None) -> None:
+def _check_key_size(table: Table, uri: str, partition_key: Optional[str] = None) -> None:
     """Refuse an object whose store keys DynamoDB would refuse (over 1,024 bytes).
 
     Checked before anything is written: a key refused while a commit is applied, after its
@@ -117,18 +117,18 @@ def update_table_objects(ctx: RequestContext, ref: TableRef, transaction_id: Opt
     # A committed transaction whose writes are not applied yet (its committer is applying them,
     # or crashed): its writes are the objects' latest committed state.
     unapplied = overlay_of(table, item.catalog, LATEST, None)
-    pending = store.get_pending(item.transaction_id, [store.pending_key(table.uid, u) for u in uris])
+    pending = store.get_pending_object(item.transaction_id, table.uid, uris)
     puts, removed = [], []
     for operation, uri in zip(operations, uris):
         state = committed.get(uri)
         if uri in unapplied:
             op, write, seq = unapplied[uri]
-            state = ObjectItem(table.uid, uri, live=int(op != "delete"), changed_seq=seq, etag=write.etag,
-                               values=_values(write))
+            state = ObjectState(table.uid, uri, live=int(op != "delete"), changed_seq=seq, etag=write.etag,
+                                values=_values(write))
         if state is not None and state.changed_seq > item.snapshot_seq:
             raise ConcurrentModificationException(
                 f"Object {uri} was changed by a transaction committed after this one started")
-        mine = pending.get(store.pending_key(table.uid, uri))
+        mine = pending.get(uri)
         live = (mine.op != "delete") if mine else bool(state and state.live)
         if "AddObject" in operation and operation["AddObject"] is not None:
             add = operation["AddObject"]
@@ -138,9 +138,8 @@ def update_table_objects(ctx: RequestContext, ref: TableRef, transaction_id: Opt
             partition_key = partition_sort_key(values, key_types_of(table))
             _check_key_size(table, uri, partition_key)
             op = "replace" if mine and mine.op == "delete" else "add"
-            puts.append(PendingWriteItem(item.transaction_id, store.pending_key(table.uid, uri), op=op, uri=uri,
-                                         etag=add["ETag"], size=add["Size"], values=values,
-                                         partition_key=partition_key))
+            puts.append(store.pending_object(item.transaction_id, table.uid, uri, op, values, partition_key,
+                                             etag=add["ETag"], size=add["Size"]))
         else:
             delete = operation["DeleteObject"]
             if not live:
@@ -154,9 +153,8 @@ def update_table_objects(ctx: RequestContext, ref: TableRef, transaction_id: Opt
                 removed.append(mine)  # added and deleted in this transaction: nothing to do
             else:
                 assert state is not None  # not an add of ours, so the live state is committed
-                puts.append(PendingWriteItem(item.transaction_id, store.pending_key(table.uid, uri), op="delete",
-                                             uri=uri, values=_values(state),
-                                             partition_key=partition_sort_key(_values(state), key_types_of(table))))
+                puts.append(store.pending_object(item.transaction_id, table.uid, uri, "delete", _values(state),
+                                                 partition_sort_key(_values(state), key_types_of(table))))
     if not store.save_pending(item, clock.now(), table.uid, puts, removed):
         fresh = load_transaction(ctx, item.transaction_id)
         require_active(fresh, write=True)
@@ -176,7 +174,7 @@ def check_objects_on_cancel(ctx: RequestContext, ref: TableRef, transaction_id: 
 
 
 def snapshot_of(ctx: RequestContext, catalog_key: str, transaction_id: Optional[str],
-                as_of: Optional[float]) -> tuple[int, Optional[TransactionItem]]:
+                as_of: Optional[float]) -> tuple[int, Optional[Transaction]]:
     """The snapshot sequence number to read ``catalog_key`` at, and the reading transaction
     (loaded, checked ACTIVE and marked active), if any. InvalidInputException when both a
     transaction and a time are given."""
@@ -195,7 +193,7 @@ def snapshot_of(ctx: RequestContext, catalog_key: str, transaction_id: Optional[
     return last, None
 
 
-def overlay_of(table: TableItem, catalog_key: str, snapshot: int, reader: Optional[TransactionItem]) -> Overlay:
+def overlay_of(table: Table, catalog_key: str, snapshot: int, reader: Optional[Transaction]) -> Overlay:
     """uri -> (op, pending write, seq) of writes the snapshot sees but the versions lack yet:
     a committed transaction's not yet applied (seq: its commit number), then the reader's own
     (seq: OWN)."""
@@ -203,16 +201,16 @@ def overlay_of(table: TableItem, catalog_key: str, snapshot: int, reader: Option
     lock = store.get_lock(table.uid)
     if lock is not None and (reader is None or lock.transaction_id != reader.transaction_id):
         holder = store.get_transaction(catalog_key, lock.transaction_id)
-        if holder is not None and holder.status == "COMMITTED" and holder.commit_seq <= snapshot:
+        if holder is not None and holder.status == "COMMITTED" and holder.seq <= snapshot:
             for write in store.pending_of(holder.transaction_id, table.uid):
-                changes[write.uri] = (write.op, write, holder.commit_seq)
+                changes[write.uri] = (write.op, write, holder.seq)
     if reader is not None:
         for write in store.pending_of(reader.transaction_id, table.uid):
             changes[write.uri] = (write.op, write, OWN)
     return changes
 
 
-def visible_objects(table: TableItem, snapshot: int, bound: expressions.Node, overlay: Overlay,
+def visible_objects(table: Table, snapshot: int, bound: expressions.Node, overlay: Overlay,
                     low: Optional[str], high: Optional[str], after: Optional[str],
                     seek: bool = False, deadline: Optional[float] = None
                     ) -> Iterator[tuple[str, list[str], Optional[dict[str, Any]]]]:
@@ -224,11 +222,11 @@ def visible_objects(table: TableItem, snapshot: int, bound: expressions.Node, ov
     for uri, (op, write, seq) in overlay.items():
         if op == "delete":
             continue
-        key = store.version_key(write.partition_key, seq, uri)
+        key = store.version_key(write.object_key, seq, uri)
         if (low is not None and key < low) or (high is not None and key > high) or (after is not None and key <= after):
             continue
         if expressions.evaluate(bound, _values(write)):
-            extra.append((key, _values(write), {"Uri": uri, "ETag": write.etag, "Size": int(write.size)}))
+            extra.append((key, _values(write), {"Uri": uri, "ETag": write.etag, "Size": int(write.size or 0)}))
     extra.sort(key=lambda entry: entry[0])
     # A commit partly applied has stored some of its versions under the very keys its overlay
     # entries take: such a version is left out for its twin, and must not end a page at that

@@ -33,8 +33,8 @@ from chalicelib.service.transactions import LOCK_WAIT, clear_lock, load_transact
 from chalicelib.store import catalog
 from chalicelib.store import transactions as tx_store
 from chalicelib.store.documents import encode_document
-from chalicelib.store.dynamo.models import DatabaseItem, PendingWriteItem
-from chalicelib.store.pending_tables import TableChange, change_of, meta_scope, pending_item
+from chalicelib.store.records import Database, PendingWrite
+from chalicelib.store.pending_tables import TableChange, change_of, meta_scope, pending_table_write
 from chalicelib.attempts import attempts
 
 T = TypeVar("T")
@@ -44,7 +44,7 @@ T = TypeVar("T")
 class TableWriter:
     """One table name as a writing transaction sees it, and the recording of its change."""
 
-    def __init__(self, ctx: RequestContext, transaction_id: str, database: DatabaseItem, name: str) -> None:
+    def __init__(self, ctx: RequestContext, transaction_id: str, database: Database, name: str) -> None:
         self.ctx, self.database, self.name = ctx, database, name
         self.transaction = load_transaction(ctx, transaction_id)
         require_active(self.transaction, write=True)
@@ -98,7 +98,7 @@ class TableWriter:
             version = table.version
         self._record(TableChange(self.database.name, base_uid, base_version, uid=table.uid, version=version,
                                  archive=archive, dropped=sorted(set(earlier) | dropped),
-                                 indexes=table.indexes, key_types=list(table.key_types or [])), doc)
+                                 indexes=table.indexes_json, key_types=list(table.key_types or [])), doc)
 
     def delete(self) -> None:
         """Record the deletion of the seen table (of one created here: forget it)."""
@@ -111,15 +111,15 @@ class TableWriter:
 
     def _record(self, change: TableChange, doc: Optional[dict[str, Any]]) -> None:
         encoded = encode_document(doc, "table") if doc is not None else None
-        self._save([pending_item(self.transaction.transaction_id, self.database.uid, self.name, change, encoded)], [])
+        self._save([pending_table_write(self.transaction.transaction_id, self.database.uid, self.name, change, encoded)], [])
 
-    def _save(self, puts: list[PendingWriteItem], removed: list[PendingWriteItem]) -> None:
+    def _save(self, puts: list[PendingWrite], removed: list[PendingWrite]) -> None:
         if not tx_store.save_pending(self.transaction, clock.now(), meta_scope(self.database.uid), puts, removed):
             require_active(load_transaction(self.ctx, self.transaction.transaction_id), write=True)
             raise TransactionCommitInProgressException("Transaction changed while writing; retry")
 
 
-def require_database_and_counter(catalog_key: str, name: str) -> tuple[DatabaseItem, int]:
+def require_database_and_counter(catalog_key: str, name: str) -> tuple[Database, int]:
     """The database a table write goes to and the commit counter its ``autocommit`` starts
     from, in one read instead of two (EntityNotFoundException as ``require_database``)."""
     item, (counter,) = catalog.get_database_with(catalog_key, fold(name), [tx_store.counter_key(catalog_key)])
@@ -131,8 +131,8 @@ def require_database_and_counter(catalog_key: str, name: str) -> tuple[DatabaseI
 _RACE_SECONDS = 1.0
 
 
-def autocommit(database: DatabaseItem, write: Callable[[catalog.Stamp], T],
-               target: Optional[DatabaseItem] = None, counter: Optional[int] = None) -> T:
+def autocommit(database: Database, write: Callable[[catalog.Stamp], T],
+               target: Optional[Database] = None, counter: Optional[int] = None) -> T:
     """Run a table write made without a TransactionId as a commit of its own: ``write`` gets
     the Stamp to add to its DynamoDB transaction (counter + 1 while the counter stays below it,
     metadata locks free: the database's, and ``target``'s for a rename into another database).

@@ -19,7 +19,6 @@ from chalicelib.errors import ConcurrentModificationException, EntityNotFoundExc
 from chalicelib.service.lookups import require_database, require_table
 from chalicelib.store import catalog_documents as documents
 from chalicelib.store import catalog_entries
-from chalicelib.store.dynamo.models import SEP
 from chalicelib.attempts import Policy, attempts
 
 MAX_TAGS = 50
@@ -41,7 +40,7 @@ def _table_identity(catalog_key: str, names: tuple[str, ...]) -> str:
 def connection_identity(connection: dict[str, Any]) -> str:
     """What names one incarnation of a connection (its stored ``Connection``): its name and
     creation time, so a connection deleted and created again starts untagged."""
-    return f"{connection['Name']}{SEP}{connection['CreationTime']!r}"
+    return documents.connection_identity(connection["Name"], connection["CreationTime"])
 
 
 def _connection_identity(catalog_key: str, names: tuple[str, ...]) -> str:

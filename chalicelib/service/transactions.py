@@ -19,7 +19,7 @@ or step 3 answers COMMIT_IN_PROGRESS (as Lake Formation may; clients poll Descri
 and leaves the rest of steps 2-5 to a cleanup job, keeping the locks it took; one whose budget
 runs out during step 5 answers COMMITTED and leaves the rest of the apply to it.
 
-Every write of step 5 is fenced (``chalicelib.store.dynamo.fence``): it lands only while the
+Every write of step 5 is fenced (``records.Fence``, see the store): it lands only while the
 transaction still holds the scope's lock, so a committer that stalls past its lease while
 someone else rolls its commit forward can never land a write after a later commit's.
 
@@ -36,14 +36,13 @@ dropped in it go to a DROP_JOB. Aborted pending writes are never read again, so 
 later.
 
 A transaction's ``tables`` are its commit scopes: a governed table's uid for object writes, and
-``meta SEP database uid`` for table definitions (``chalicelib.service.table_commit``); both kinds
+a database's metadata scope (``store.pending_tables.meta_scope``) for table definitions (``chalicelib.service.table_commit``); both kinds
 go through every step above alike.
 """
 
 from __future__ import annotations
 
 import itertools
-import secrets
 from dataclasses import replace
 from typing import Iterable, Iterator, Optional
 
@@ -57,13 +56,12 @@ from chalicelib.service.paging import work_deadline
 from chalicelib.store import catalog
 from chalicelib.store import transactions as store
 from chalicelib.store.errors import Fenced, OutOfTime
-from chalicelib.store.dynamo.models import CleanupJobItem, TransactionItem
+from chalicelib.store.records import CleanupJob, Transaction
 from chalicelib.store.pending_tables import is_meta_scope
 from chalicelib.attempts import Policy, attempts
 
 # A transaction as the service hands it out (transaction_id, status, start_time, end_time, ...):
-# callers name the type by this, so that only the service knows it is a store item.
-Transaction = TransactionItem
+# the store's record (``records.Transaction``), which the adapters name through this module.
 
 # The cleanup job kind that finishes a commit whose committer (or a reader rolling it forward)
 # reached its work budget (uid: the transaction id; catalog: the transaction's): its conflict
@@ -103,7 +101,7 @@ def _deadline(deadline: Optional[float]) -> float:
     return deadline if deadline is not None else work_deadline()
 
 
-def expire_if_idle(item: TransactionItem, deadline: Optional[float] = None) -> TransactionItem:
+def expire_if_idle(item: Transaction, deadline: Optional[float] = None) -> Transaction:
     """Abort an ACTIVE transaction idle for longer than IDLE_SECONDS (as AWS does)."""
     now = clock.now()
     if item.status == "ACTIVE" and now - item.last_activity > IDLE_SECONDS:
@@ -114,13 +112,13 @@ def expire_if_idle(item: TransactionItem, deadline: Optional[float] = None) -> T
     return item
 
 
-def past_lease(item: TransactionItem) -> bool:
+def past_lease(item: Transaction) -> bool:
     """Whether a commit has run longer than its lease (``last_activity`` is set when the
     commit starts): then whoever reads it may finish it (roll forward) or abort it."""
     return clock.now() - float(item.last_activity or 0) > COMMIT_LEASE_SECONDS
 
 
-def resolve(item: TransactionItem, deadline: Optional[float] = None) -> TransactionItem:
+def resolve(item: Transaction, deadline: Optional[float] = None) -> Transaction:
     """Settle a transaction a stalled or crashed server left unfinished, and return its state:
     an idle ACTIVE one is aborted (as AWS does); past its commit lease, a COMMIT_IN_PROGRESS
     one is aborted (or, handed off to a job, queued again) and a COMMITTED one not fully
@@ -140,7 +138,7 @@ def resolve(item: TransactionItem, deadline: Optional[float] = None) -> Transact
     return item
 
 
-def load_transaction(ctx: RequestContext, transaction_id: str) -> TransactionItem:
+def load_transaction(ctx: RequestContext, transaction_id: str) -> Transaction:
     """The caller's transaction (settled first, see :func:`resolve`), or EntityNotFoundException."""
     item = store.get_transaction(_catalog(ctx), transaction_id)
     if item is None:
@@ -148,7 +146,7 @@ def load_transaction(ctx: RequestContext, transaction_id: str) -> TransactionIte
     return resolve(item)
 
 
-def _require_still_active(item: TransactionItem) -> None:
+def _require_still_active(item: Transaction) -> None:
     """After a write conditioned on ``item``'s status failed: raise what its stored status calls
     for (EntityNotFoundException if it is gone)."""
     fresh = store.get_transaction(item.catalog, item.transaction_id)
@@ -157,7 +155,7 @@ def _require_still_active(item: TransactionItem) -> None:
     require_active(fresh)
 
 
-def require_active(item: TransactionItem, write: bool = False) -> None:
+def require_active(item: Transaction, write: bool = False) -> None:
     """Raise the exception AWS uses for a transaction that can no longer be used."""
     if item.status == "COMMITTED":
         raise TransactionCommittedException(f"Transaction {item.transaction_id} is already committed.")
@@ -169,15 +167,9 @@ def require_active(item: TransactionItem, write: bool = False) -> None:
         raise InvalidInputException(f"Transaction {item.transaction_id} is READ_ONLY and cannot write.")
 
 
-def start(ctx: RequestContext, kind: str = "READ_AND_WRITE") -> TransactionItem:
+def start(ctx: RequestContext, kind: str = "READ_AND_WRITE") -> Transaction:
     """Begin a transaction whose snapshot is the catalog's latest commit."""
-    now = clock.now()
-    catalog = _catalog(ctx)
-    item = TransactionItem(catalog, f"{store.now_micros():016x}{secrets.token_hex(8)}", kind=kind,
-                           status="ACTIVE", start_time=now, last_activity=now,
-                           snapshot_seq=store.take_snapshot(catalog), tables=[])
-    store.create_transaction(item)
-    return item
+    return store.create_transaction(_catalog(ctx), kind, clock.now())
 
 
 # ---------------------------------------------------------------------------------- commit
@@ -186,7 +178,7 @@ def _apply_order(scopes: list[str]) -> list[str]:
     return sorted(scopes, key=lambda scope: (not is_meta_scope(scope), scope))
 
 
-def _apply(item: TransactionItem, scope: str, writes: list, current: Optional[dict], seq: int,
+def _apply(item: Transaction, scope: str, writes: list, current: Optional[dict], seq: int,
            deadline: Optional[float]) -> None:
     """Apply one scope under the transaction's fence. Fenced: the transaction no longer holds
     the scope's lock, which it loses only once the scope is fully applied, so nothing is left.
@@ -206,7 +198,7 @@ def _apply(item: TransactionItem, scope: str, writes: list, current: Optional[di
 Scope = tuple[str, list, Optional[dict]]
 
 
-def _apply_scopes(item: TransactionItem, seq: int, scopes: Iterable[Scope], deadline: Optional[float]) -> bool:
+def _apply_scopes(item: Transaction, seq: int, scopes: Iterable[Scope], deadline: Optional[float]) -> bool:
     """Apply each scope and release its lock, then drop the pending writes and mark the
     transaction applied. False when ``deadline`` (``clock.monotonic``) passed first: what was
     applied stays (applying is idempotent, and a scope's lock goes only once it is whole), the
@@ -232,7 +224,7 @@ def _apply_scopes(item: TransactionItem, seq: int, scopes: Iterable[Scope], dead
 _NO_ITEM_LIMIT = 1 << 62  # a purge budget bounded by its deadline only
 
 
-def _still_held(item: TransactionItem) -> Iterator[Scope]:
+def _still_held(item: Transaction) -> Iterator[Scope]:
     """The scopes whose lock the transaction still holds, read as an applier needs them: an
     object scope whose apply has begun (a prefix of its writes is applied, and its partition
     summaries are) resumes after that prefix, reading objects only as it goes, so each chunk
@@ -245,21 +237,21 @@ def _still_held(item: TransactionItem) -> Iterator[Scope]:
         if is_meta_scope(scope):
             yield scope, writes, None
             continue
-        applied = store.applied_prefix(scope, writes, item.commit_seq)
+        applied = store.applied_prefix(scope, writes, item.seq)
         if applied:
             yield scope, writes[applied:], None  # summaries go before any object: applied
         else:
             yield scope, writes, store.get_objects(scope, [w.uri for w in writes])
 
 
-def roll_forward(item: TransactionItem, deadline: Optional[float] = None) -> bool:
+def roll_forward(item: Transaction, deadline: Optional[float] = None) -> bool:
     """Finish applying a COMMITTED transaction's writes, release its locks and mark it applied
     (idempotent, and safe alongside its own committer or another roll-forward: fenced). With a
     ``deadline``, False when it came first (see ``_apply_scopes``)."""
-    return _apply_scopes(item, item.commit_seq, _still_held(item), deadline)
+    return _apply_scopes(item, item.seq, _still_held(item), deadline)
 
 
-def _hand_off(item: TransactionItem, read_as: Optional[float] = None, status: str = "COMMITTED") -> None:
+def _hand_off(item: Transaction, read_as: Optional[float] = None, status: str = "COMMITTED") -> None:
     """Leave the rest of a commit (``status``: COMMITTED, its apply; COMMIT_IN_PROGRESS, from its
     conflict check on) to an APPLY_JOB, restarting its commit lease so that readers leave it to
     the job (``read_as``: see ``store.renew_commit_lease``; a reader that loses that race leaves
@@ -268,7 +260,7 @@ def _hand_off(item: TransactionItem, read_as: Optional[float] = None, status: st
         _queue_apply(item)
 
 
-def _hand_off_checks(item: TransactionItem) -> None:
+def _hand_off_checks(item: Transaction) -> None:
     """Leave steps 2-5 of a commit its committer began (and whose locks it may hold part of) to
     an APPLY_JOB, marked handed off so that readers past its lease queue it again instead of
     aborting it. TransactionStateChanged if it was aborted meanwhile."""
@@ -277,11 +269,11 @@ def _hand_off_checks(item: TransactionItem) -> None:
     _queue_apply(item)
 
 
-def _queue_apply(item: TransactionItem) -> None:
+def _queue_apply(item: Transaction) -> None:
     cleanup.enqueue(catalog.cleanup_job(APPLY_JOB, item.transaction_id, catalog=item.catalog))
 
 
-def _finish_or_hand_off(item: TransactionItem, deadline: float) -> bool:
+def _finish_or_hand_off(item: Transaction, deadline: float) -> bool:
     """Roll a COMMITTED transaction forward within ``deadline``; True when it is applied.
     Otherwise the rest goes to an APPLY_JOB (``_hand_off``)."""
     if clock.monotonic() < deadline and roll_forward(item, deadline):
@@ -290,11 +282,11 @@ def _finish_or_hand_off(item: TransactionItem, deadline: float) -> bool:
     return False
 
 
-def _apply_job(job: CleanupJobItem, deadline: float) -> bool:
+def _apply_job(job: CleanupJob, deadline: float) -> bool:
     """An APPLY_JOB's share of work: finish its commit's checks and commit point if they are
     still to do, then roll it forward until ``deadline``; when it is not done by then, restart
     the commit's lease (this job is still at it)."""
-    item = store.get_transaction(job.catalog, job.uid)
+    item = store.get_transaction(job.member("catalog"), job.uid)
     if item is not None and item.status == "COMMIT_IN_PROGRESS":
         return _finish_checks(item, deadline)
     if item is None or item.status != "COMMITTED" or item.applied:
@@ -305,7 +297,7 @@ def _apply_job(job: CleanupJobItem, deadline: float) -> bool:
     return False
 
 
-def _finish_checks(item: TransactionItem, deadline: float) -> bool:
+def _finish_checks(item: Transaction, deadline: float) -> bool:
     """Steps 2-5 of a commit its committer handed off while it waited for locks (those it took
     stay its own) or during step 3 (it holds them all). Locks still held by others are waited
     for until ``deadline``, then left to the job's next chunk. The check reads everything again,
@@ -338,7 +330,7 @@ def _finish_checks(item: TransactionItem, deadline: float) -> bool:
 cleanup.register_kind(APPLY_JOB, _apply_job, chunk_seconds=20.0)
 
 
-def _drop_pending(item: TransactionItem, deadline: float) -> None:
+def _drop_pending(item: Transaction, deadline: float) -> None:
     """Drop an aborted transaction's pending writes until ``deadline``; the rest to a DROP_JOB."""
     try:
         with catalog.purging(catalog.Budget(_NO_ITEM_LIMIT, deadline)):
@@ -350,19 +342,20 @@ def _drop_pending(item: TransactionItem, deadline: float) -> None:
 cleanup.register_deletion_kind(DROP_JOB, lambda job: store.drop_pending(job.uid))
 
 
-def abort(item: TransactionItem, expected: tuple[str, ...] = ("ACTIVE", "COMMIT_IN_PROGRESS"),
+def abort(item: Transaction, expected: tuple[str, ...] = ("ACTIVE", "COMMIT_IN_PROGRESS"),
           deadline: Optional[float] = None) -> bool:
     """Abort a transaction that has not reached its commit point; release its locks. Its
     pending writes are dropped within ``deadline`` (default: the work budget from now), the
     rest by a DROP_JOB."""
-    if not store.change_status(item, list(expected), "ABORTED", end_time=clock.now()):
+    aborted = store.change_status(item, list(expected), "ABORTED", end_time=clock.now())
+    if aborted is None:
         return False
-    _release_locks(item)
-    _drop_pending(item, _deadline(deadline))
+    _release_locks(aborted)
+    _drop_pending(aborted, _deadline(deadline))
     return True
 
 
-def _release_locks(item: TransactionItem) -> None:
+def _release_locks(item: Transaction) -> None:
     for scope in item.tables or []:
         store.release_lock(scope, item.transaction_id)
 
@@ -392,7 +385,7 @@ def clear_lock(table_uid: str, catalog: str, deadline: Optional[float] = None) -
     return abort(holder, ("COMMIT_IN_PROGRESS",), deadline)
 
 
-def _lock_tables(item: TransactionItem, deadline: float) -> bool:
+def _lock_tables(item: Transaction, deadline: float) -> bool:
     """Take the transaction's locks in sorted order, waiting for the ones other committers hold
     (clearing stale ones, with rolls-forward bounded by the same ``deadline``) until
     ``deadline``; True once all are held. False when the deadline came first: the locks taken
@@ -420,7 +413,7 @@ def _in_time(deadline: Optional[float]) -> None:
         raise _PastBudget()
 
 
-def _check_conflicts(item: TransactionItem, deadline: Optional[float] = None
+def _check_conflicts(item: Transaction, deadline: Optional[float] = None
                      ) -> dict[str, tuple[list, Optional[dict]]]:
     """Pending writes and current objects per scope; ConcurrentModificationException if any
     object or table definition was changed by another writer after this one's snapshot.
@@ -452,7 +445,7 @@ def _check_conflicts(item: TransactionItem, deadline: Optional[float] = None
     return work
 
 
-def _commit_point(item: TransactionItem) -> int:
+def _commit_point(item: Transaction) -> int:
     """Step 4: the commit's seq once it is COMMITTED. ConcurrentModificationException when other
     commits kept moving the counter; TransactionStateChanged when it was aborted meanwhile."""
     for _ in attempts(_COMMIT_POINT):
@@ -463,7 +456,7 @@ def _commit_point(item: TransactionItem) -> int:
     raise ConcurrentModificationException("Other commits kept moving the catalog's commit counter; retry")
 
 
-def _commit_point_or_landed(item: TransactionItem) -> int:
+def _commit_point_or_landed(item: Transaction) -> int:
     """:func:`_commit_point`; when the store gave up on its answer (a store error that is no
     refusal: the answer was lost, and DynamoDB may have applied it) the transaction is read
     back: COMMITTED with a seq means the commit point landed, and the commit goes on with it
@@ -485,7 +478,7 @@ def _scopes(work: dict[str, tuple[list, Optional[dict]]]) -> Iterator[Scope]:
         faults.fault_point("mid-apply")  # one scope applied and released, the others not yet
 
 
-def commit(item: TransactionItem) -> str:
+def commit(item: Transaction) -> str:
     """Commit an ACTIVE transaction atomically (see the module docstring); its status. The
     work budget (from when the locks are held) ends the conflict check (COMMIT_IN_PROGRESS) or
     the apply (COMMITTED); a cleanup job (APPLY_JOB) then does the rest."""
@@ -496,9 +489,11 @@ def commit(item: TransactionItem) -> str:
         _require_still_active(item)
         raise ConcurrentModificationException("Transaction changed concurrently; retry")
     # The commit's lease runs from here: past it, anyone reading the transaction settles it.
-    if not store.change_status(item, ["ACTIVE"], "COMMIT_IN_PROGRESS", last_activity=clock.now()):
+    moved = store.change_status(item, ["ACTIVE"], "COMMIT_IN_PROGRESS", last_activity=clock.now())
+    if moved is None:
         _require_still_active(item)
         raise ConcurrentModificationException("Transaction changed concurrently; retry")
+    item = moved  # as stored when it stopped taking writes: every table it wrote
     faults.fault_point("before-locks")
     try:
         if not _lock_tables(item, deadline):
@@ -564,7 +559,7 @@ def extend_transaction(ctx: RequestContext, transaction_id: str) -> None:
 
 
 def list_transactions(catalog: str, status_filter: str, after: Optional[str], deadline: float
-                      ) -> Iterator[tuple[TransactionItem, bool]]:
+                      ) -> Iterator[tuple[Transaction, bool]]:
     """The catalog's transactions in start order after ``after``, each settled (see
     :func:`resolve`, all within ``deadline``), with whether ``status_filter`` (a key of
     STATUS_FILTERS) lists it."""

@@ -73,6 +73,11 @@ def tags_key(kind: str, identity: str) -> str:
     return f"tags{SEP}{kind}{SEP}{identity}"
 
 
+def connection_identity(name: str, creation_time: float) -> str:
+    """What names one incarnation of a connection in its tags' key: its name and creation time."""
+    return f"{name}{SEP}{creation_time!r}"
+
+
 def policy_key(kind: str, identity: str = "") -> str:
     """Where a resource policy lives (the catalog's own: kind ``catalog``, no identity)."""
     return f"policy{SEP}{kind}{SEP}{identity}"

@@ -17,6 +17,7 @@ from chalicelib.store import catalog
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.dynamo.fence import transact
 from chalicelib.store.dynamo.models import SEP, CatalogEntryItem, DatabaseItem
+from chalicelib.store.records import Database
 from chalicelib.store.dynamo.retry import conditional
 
 UDF = "udf"
@@ -74,7 +75,7 @@ def get(scope_key: str, key: str) -> Optional[Entry]:
 
 
 def create(scope_key: str, key: str, doc: dict[str, Any], what: str,
-           database: Optional[DatabaseItem] = None) -> bool:
+           database: Optional[Database] = None) -> bool:
     """Store a new entry; False if a live one holds the key. With ``database`` (a function), in
     one transaction with a check that the database is still that incarnation, so a create racing
     DeleteDatabase never leaves a function behind the purge."""
@@ -90,7 +91,7 @@ def create(scope_key: str, key: str, doc: dict[str, Any], what: str,
 
 
 def replace(scope_key: str, old: Entry, key: str, doc: dict[str, Any], what: str,
-            database: Optional[DatabaseItem] = None) -> bool:
+            database: Optional[Database] = None) -> bool:
     """Replace ``old`` (still exactly as read) with ``doc`` under ``key``: in place when the key
     is the same, else a rename (old deleted, new created where no live entry is) in one
     transaction. With ``database`` (a function) a rename also checks, as ``create`` does, that

@@ -24,9 +24,9 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 from chalicelib import clock, metrics
 from chalicelib.domain import partition_digest as codec
 from chalicelib.store.dynamo import dynamo_json as dj
-from chalicelib.store.catalog import delete_all, register_table_purger
 from chalicelib.store.dynamo.config import table_connection
-from chalicelib.store.dynamo.models import PartitionDigestItem, PartitionItem, TableItem
+from chalicelib.store.dynamo.models import PartitionDigestItem, PartitionItem
+from chalicelib.store.records import Table
 from chalicelib.store.dynamo.ranges import Record, record_type
 
 DELTA, BASE = "delta", "base"
@@ -46,15 +46,15 @@ def new_key(above: Optional[str] = None) -> str:
 
 # Told of every delta built (the table it is for): service.partition_digest counts them, so that
 # a bulk writer has the digest compacted in the background instead of by its first reader.
-_delta_listeners: list[Callable[[TableItem], None]] = []
+_delta_listeners: list[Callable[[Table], None]] = []
 
 
-def on_delta(listener: Callable[[TableItem], None]) -> None:
+def on_delta(listener: Callable[[Table], None]) -> None:
     """Call ``listener(table)`` for every delta ``delta_action`` builds (it must not raise)."""
     _delta_listeners.append(listener)
 
 
-def delta_action(table: TableItem, rows: Sequence[codec.Row]) -> dict[str, Any]:
+def delta_action(table: Table, rows: Sequence[codec.Row]) -> dict[str, Any]:
     """The Put of one delta item holding ``rows`` (values, segment), for the transaction that
     writes those partitions of ``table``. Rows too large for one item become an overflow marker."""
     for listener in _delta_listeners:
@@ -178,9 +178,3 @@ def batches(keys: Sequence[str]) -> Iterator[list[str]]:
     for start in range(0, len(keys), _BATCH):
         yield list(keys[start:start + _BATCH])
 
-
-def _purge(table: TableItem) -> None:
-    delete_all(PartitionDigestItem, table.uid, "key")
-
-
-register_table_purger(_purge)

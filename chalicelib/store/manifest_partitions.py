@@ -22,11 +22,12 @@ from typing import Iterator, Optional, Sequence
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
-from chalicelib.store.catalog import delete_all, get_many, register_table_purger
+from chalicelib.store.catalog import get_many
 from chalicelib.store.dynamo.fence import Fence, transact
 from chalicelib.store.dynamo.models import (SEP, CommitStateItem, ManifestPartitionItem, ManifestPartitionVersionItem,
-                                     ObjectItem, PendingWriteItem, TableItem)
+                                     ObjectItem)
 from chalicelib.store.dynamo.ranges import Record, query_key_range
+from chalicelib.store.records import ObjectState, PendingWrite
 
 SEQ_DIGITS = 20
 _PARTITIONS_PER_TRANSACTION = 33  # 3 actions each + the fence's check: DynamoDB's 100
@@ -36,8 +37,8 @@ def version_key(partition_key: str, added_seq: int) -> str:
     return f"{partition_key}{SEP}{added_seq:0{SEQ_DIGITS}d}"
 
 
-def _changes(writes: Sequence[PendingWriteItem], seq: int,
-             current: dict[str, ObjectItem]) -> dict[str, list]:
+def _changes(writes: Sequence[PendingWrite], seq: int,
+             current: dict[str, ObjectState]) -> dict[str, list]:
     """partition key -> [values, files delta, bytes delta] of a commit's object writes, against
     the objects' state before the commit (``current``)."""
     deltas: dict[str, list] = {}
@@ -50,7 +51,9 @@ def _changes(writes: Sequence[PendingWriteItem], seq: int,
             delta[1] -= 1
             delta[2] -= int(old.size or 0)
         if write.op in ("add", "replace"):
-            delta = deltas.setdefault(write.partition_key, [list(write.values), 0, 0])
+            key = write.partition_key
+            assert key is not None  # an object's write (never a table definition's)
+            delta = deltas.setdefault(key, [list(write.values or ()), 0, 0])
             delta[1] += 1
             delta[2] += int(write.size or 0)
     # An unpartitioned table's objects (partition key "") are in no partition: nothing to
@@ -58,7 +61,8 @@ def _changes(writes: Sequence[PendingWriteItem], seq: int,
     return {key: delta for key, delta in deltas.items() if key and (delta[1] or delta[2])}
 
 
-def _marker(table_uid: str) -> str:
+def summaries_marker(table_uid: str) -> str:
+    """The commit-state item whose presence says a table's partition summaries are complete."""
     return f"summaries{SEP}{table_uid}"
 
 
@@ -66,7 +70,7 @@ def has_summaries(table_uid: str) -> bool:
     """Whether the table's partition summaries cover all its commits (one GetItem)."""
     metrics.count_read()
     try:
-        CommitStateItem.get(_marker(table_uid), consistent_read=True)
+        CommitStateItem.get(summaries_marker(table_uid), consistent_read=True)
     except CommitStateItem.DoesNotExist:
         return False
     return True
@@ -81,12 +85,12 @@ def _start_summaries(fence: Fence, table_uid: str) -> bool:
     for _ in ObjectItem.query(table_uid, limit=1, consistent_read=True):
         metrics.count_read()
         return False
-    transact(fence, lambda tx: tx.save(CommitStateItem(_marker(table_uid))))
+    transact(fence, lambda tx: tx.save(CommitStateItem(summaries_marker(table_uid))))
     return True
 
 
-def apply_partition_changes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
-                            current: dict[str, ObjectItem]) -> None:
+def apply_partition_changes(fence: Fence, table_uid: str, writes: Sequence[PendingWrite], seq: int,
+                            current: dict[str, ObjectState]) -> None:
     """Fold a committed transaction's object writes into its partitions' summaries (idempotent;
     under ``fence``: Fenced once the commit no longer holds the table's lock)."""
     if not _start_summaries(fence, table_uid):
@@ -148,11 +152,3 @@ def partition_at(table_uid: str, partition_key: str, snapshot: int) -> Optional[
         return None
     return None
 
-
-def _purge(table: TableItem) -> None:
-    delete_all(ManifestPartitionVersionItem, table.uid, "key")
-    delete_all(ManifestPartitionItem, table.uid, "key")
-    CommitStateItem(_marker(table.uid)).delete()
-
-
-register_table_purger(_purge)

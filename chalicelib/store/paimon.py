@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 from chalicelib import clock, metrics
 from chalicelib.domain.paimon.snapshots import PartitionDelta, Snapshot, Totals
 from chalicelib.store.dynamo import dynamo_json as dj
-from chalicelib.store.catalog import ExtraKey, delete_all, delete_items, register_table_purger, spend
+from chalicelib.store.catalog import ExtraKey, delete_items, spend
 from chalicelib.store.dynamo.conditions import CONDITION_FAILED, classify
 from chalicelib.store.dynamo.config import connection
 from chalicelib.store.documents import decode_document, encode_document
@@ -26,6 +26,7 @@ from chalicelib.store.dynamo.models import SEP, PaimonItem, PartitionItem, Table
 from chalicelib.store.dynamo.ranges import Demand, query_key_range
 from chalicelib.store.dynamo.retry import attempts, conditional, given_up
 from chalicelib.store.errors import CommitConflict  # noqa: F401  (callers reach them here too)
+from chalicelib.store.records import Table
 
 MAIN = "main"
 _TABLE = PaimonItem.Meta.table_name
@@ -104,6 +105,11 @@ def append_schema(table_uid: str, schema_id: int, schema_text: str, branch: str 
     return conditional(lambda: item.save(condition=PaimonItem.key.does_not_exist()))
 
 
+def schema_json(text: str) -> dict[str, Any]:
+    """A stored TableSchema JSON text (``latest_schema``, ``list_schemas``) decoded."""
+    return json.loads(text)
+
+
 def latest_schema(table_uid: str, branch: str = MAIN) -> tuple[int, str] | None:
     """(id, TableSchema JSON text) of the newest schema: one Query, newest first, one item."""
     prefix = f"schema{SEP}{branch}{SEP}"
@@ -173,6 +179,20 @@ class Head:
     # take_stats_lease), None when no one holds it.
     stats_lease_until: float | None = None
 
+    def latest_snapshot(self) -> dict[str, Any] | None:
+        """``latest_text`` decoded (None when the head keeps no copy)."""
+        return None if self.latest_text is None else json.loads(self.latest_text)
+
+    def latest_id(self) -> Any:
+        """The ``id`` of the snapshot ``latest_text`` holds, None when it holds none (or no JSON
+        object): whether that copy is the head's snapshot is for the caller to compare."""
+        if self.latest_text is None:
+            return None
+        try:
+            return json.loads(self.latest_text).get("id")
+        except (ValueError, AttributeError):
+            return None
+
 
 @dataclass(frozen=True)
 class StoredSnapshot:
@@ -183,6 +203,10 @@ class StoredSnapshot:
     text: str
     totals: Totals
     deltas: list[PartitionDelta]
+
+    def snapshot(self) -> dict[str, Any]:
+        """The snapshot's JSON decoded (a fresh dict each call)."""
+        return json.loads(self.text)
 
 
 # A stats operation's deltas ride in one item (the head's ``pending``, a snap item's ``stats``),
@@ -365,7 +389,7 @@ def _snap_item(table_uid: str, branch: str, snapshot_id: int, snapshot_uuid: str
     return item
 
 
-def _table_check(table: TableItem) -> dict[str, Any]:
+def _table_check(table: Table) -> dict[str, Any]:
     """A transaction's check that the Glue table still has this uid (not dropped or replaced)."""
     return dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)}, "#uid = :tuid",
                     {"#uid": "uid"}, {":tuid": dj.s(table.uid)})
@@ -676,6 +700,10 @@ class StoredTag:
     text: str
     created: int
 
+    def tagged(self) -> dict[str, Any]:
+        """The tag file's JSON decoded (a fresh dict each call)."""
+        return json.loads(self.text)
+
 
 def create_tag(table_uid: str, name: str, snapshot_id: int, tag_text: str, branch: str = MAIN) -> bool:
     """Store a tag; False if one of that name exists."""
@@ -804,7 +832,7 @@ def forget_branch(table_uid: str, name: str) -> None:
 MAX_FAST_FORWARD_ITEMS = 96  # TransactWriteItems takes 100 actions: the head, the table check, and these
 
 
-def fast_forward(table: TableItem, main: Head, branch: Head, snapshots: Sequence[StoredSnapshot],
+def fast_forward(table: Table, main: Head, branch: Head, snapshots: Sequence[StoredSnapshot],
                  drop_snapshots: Sequence[int], schemas: Sequence[tuple[int, str]], drop_schemas: Sequence[int],
                  deltas: Sequence[PartitionDelta]) -> bool:
     """Make main's head the branch's head, in one transaction: main's snapshot items from the
@@ -922,9 +950,3 @@ def _transact(actions: list[dict[str, Any]]) -> bool:
             retried = error
     raise given_up(retried, CommitConflict()) if retried is not None else CommitConflict()
 
-
-def _purge(table: TableItem) -> None:
-    delete_all(PaimonItem, table.uid, "key")
-
-
-register_table_purger(_purge)

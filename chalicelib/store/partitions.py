@@ -20,14 +20,15 @@ from chalicelib import faults, metrics
 from chalicelib.lazy_pool import LazyPool
 from chalicelib.store import digests
 from chalicelib.store.dynamo import dynamo_json as dj
-from chalicelib.store.catalog import cleanup_job, delete_all, get_many, register_table_purger
+from chalicelib.store.catalog import as_table, cleanup_item, cleanup_job, delete_all, get_many, table_item
 from chalicelib.store.dynamo.conditions import CONDITION_FAILED, classify
 from chalicelib.store.dynamo.conditions import THROTTLED as THROTTLED_KIND
 from chalicelib.store.dynamo.fence import transact
-from chalicelib.store.dynamo.models import CleanupJobItem, DatabaseItem, IndexEntryItem, PartitionItem, TableItem
+from chalicelib.store.dynamo.models import DatabaseItem, IndexEntryItem, PartitionItem, TableItem
 from chalicelib.store.dynamo.ranges import Demand, query_key_range
 from chalicelib.store.dynamo.retry import attempts, conditional, given_up
 from chalicelib.store.errors import TableChanged  # noqa: F401  (callers reach them here too)
+from chalicelib.store.records import CleanupJob, Database, StoredPartition, Table
 
 MAX_ACTIONS = 100  # TransactWriteItems limit
 # The cleanup job kind that deletes the entries of a deleted (or failed) partition index.
@@ -124,7 +125,7 @@ def _entry_item(index_uid: str, entry_key: str, partition_key: str, values: Sequ
             "values": dj.string_list(values), "doc": dj.document(doc), "segment": dj.n(segment)}
 
 
-def _database_check(database: DatabaseItem) -> dict[str, Any]:
+def _database_check(database: Database) -> dict[str, Any]:
     """The database is still the incarnation read. A deleted database's table items stay until
     its background clean-up (service/cleanup.py), so the table check alone would let a write
     built from a table read before the delete land in the old, unreachable table."""
@@ -132,7 +133,7 @@ def _database_check(database: DatabaseItem) -> dict[str, Any]:
                     {"#u": "uid"}, {":u": dj.s(database.uid)})
 
 
-def _table_check(table: TableItem) -> dict[str, Any]:
+def _table_check(table: Table) -> dict[str, Any]:
     """The table is still the incarnation read, at the version read (its partition keys), with
     the index definitions read."""
     return dj.check(_TABLES, {"db_uid": dj.s(table.db_uid), "name": dj.s(table.name)},
@@ -253,7 +254,7 @@ def _pack_within(measures: Sequence[tuple[int, int, set[tuple[str, str]]]], max_
     return groups
 
 
-def apply_writes(database: DatabaseItem, table: TableItem, writes: Sequence[PartitionWrite]) -> dict[int, str]:
+def apply_writes(database: Database, table: Table, writes: Sequence[PartitionWrite]) -> dict[int, str]:
     """Apply writes, each atomically with its entries; returns {position: reason} for the writes
     not applied (every other write is): EXISTS, MISSING or CHANGED when the write's own
     condition failed, STALE when its transaction did not land because the table check failed
@@ -313,7 +314,7 @@ class _Outcome:
     given_up: Exception | None = None
 
 
-def _apply_group(database: DatabaseItem, table: TableItem, writes: Sequence[PartitionWrite],
+def _apply_group(database: Database, table: Table, writes: Sequence[PartitionWrite],
                  group: list[int]) -> _Outcome:
     failures: dict[int, str] = {}
     pending = list(group)
@@ -373,7 +374,7 @@ def _failed_writes(owners: list[tuple[int, str]], failed_actions: Sequence[int])
 
 
 # ----------------------------------------------------------------------------------- reads
-def get_partition(table_uid: str, key: str) -> PartitionItem | None:
+def get_partition(table_uid: str, key: str) -> StoredPartition | None:
     """One partition by its sort key, or None."""
     metrics.count_read()
     try:
@@ -382,7 +383,7 @@ def get_partition(table_uid: str, key: str) -> PartitionItem | None:
         return None
 
 
-def get_partitions(table_uid: str, keys: Sequence[str]) -> dict[str, PartitionItem]:
+def get_partitions(table_uid: str, keys: Sequence[str]) -> dict[str, StoredPartition]:
     """Partitions by sort key (BatchGetItem, 100 keys a call); missing keys are absent."""
     return {item.key: item for item in get_many(PartitionItem, [(table_uid, k) for k in keys])}
 
@@ -441,20 +442,20 @@ def delete_index_entries(index_uid: str) -> None:
     delete_all(IndexEntryItem, index_uid, "key")
 
 
-def index_entries_job(index_uid: str) -> CleanupJobItem:
+def index_entries_job(index_uid: str) -> CleanupJob:
     """The cleanup job that deletes an unlinked index's entries (not stored)."""
     return cleanup_job(INDEX_ENTRIES_JOB, index_uid)
 
 
-def drop_index(table: TableItem, indexes_json: str, index_uid: str) -> None:
-    """Store index definitions without the index ``index_uid`` and bump the epoch (conditional
+def drop_index(table: Table, indexes: list[dict[str, Any]], index_uid: str) -> None:
+    """Store index definitions ``indexes``, without the index ``index_uid`` and bump the epoch (conditional
     on the epoch read), and record the deletion of its entries as a cleanup job, in one DynamoDB
     transaction: from the answer on no read reaches them (reads go through the definitions), and
     a cleaner deletes them however many there are. TableChanged when the table moved on."""
     def build(tx: TransactWrite) -> None:
-        tx.update(table, actions=[TableItem.indexes.set(indexes_json), TableItem.index_epoch.add(1)],
+        tx.update(table_item(table), actions=[TableItem.indexes.set(json.dumps(indexes)), TableItem.index_epoch.add(1)],
                   condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch))
-        tx.save(index_entries_job(index_uid))
+        tx.save(cleanup_item(index_entries_job(index_uid)))
     try:
         transact(None, build)
     except TransactWriteError as error:
@@ -463,37 +464,33 @@ def drop_index(table: TableItem, indexes_json: str, index_uid: str) -> None:
         raise
 
 
-def _backfills_are(table: TableItem) -> Any:
-    if table.backfills is None:
+def _backfills_are(table: Table) -> Any:
+    if table.backfills_json is None:
         return TableItem.backfills.does_not_exist()
-    return TableItem.backfills == table.backfills
+    return TableItem.backfills == table.backfills_json
 
 
-def update_backfills(table: TableItem, backfills_json: str) -> bool:
-    """Store backfill progress if neither it nor the index definitions changed since ``table``
-    was read; the epoch is not bumped (partition writers do not care). False: nothing written."""
-    return _update_if_unchanged(table, [TableItem.backfills.set(backfills_json)])
+def update_backfills(table: Table, progress: dict[str, dict[str, Any]]) -> Table | None:
+    """Store backfill progress (by index uid) if neither it nor the index definitions changed
+    since ``table`` was read; the epoch is not bumped (partition writers do not care). The table
+    as stored after; None: nothing written."""
+    return _update_if_unchanged(table, [TableItem.backfills.set(json.dumps(progress))])
 
 
-def save_index_state(table: TableItem, indexes_json: str, backfills_json: str) -> bool:
+def save_index_state(table: Table, indexes: list[dict[str, Any]],
+                     progress: dict[str, dict[str, Any]]) -> Table | None:
     """Store index definitions and backfill progress together, bumping the epoch, if neither
-    changed since ``table`` was read. False: nothing written."""
-    return _update_if_unchanged(table, [TableItem.indexes.set(indexes_json), TableItem.index_epoch.add(1),
-                                        TableItem.backfills.set(backfills_json)])
+    changed since ``table`` was read. The table as stored after; None: nothing written."""
+    return _update_if_unchanged(table, [TableItem.indexes.set(json.dumps(indexes)), TableItem.index_epoch.add(1),
+                                        TableItem.backfills.set(json.dumps(progress))])
 
 
-def _update_if_unchanged(table: TableItem, actions: list[Any]) -> bool:
-    return conditional(lambda: table.update(
-        actions=actions,
-        condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch) & _backfills_are(table)))
+def _update_if_unchanged(table: Table, actions: list[Any]) -> Table | None:
+    item = table_item(table)  # refreshed by the update (ALL_NEW)
+    if conditional(lambda: item.update(
+            actions=actions,
+            condition=(TableItem.uid == table.uid) & (TableItem.index_epoch == table.index_epoch)
+            & _backfills_are(table))):
+        return as_table(item)
+    return None
 
-
-def _purge_partitions(table: TableItem) -> None:
-    # Partitions first: a backfill still running writes an entry only while its partition is
-    # there (write_entries_checked), so entries purged after the partitions cannot come back.
-    delete_all(PartitionItem, table.uid, "key")
-    for index in json.loads(table.indexes or "[]"):
-        delete_all(IndexEntryItem, index["uid"], "key")
-
-
-register_table_purger(_purge_partitions)

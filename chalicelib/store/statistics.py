@@ -8,10 +8,10 @@ from typing import Any, Optional, Sequence
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
-from chalicelib.store.catalog import delete_all, get_many, register_table_purger
+from chalicelib.store.catalog import get_many
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.dynamo.fence import Fence, write_all
-from chalicelib.store.dynamo.models import SEP, ColumnStatisticsItem, TableItem
+from chalicelib.store.dynamo.models import SEP, ColumnStatisticsItem
 from chalicelib.store.dynamo.retry import conditional
 
 
@@ -74,9 +74,3 @@ def delete_columns(table_uid: str, owner: str, columns: Sequence[str], fence: Op
         for column in columns:
             batch.delete(ColumnStatisticsItem(table_uid, _key(owner, column)))
 
-
-def _purge(table: TableItem) -> None:
-    delete_all(ColumnStatisticsItem, table.uid, "key")
-
-
-register_table_purger(_purge)

@@ -6,8 +6,9 @@ The commit protocol that uses them is in ``chalicelib.service.transactions``; do
 
 from __future__ import annotations
 
+import secrets
 import time
-from typing import Any, Iterable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.update import Action
@@ -15,7 +16,7 @@ from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
 from chalicelib.errors import ConcurrentModificationException
-from chalicelib.store.catalog import ExtraKey, delete_all, get_many, register_table_purger
+from chalicelib.store.catalog import ExtraKey, delete_all, get_many
 from chalicelib.store.dynamo.conditions import CONDITION_FAILED, CONFLICT, classify
 from chalicelib.store.dynamo.config import connection
 from chalicelib.store.dynamo.fence import Fence, Write, write_all
@@ -23,8 +24,10 @@ from chalicelib.store.manifest_partitions import apply_partition_changes
 from chalicelib.store.dynamo.ranges import Record, query_key_range
 from chalicelib.store.dynamo.retry import conditional as _conditional, retry
 from chalicelib.store.dynamo.models import (SEP, CommitStateItem, ObjectItem, ObjectVersionItem,
-                                     PendingWriteItem, TableItem, TransactionItem)
+                                     PendingWriteItem, TransactionItem)
 from chalicelib.store.errors import TransactionStateChanged  # noqa: F401  (callers reach them here too)
+from chalicelib.store.pending_tables import as_pending, write_item
+from chalicelib.store.records import CommitLock, ObjectState, PendingWrite, Transaction
 
 SEQ_DIGITS = 20
 
@@ -81,39 +84,63 @@ def take_snapshot(catalog: str) -> int:
     return int(counter.seq)
 
 
-def create_transaction(item: TransactionItem) -> None:
-    """Store a new transaction."""
+# The record converters read an item's attribute values directly: what its attribute descriptors
+# return (None where the item lacks one), at a tenth of their cost (about 1 µs each).
+def _as_transaction(item: TransactionItem) -> Transaction:
+    get: Callable[[str], Any] = item.attribute_values.get
+    return Transaction(get("catalog"), get("transaction_id"), get("kind"), get("status"), get("start_time"),
+                       get("last_activity"), get("snapshot_seq"), get("end_time"), get("commit_seq"), get("tables"),
+                       get("applied"), get("handed_off"))
+
+
+def _key(transaction: Transaction) -> TransactionItem:
+    """The transaction's item by its key (to update or delete)."""
+    return TransactionItem(transaction.catalog, transaction.transaction_id)
+
+
+def create_transaction(catalog: str, kind: str, when: float) -> Transaction:
+    """Start and store a new ACTIVE transaction of ``kind`` at ``when``: a fresh, time-ordered
+    id, and the catalog's latest commit as its snapshot (``take_snapshot``)."""
+    transaction_id = f"{now_micros():016x}{secrets.token_hex(8)}"
+    item = TransactionItem(catalog, transaction_id, kind=kind, status="ACTIVE", start_time=when,
+                           last_activity=when, snapshot_seq=take_snapshot(catalog), tables=[])
     retry(lambda: item.save(condition=TransactionItem.transaction_id.does_not_exist()))
+    return _as_transaction(item)
 
 
-def get_transaction(catalog: str, transaction_id: str) -> Optional[TransactionItem]:
+def get_transaction(catalog: str, transaction_id: str) -> Optional[Transaction]:
     """A transaction, or None."""
     metrics.count_read()
     try:
-        return TransactionItem.get(catalog, transaction_id, consistent_read=True)
+        return _as_transaction(TransactionItem.get(catalog, transaction_id, consistent_read=True))
     except TransactionItem.DoesNotExist:
         return None
 
 
-def change_status(item: TransactionItem, expected: Sequence[str], status: str, **values) -> bool:
-    """Move a transaction to ``status`` if it is still in one of ``expected``."""
+def change_status(transaction: Transaction, expected: Sequence[str], status: str,
+                  **values: Any) -> Optional[Transaction]:
+    """Move a transaction to ``status`` if it is still in one of ``expected`` (``values``: other
+    members to set with it): the transaction as stored after (its ``tables`` included, which a
+    write of the same transaction may have added to since ``transaction`` was read); None when
+    it was no longer in ``expected``."""
     actions: list[Action] = [TransactionItem.status.set(status)]
     actions += [getattr(TransactionItem, name).set(value) for name, value in values.items()]
     condition = TransactionItem.status.is_in(*expected)
+    item = _key(transaction)  # refreshed by the update (ALL_NEW)
     if _conditional(lambda: item.update(actions=actions, condition=condition)):
-        return True
-    return False
+        return _as_transaction(item)
+    return None
 
 
-def mark_applied(item: TransactionItem) -> None:
+def mark_applied(transaction: Transaction) -> None:
     """Record that a COMMITTED transaction is fully applied (its locks released, its pending
     writes gone), so reading it no longer looks into recovering it."""
+    item = _key(transaction)
     _best_effort(lambda: item.update(actions=[TransactionItem.applied.set(1)],
                                      condition=TransactionItem.status == "COMMITTED"))
-    item.applied = 1
 
 
-def renew_commit_lease(item: TransactionItem, when: float, read_as: Optional[float] = None,
+def renew_commit_lease(transaction: Transaction, when: float, read_as: Optional[float] = None,
                        status: str = "COMMITTED") -> bool:
     """Restart the commit lease of a transaction still in ``status`` (COMMITTED: and not yet
     applied; or COMMIT_IN_PROGRESS, marking it ``handed_off``) at ``when``: its commit has gone
@@ -128,29 +155,31 @@ def renew_commit_lease(item: TransactionItem, when: float, read_as: Optional[flo
         actions.append(TransactionItem.handed_off.set(1))
     if read_as is not None:
         condition &= TransactionItem.last_activity == read_as
+    item = _key(transaction)
     return _conditional(lambda: item.update(actions=actions, condition=condition))
 
 
-def touch(item: TransactionItem, when: float, tables: Iterable[str] = ()) -> bool:
+def touch(transaction: Transaction, when: float, tables: Iterable[str] = ()) -> bool:
     """Record activity (and tables written) on an ACTIVE transaction."""
     actions: list[Action] = [TransactionItem.last_activity.set(when)]
-    new_tables = sorted(set(tables) - set(_tables_of(item)))
+    new_tables = sorted(set(tables) - set(_tables_of(transaction)))
     if new_tables:
-        actions.append(TransactionItem.tables.set(sorted(set(_tables_of(item)) | set(new_tables))))
+        actions.append(TransactionItem.tables.set(sorted(set(_tables_of(transaction)) | set(new_tables))))
+    item = _key(transaction)
     return _conditional(lambda: item.update(actions=actions, condition=TransactionItem.status == "ACTIVE"))
 
 
-def _tables_of(item: TransactionItem) -> list[str]:
+def _tables_of(transaction: Transaction) -> list[str]:
     """The uids of the tables a transaction wrote."""
-    return item.tables or []
+    return transaction.tables or []
 
 
-def list_transactions(catalog: str, after: Optional[str]) -> Iterator[TransactionItem]:
+def list_transactions(catalog: str, after: Optional[str]) -> Iterator[Transaction]:
     """The catalog's transactions in id (start) order."""
     start = {"catalog": {"S": catalog}, "transaction_id": {"S": after}} if after else None
     for item in TransactionItem.query(catalog, last_evaluated_key=start, consistent_read=True):
         metrics.count_read()
-        yield item
+        yield _as_transaction(item)
 
 
 # ---------------------------------------------------------------------------- pending writes
@@ -159,19 +188,33 @@ def pending_key(table_uid: str, uri: str) -> str:
     return f"{table_uid}{SEP}{uri}"
 
 
-def get_pending(transaction_id: str, keys: Sequence[str]) -> dict[str, PendingWriteItem]:
+def pending_object(transaction_id: str, table_uid: str, uri: str, op: str, values: Sequence[str],
+                   partition_key: str, etag: Optional[str] = None, size: Optional[int] = None) -> PendingWrite:
+    """A pending write of one object of a governed table (``op`` add | delete | replace), not stored."""
+    return PendingWrite(transaction_id, pending_key(table_uid, uri), op, uri, etag=etag, size=size,
+                        values=list(values), partition_key=partition_key)
+
+
+def get_pending(transaction_id: str, keys: Sequence[str]) -> dict[str, PendingWrite]:
     """Pending writes by key."""
-    return {item.key: item for item in get_many(PendingWriteItem, [(transaction_id, k) for k in keys])}
+    return {item.key: as_pending(item) for item in get_many(PendingWriteItem, [(transaction_id, k) for k in keys])}
 
 
-def save_pending(item: TransactionItem, when: float, table_uid: str,
-                 puts: Sequence[PendingWriteItem], removed: Sequence[PendingWriteItem]) -> bool:
+def get_pending_object(transaction_id: str, table_uid: str, uris: Sequence[str]) -> dict[str, PendingWrite]:
+    """A transaction's pending writes of these objects of one table, by uri."""
+    found = get_pending(transaction_id, [pending_key(table_uid, uri) for uri in uris])
+    return {write.uri: write for write in found.values()}
+
+
+def save_pending(transaction: Transaction, when: float, table_uid: str,
+                 puts: Sequence[PendingWrite], removed: Sequence[PendingWrite]) -> bool:
     """Record pending writes atomically with the transaction's activity, only while it is
     ACTIVE (False otherwise: nothing written). 100 operations need two DynamoDB transactions;
     both carry the ACTIVE condition, so only a commit racing the same transaction's own
     UpdateTableObjects call could split them."""
-    tables = sorted(set(_tables_of(item)) | {table_uid})
-    actions = [("put", p) for p in puts] + [("delete", r) for r in removed]
+    tables = sorted(set(_tables_of(transaction)) | {table_uid})
+    item = _key(transaction)
+    actions = [("put", write_item(p)) for p in puts] + [("delete", write_item(r)) for r in removed]
     for start in range(0, max(len(actions), 1), 99):
         chunk = actions[start:start + 99]
 
@@ -193,16 +236,15 @@ def save_pending(item: TransactionItem, when: float, table_uid: str,
             if classify(error).kind == CONDITION_FAILED:
                 return False
             raise
-    item.tables = tables
     return True
 
 
-def pending_of(transaction_id: str, table_uid: Optional[str] = None) -> Iterator[PendingWriteItem]:
+def pending_of(transaction_id: str, table_uid: Optional[str] = None) -> Iterator[PendingWrite]:
     """A transaction's pending writes (of one table, or all)."""
     condition = PendingWriteItem.key.startswith(table_uid + SEP) if table_uid else None
     for item in PendingWriteItem.query(transaction_id, range_key_condition=condition, consistent_read=True):
         metrics.count_read()
-        yield item
+        yield as_pending(item)
 
 
 def drop_pending(transaction_id: str) -> None:
@@ -216,14 +258,14 @@ def lock_name(table_uid: str) -> str:
     return f"lock{SEP}{table_uid}"
 
 
-def get_lock(table_uid: str) -> Optional[CommitStateItem]:
+def get_lock(table_uid: str) -> Optional[CommitLock]:
     """The table's commit lock if some transaction holds it."""
     metrics.count_read()
     try:
         item = CommitStateItem.get(lock_name(table_uid), consistent_read=True)
     except CommitStateItem.DoesNotExist:
         return None
-    return item if item.transaction_id else None
+    return CommitLock(table_uid, item.transaction_id, item.since) if item.transaction_id else None
 
 
 def acquire_lock(table_uid: str, transaction_id: str, when: float) -> bool:
@@ -255,9 +297,15 @@ def _best_effort(call) -> None:
 
 
 # ---------------------------------------------------------------------------------- objects
-def get_objects(table_uid: str, uris: Sequence[str]) -> dict[str, ObjectItem]:
+def get_objects(table_uid: str, uris: Sequence[str]) -> dict[str, ObjectState]:
     """Latest committed state of objects by uri (tombstones included)."""
-    return {item.uri: item for item in get_many(ObjectItem, [(table_uid, u) for u in uris])}
+    return {state.uri: state for state in map(_as_object, get_many(ObjectItem, [(table_uid, u) for u in uris]))}
+
+
+def _as_object(item: ObjectItem) -> ObjectState:
+    get: Callable[[str], Any] = item.attribute_values.get
+    return ObjectState(get("table_uid"), get("uri"), get("live"), get("changed_seq"), get("version_key"), get("etag"),
+                       get("size"), get("values"))
 
 
 def version_key(partition_key: str, added_seq: int, uri: str) -> str:
@@ -289,7 +337,7 @@ def next_commit_seq(previous_seq: int) -> int:
     return max(now_micros(), previous_seq + 2)
 
 
-def commit_point(catalog: str, item: TransactionItem, previous_seq: int, seq: int, end_time: float) -> bool:
+def commit_point(catalog: str, transaction: Transaction, previous_seq: int, seq: int, end_time: float) -> bool:
     """The single atomic step that makes a transaction committed: advance the catalog's commit
     counter (read as ``previous_seq``) to ``seq`` and mark the transaction COMMITTED with it.
     False when another commit moved the counter to ``seq - 1`` or beyond first (retry with a
@@ -303,6 +351,7 @@ def commit_point(catalog: str, item: TransactionItem, previous_seq: int, seq: in
     attempts, then an abort)."""
     counter = CommitStateItem(seq_name(catalog))
     counter_condition = CommitStateItem.seq.does_not_exist() | (CommitStateItem.seq < seq - 1)
+    item = _key(transaction)
 
     def send() -> None:
         with TransactWrite(connection=connection()) as tx:
@@ -323,8 +372,8 @@ def commit_point(catalog: str, item: TransactionItem, previous_seq: int, seq: in
         raise
 
 
-def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
-                 current: Optional[dict[str, ObjectItem]], deadline: Optional[float] = None) -> None:
+def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWrite], seq: int,
+                 current: Optional[dict[str, ObjectState]], deadline: Optional[float] = None) -> None:
     """Apply a committed transaction's writes (ops add | delete | replace) to the object tables,
     under ``fence`` (Fenced once the transaction no longer holds the table's lock: then another
     applier has applied all of it).
@@ -349,7 +398,7 @@ def apply_writes(fence: Fence, table_uid: str, writes: Sequence[PendingWriteItem
 _OBJECTS_PER_READ = 1000  # objects read at a time when resuming
 
 
-def applied_prefix(table_uid: str, writes: Sequence[PendingWriteItem], seq: int) -> int:
+def applied_prefix(table_uid: str, writes: Sequence[PendingWrite], seq: int) -> int:
     """How many of a commit's ``writes`` to one table (in key order) are applied: their objects
     show ``seq``. They form a prefix (``apply_writes``), so bisection finds it with a GetItem a
     step, instead of reading every object to know where a roll-forward stands."""
@@ -364,11 +413,11 @@ def applied_prefix(table_uid: str, writes: Sequence[PendingWriteItem], seq: int)
     return low
 
 
-def _object_puts(table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
-                 current: Optional[dict[str, ObjectItem]]) -> Iterator[Write]:
+def _object_puts(table_uid: str, writes: Sequence[PendingWrite], seq: int,
+                 current: Optional[dict[str, ObjectState]]) -> Iterator[Write]:
     """The puts of ``apply_writes``, in order, built as they are sent (and with ``current`` None,
     their objects read as they are needed)."""
-    states: dict[str, ObjectItem] = current if current is not None else {}
+    states: dict[str, ObjectState] = current if current is not None else {}
     for position, write in enumerate(writes):
         if current is None and position % _OBJECTS_PER_READ == 0:
             states = get_objects(table_uid, [w.uri for w in writes[position:position + _OBJECTS_PER_READ]])
@@ -380,6 +429,7 @@ def _object_puts(table_uid: str, writes: Sequence[PendingWriteItem], seq: int,
             yield _saver(ObjectVersionItem(table_uid, old.version_key, uri=old.uri, etag=old.etag, size=old.size,
                                            values=old.values, added_seq=added, removed_seq=seq))
         if write.op in ("add", "replace"):
+            assert write.partition_key is not None  # an object's write (never a table definition's)
             key = version_key(write.partition_key, seq, write.uri)
             yield _saver(ObjectVersionItem(table_uid, key, uri=write.uri, etag=write.etag, size=write.size,
                                            values=write.values, added_seq=seq))
@@ -429,10 +479,3 @@ def versions_as_of(table_uid: str, snapshot: int, low: Optional[str], high: Opti
         if high is not None and low > high:
             return
 
-
-def _purge(table: TableItem) -> None:
-    delete_all(ObjectVersionItem, table.uid, "key")
-    delete_all(ObjectItem, table.uid, "uri")
-
-
-register_table_purger(_purge)

@@ -9,15 +9,16 @@ serves app.py, both run composed); so does anything that calls a protocol's wire
   store (``store.settings.token_signing_key``: ``GLUE_TOKEN_SECRET``, else one random key stored once
   for every instance), read when the first token is signed or checked, not at import: the store
   (PynamoDB) is left for the first request.
-- The store and the clock. The service core reaches them itself (``chalicelib.store`` through its
-  own face, ``chalicelib.clock``); both are configured from the environment when they load, so there
-  is nothing to wire here yet. When they take their settings from one settings object, it is
-  built and handed to them here, once.
+- The settings (``chalicelib.settings``): read from the environment once, here, before anything
+  else runs (a few dozen lookups, no I/O). The store and the clock take theirs from that one
+  object when they load (the DynamoDB driver must: its models are defined with the table names),
+  and the service core reaches them through their own faces (``chalicelib.store``,
+  ``chalicelib.clock``); tests swap settings with ``settings.replace``.
 """
 
 from __future__ import annotations
 
-from chalicelib import page_tokens
+from chalicelib import page_tokens, settings
 
 _composed = False
 
@@ -31,5 +32,6 @@ def compose() -> None:
     """Wire the adapters' dependencies (idempotent: the first call does it)."""
     global _composed
     if not _composed:
+        settings.current()
         page_tokens.set_secret_loader(_token_signing_key)
         _composed = True

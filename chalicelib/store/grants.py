@@ -170,17 +170,12 @@ def listing(catalog_key: str, prefix: str = "", after: Optional[str] = None,
 
 def by_principal(catalog_key: str, principal: str, after: Optional[str] = None) -> Iterator[StoredGrant]:
     """A principal's grants in the catalog, in key order: one Query of the catalog's grants,
-    filtered on the range key's end (DynamoDB reads every grant of the catalog)."""
-    scope = grants_scope(catalog_key)
-    start = {"scope": {"S": scope}, "key": {"S": after}} if after is not None else None
+    kept here by the range key's end (DynamoDB filters only non-key attributes, so it reads every
+    grant of the catalog either way)."""
     suffix = f"{SEP}{principal}"
-    # DynamoDB has no ends_with; the filter keeps keys containing the principal after a SEP,
-    # the exact check is made here.
-    for item in CatalogEntryItem.query(scope, None, CatalogEntryItem.key.contains(suffix), consistent_read=True,
-                                       last_evaluated_key=start):
-        metrics.count_read()
-        if item.key.endswith(suffix):
-            yield _decode(item.key, bytes(item.doc))
+    for stored in listing(catalog_key, after=after, page_size=1000):
+        if stored.key.endswith(suffix):
+            yield stored
 
 
 def on_database(catalog_key: str, principals: Sequence[str], database: str) -> list[Grant]:

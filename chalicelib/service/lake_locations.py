@@ -98,6 +98,7 @@ def update(ctx: RequestContext, catalog_key: str, catalog_id: str, params: dict[
 
 def deregister(ctx: RequestContext, catalog_key: str, catalog_id: str, arn: str) -> None:
     """DeregisterResource (EntityNotFoundException when it is not registered)."""
+    _check_arn(arn)
     _may(ctx, catalog_key, catalog_id)
     if not store.delete_location(catalog_key, arn):
         raise EntityNotFoundException(NOT_FOUND)
@@ -105,6 +106,7 @@ def deregister(ctx: RequestContext, catalog_key: str, catalog_id: str, arn: str)
 
 def describe_resource(ctx: RequestContext, catalog_key: str, catalog_id: str, arn: str) -> dict[str, Any]:
     """DescribeResource: the ResourceInfo of a registered location."""
+    _check_arn(arn)
     _may(ctx, catalog_key, catalog_id, read=True)
     return describe(_require(catalog_key, arn))
 

@@ -299,11 +299,9 @@ def revoked(held: Grant, taken: Grant) -> tuple[Optional[Grant], bool]:
     permissions = held.permissions - taken.permissions
     grantable = held.grantable - taken.grantable
     columns = held.columns
-    changed = permissions != held.permissions or grantable != held.grantable
     if held.kind == COLUMNS and held.columns is not None and taken.columns is not None and SELECT in taken.permissions \
             and SELECT in held.permissions:
         left = minus_columns(held.columns, taken.columns)
-        changed = changed or left != held.columns
         if left is not None:
             # Some columns keep their SELECT (and its grant option, unless that was revoked too).
             permissions, columns = permissions | {SELECT}, left
@@ -312,6 +310,7 @@ def revoked(held: Grant, taken: Grant) -> tuple[Optional[Grant], bool]:
         else:
             grantable = grantable - {SELECT}
     grantable = frozenset(grantable & expand(held.kind, permissions)) if held.kind != COLUMNS else grantable & permissions
+    changed = permissions != held.permissions or grantable != held.grantable or columns != held.columns
     if not permissions and not grantable:
         return None, changed
     return Grant(held.principal, held.kind, held.database, held.table, frozenset(permissions),

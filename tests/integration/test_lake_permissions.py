@@ -12,10 +12,13 @@ administrator, a steward holding grant options, and one with nothing.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterator
 
 import boto3
@@ -461,3 +464,33 @@ def test_the_store_api_the_enforcement_reads(stack: CatalogStack) -> None:
     assert result["by_principal"] == ["TABLE"]
     assert result["purged"] == 7
     assert result["left"] == ["CATALOG:None", "TABLE:salesx"]
+
+
+@pytest.mark.skipif(shutil.which("aws") is None, reason="the AWS CLI is not on PATH")
+def test_the_aws_cli_grants_lists_and_is_refused(people: Principals, tables: Any, tmp_path: Path) -> None:
+    """The AWS CLI (v1, its own botocore) with issued keys: grant, list, revoke; a refusal for
+    the principal who holds nothing."""
+    database, (orders, _) = tables
+
+    def aws(who: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+        env.update(AWS_ACCESS_KEY_ID=people.keys[who][0], AWS_SECRET_ACCESS_KEY=people.keys[who][1],
+                   AWS_CONFIG_FILE=str(tmp_path / "none"), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"))
+        return subprocess.run(["aws", "lakeformation", "--endpoint-url", people.server.endpoint, "--region", REGION,
+                               "--output", "json", *args], env=env, check=check, capture_output=True, text=True)
+
+    grantee = json.dumps(_principal(people.arn("steward")))
+    resource = json.dumps(_table(database, orders))
+    aws("lakeadmin", "grant-permissions", "--principal", grantee, "--resource", resource,
+        "--permissions", "SELECT", "DESCRIBE", "--permissions-with-grant-option", "SELECT")
+    listed = json.loads(aws("lakeadmin", "list-permissions", "--principal", grantee, "--resource", resource).stdout)
+    assert [(sorted(p["Permissions"]), p["PermissionsWithGrantOption"])
+            for p in listed["PrincipalResourcePermissions"]] == [(["DESCRIBE", "SELECT"], ["SELECT"])]
+    settings = json.loads(aws("lakeadmin", "get-data-lake-settings").stdout)["DataLakeSettings"]
+    assert settings["DataLakeAdmins"] == [_principal(people.arn("lakeadmin"))]
+    aws("lakeadmin", "revoke-permissions", "--principal", grantee, "--resource", resource, "--permissions", "DESCRIBE")
+    refused = aws("nobody", "grant-permissions", "--principal", grantee, "--resource", resource,
+                  "--permissions", "ALTER", check=False)
+    assert refused.returncode != 0 and "AccessDeniedException" in refused.stderr and NOT_AUTHORIZED in refused.stderr
+    assert _held(people.client("lakeadmin"), people.arn("steward"), _table(database, orders)) == [
+        (["SELECT"], ["SELECT"])]

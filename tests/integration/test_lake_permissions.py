@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -494,3 +495,27 @@ def test_the_aws_cli_grants_lists_and_is_refused(people: Principals, tables: Any
     assert refused.returncode != 0 and "AccessDeniedException" in refused.stderr and NOT_AUTHORIZED in refused.stderr
     assert _held(people.client("lakeadmin"), people.arn("steward"), _table(database, orders)) == [
         (["SELECT"], ["SELECT"])]
+
+
+def test_racing_grants_to_one_principal_all_land(people: Principals, tables: Any) -> None:
+    """Each grant is a compare-and-set of its one item: grants racing on one (resource,
+    principal) merge, none is lost."""
+    database, (orders, _) = tables
+    target = _principal(people.arn("nobody"))
+    permissions = ["SELECT", "INSERT", "DELETE", "ALTER", "DROP", "DESCRIBE"]
+    clients = [people.client("lakeadmin") for _ in permissions]
+    errors: list[BaseException] = []
+
+    def grant(lf: Any, permission: str) -> None:
+        try:
+            lf.grant_permissions(Principal=target, Resource=_table(database, orders), Permissions=[permission])
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=grant, args=pair) for pair in zip(clients, permissions)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert _held(clients[0], people.arn("nobody"), _table(database, orders)) == [(sorted(permissions), [])]

@@ -161,6 +161,10 @@ def people(stack: CatalogStack, tmp_path_factory: pytest.TempPathFactory) -> Ite
         yield running
     finally:
         running.server.stop()
+        # The identities table is the session's: an administrator left behind would make a later
+        # `admin bootstrap` (test_auth.py) find one and create none.
+        for who in running.keys:
+            admin_command("principals", "delete", running.arn(who))
 
 
 @pytest.fixture

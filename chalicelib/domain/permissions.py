@@ -212,3 +212,106 @@ def invalid_permissions(kind: str, permissions: Iterable[str]) -> list[str]:
     """The permissions that may not be granted on a resource of ``kind``."""
     valid = VALID[kind]
     return sorted(set(permissions) - valid)
+
+
+# ------------------------------------------------------------------------------ settings
+# What GetDataLakeSettings answers for a catalog never configured: AWS's new account (no
+# administrators; IAM_ALLOWED_PRINCIPALS holds ALL on new databases and tables, so IAM alone
+# governs; cross-account version 1 with SET_CONTEXT, as a fresh account reports them).
+_IAM_ALLOWED_ALL = ({"Principal": {"DataLakePrincipalIdentifier": IAM_ALLOWED_PRINCIPALS}, "Permissions": [ALL]},)
+DEFAULT_DATA_LAKE_SETTINGS: dict = {
+    "DataLakeAdmins": [],
+    "ReadOnlyAdmins": [],
+    "CreateDatabaseDefaultPermissions": list(_IAM_ALLOWED_ALL),
+    "CreateTableDefaultPermissions": list(_IAM_ALLOWED_ALL),
+    "Parameters": {"CROSS_ACCOUNT_VERSION": "1", "SET_CONTEXT": "TRUE"},
+    "TrustedResourceOwners": [],
+    "AllowExternalDataFiltering": False,
+    "AllowFullTableExternalDataAccess": False,
+    "ExternalDataFilteringAllowList": [],
+    "AuthorizedSessionTagValueList": [],
+}
+
+
+def default_settings() -> dict:
+    """A fresh copy of :data:`DEFAULT_DATA_LAKE_SETTINGS` (callers may change it)."""
+    import copy
+    return copy.deepcopy(DEFAULT_DATA_LAKE_SETTINGS)
+
+
+def principals_of(entries: Optional[Iterable[dict]]) -> frozenset[str]:
+    """The identifiers of a DataLakePrincipal list (DataLakeAdmins, ReadOnlyAdmins)."""
+    return frozenset(entry.get("DataLakePrincipalIdentifier", "") for entry in entries or ())
+
+
+# ------------------------------------------------------------------------------ grant arithmetic
+def expand(kind: str, permissions: Iterable[str]) -> frozenset[str]:
+    """``permissions`` with ALL spelled out (what they let through)."""
+    given = frozenset(permissions)
+    return given | IMPLIED_BY_ALL[kind] if ALL in given else given
+
+
+def grant_option_outside(kind: str, permissions: Iterable[str], grantable: Iterable[str]) -> list[str]:
+    """The permissions with grant option that are not among the permissions granted (AWS: the
+    grantable ones "may only be a subset of the permissions granted")."""
+    return sorted(expand(kind, grantable) - expand(kind, permissions))
+
+
+def union_columns(a: ColumnScope, b: ColumnScope) -> ColumnScope:
+    """The columns either scope covers."""
+    if a.names is not None and b.names is not None:
+        return ColumnScope(names=a.names | b.names)
+    if a.names is not None:
+        return ColumnScope(excluded=b.excluded - a.names)
+    if b.names is not None:
+        return ColumnScope(excluded=a.excluded - b.names)
+    return ColumnScope(excluded=a.excluded & b.excluded)
+
+
+def minus_columns(a: ColumnScope, b: ColumnScope) -> Optional[ColumnScope]:
+    """The columns ``a`` covers and ``b`` does not; None when none are left."""
+    if a.names is not None:
+        left = frozenset(c for c in a.names if not b.covers(c))
+        return ColumnScope(names=left) if left else None
+    if b.names is not None:
+        return ColumnScope(excluded=a.excluded | b.names)
+    left = b.excluded - a.excluded
+    return ColumnScope(names=left) if left else None
+
+
+def merged(held: Optional[Grant], given: Grant) -> Grant:
+    """What a principal holds on a resource after ``given`` is granted on top of ``held`` (a
+    second grant adds to the first; a column grant widens the columns)."""
+    if held is None:
+        return given
+    columns = given.columns
+    if held.columns is not None and given.columns is not None:
+        columns = union_columns(held.columns, given.columns)
+    return Grant(given.principal, given.kind, given.database, given.table, held.permissions | given.permissions,
+                 held.grantable | given.grantable, columns, given.location)
+
+
+def revoked(held: Grant, taken: Grant) -> tuple[Optional[Grant], bool]:
+    """What is left of ``held`` once ``taken`` is revoked (None: nothing), and whether the revoke
+    removed anything. A revoke removes only what it names: ALL is a permission of its own, not
+    the set it implies. A column revoke narrows the columns of SELECT; once none are left the
+    grant is gone."""
+    permissions = held.permissions - taken.permissions
+    grantable = held.grantable - taken.grantable
+    columns = held.columns
+    if held.kind == COLUMNS and held.columns is not None and taken.columns is not None and SELECT in taken.permissions \
+            and SELECT in held.permissions:
+        left = minus_columns(held.columns, taken.columns)
+        if left is not None:
+            # Some columns keep their SELECT (and its grant option, unless that was revoked too).
+            permissions, columns = permissions | {SELECT}, left
+            if SELECT in held.grantable and SELECT not in taken.grantable:
+                grantable = grantable | {SELECT}
+        else:
+            grantable = grantable - {SELECT}
+    grantable = frozenset(grantable & expand(held.kind, permissions)) if held.kind != COLUMNS else grantable & permissions
+    changed = permissions != held.permissions or grantable != held.grantable or columns != held.columns
+    if not permissions and not grantable:
+        return None, changed
+    return Grant(held.principal, held.kind, held.database, held.table, frozenset(permissions),
+                 frozenset(grantable), columns, held.location), changed

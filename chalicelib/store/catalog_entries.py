@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator, Optional
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import metrics
+from chalicelib.errors import InvalidInputException
 from chalicelib.store import catalog
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.dynamo.fence import transact
@@ -65,8 +66,19 @@ def _not_live(db_uid: Optional[str]) -> Any:
     return condition
 
 
+# DynamoDB's limit on a range key: no entry can be stored under a longer one (a 255-character
+# name of 4-byte characters is 1,020 bytes before its database's name is added).
+MAX_KEY_BYTES = 1024
+
+
+def _storable(key: str) -> bool:
+    return len(key.encode("utf-8")) <= MAX_KEY_BYTES
+
+
 def get(scope_key: str, key: str) -> Optional[Entry]:
     """One entry (one strongly consistent GetItem), or None."""
+    if not _storable(key):
+        return None
     metrics.count_read()
     try:
         return _entry(CatalogEntryItem.get(scope_key, key, consistent_read=True))
@@ -79,6 +91,9 @@ def create(scope_key: str, key: str, doc: dict[str, Any], what: str,
     """Store a new entry; False if a live one holds the key. With ``database`` (a function), in
     one transaction with a check that the database is still that incarnation, so a create racing
     DeleteDatabase never leaves a function behind the purge."""
+    if not _storable(key):
+        raise InvalidInputException(f"The name is too long to be stored: at most {MAX_KEY_BYTES} bytes of UTF-8 "
+                                    "together with its database's name")
     db_uid = database.uid if database is not None else None
     item = CatalogEntryItem(scope_key, key, db_uid=db_uid, doc=encode_document(doc, what))
     if database is None:
@@ -99,6 +114,9 @@ def replace(scope_key: str, old: Entry, key: str, doc: dict[str, Any], what: str
     function of a re-created database (``_not_live`` sees that one as another incarnation's).
     False when ``old`` changed or went meanwhile, the database was replaced, or the new key is
     taken."""
+    if not _storable(key):
+        raise InvalidInputException(f"The name is too long to be stored: at most {MAX_KEY_BYTES} bytes of UTF-8 "
+                                    "together with its database's name")
     db_uid = database.uid if database is not None else None
     item = CatalogEntryItem(scope_key, key, db_uid=db_uid, doc=encode_document(doc, what))
     unchanged = CatalogEntryItem.doc == old.raw
@@ -123,6 +141,8 @@ def _transaction(build: Callable[[TransactWrite], None]) -> bool:
 def delete(scope_key: str, key: str, db_uid: Optional[str] = None, raw: Optional[bytes] = None) -> bool:
     """Remove an entry (with ``db_uid``: only if it belongs to that database incarnation; with
     ``raw``: only if it is still exactly the entry read); False if there is none (or another)."""
+    if not _storable(key):
+        return False
     condition = CatalogEntryItem.key.exists()
     if db_uid is not None:
         condition &= CatalogEntryItem.db_uid == db_uid

@@ -254,6 +254,43 @@ def _other_reads(c: Catalog) -> dict[str, Recipe]:
             "ConnectionPasswordEncryption": {"ReturnConnectionPasswordEncrypted": True, "AwsKmsKeyId": "alias/k"}})
         return [g.get_data_catalog_encryption_settings()]
 
+    lf = c.lf
+    bucket = f"arn:aws:s3:::out-{c.account}"
+
+    def lake() -> None:
+        """Every data lake setting, a registered location and a grant on every kind of resource
+        (the open mode's caller, the account root, makes itself a data lake administrator)."""
+        grantee = {"DataLakePrincipalIdentifier": f"arn:aws:iam::{c.account}:role/analyst"}
+        lf.put_data_lake_settings(DataLakeSettings={
+            "DataLakeAdmins": [{"DataLakePrincipalIdentifier": f"arn:aws:iam::{c.account}:root"}],
+            "ReadOnlyAdmins": [grantee],
+            "CreateDatabaseDefaultPermissions": [{"Principal": grantee, "Permissions": ["DESCRIBE"]}],
+            "CreateTableDefaultPermissions": [{"Principal": grantee, "Permissions": ["SELECT"]}],
+            "Parameters": {"CROSS_ACCOUNT_VERSION": "4"}, "TrustedResourceOwners": ["111122223333"],
+            "AllowExternalDataFiltering": True, "AllowFullTableExternalDataAccess": True,
+            "ExternalDataFilteringAllowList": [grantee], "AuthorizedSessionTagValueList": ["engine"]})
+        lf.register_resource(ResourceArn=bucket, RoleArn=f"arn:aws:iam::{c.account}:role/lf", WithFederation=True,
+                             HybridAccessEnabled=True, WithPrivilegedAccess=True, ExpectedResourceOwnerAccount=c.account)
+        lf.register_resource(ResourceArn=bucket + "-2", UseServiceLinkedRole=True)  # a second page
+        resources = [{"Catalog": {}}, {"Database": {"Name": c.db}}, {"Table": {"DatabaseName": c.db, "Name": c.table}},
+                     {"Table": {"DatabaseName": c.db, "TableWildcard": {}}},
+                     {"TableWithColumns": {"DatabaseName": c.db, "Name": c.table, "ColumnNames": ["id"]}},
+                     {"TableWithColumns": {"DatabaseName": c.db, "Name": c.governed,
+                                           "ColumnWildcard": {"ExcludedColumnNames": ["id"]}}},
+                     {"DataLocation": {"ResourceArn": bucket + "/data"}}]
+        permissions = [["CREATE_DATABASE"], ["DESCRIBE"], ["SELECT"], ["SELECT"], ["SELECT"], ["SELECT"],
+                       ["DATA_LOCATION_ACCESS"]]
+        assert lf.batch_grant_permissions(Entries=[
+            {"Id": str(i), "Principal": grantee, "Resource": resource, "Permissions": granted,
+             "PermissionsWithGrantOption": granted}
+            for i, (resource, granted) in enumerate(zip(resources, permissions))])["Failures"] == []
+
+    def lake_reads(*reads: Callable[[], dict[str, Any]]) -> list[dict[str, Any]]:
+        once(lake)
+        return [read() for read in reads]
+
+    db_path = f"arn:aws:glue:{region}:{c.account}:database/{c.db}"
+
     def after(setup: Callable[[], None], *reads: Callable[[], dict[str, Any]]) -> list[dict[str, Any]]:
         once(setup)
         return [read() for read in reads]
@@ -270,6 +307,15 @@ def _other_reads(c: Catalog) -> dict[str, Recipe]:
         "GetResourcePolicy": lambda c: after(policy, g.get_resource_policy),
         "GetResourcePolicies": lambda c: after(policy, g.get_resource_policies),
         "GetCatalogImportStatus": lambda c: [g.get_catalog_import_status()],
+        "GetDataLakeSettings": lambda c: lake_reads(lf.get_data_lake_settings),
+        "GetDataLakePrincipal": lambda c: lake_reads(lf.get_data_lake_principal),
+        "ListPermissions": lambda c: lake_reads(lf.list_permissions, lambda: lf.list_permissions(MaxResults=1)),
+        "GetEffectivePermissionsForPath": lambda c: lake_reads(
+            lambda: lf.get_effective_permissions_for_path(ResourceArn=db_path),
+            lambda: lf.get_effective_permissions_for_path(ResourceArn=db_path, MaxResults=1),
+            lambda: lf.get_effective_permissions_for_path(ResourceArn=bucket + "/data/x")),
+        "DescribeResource": lambda c: lake_reads(lambda: lf.describe_resource(ResourceArn=bucket)),
+        "ListResources": lambda c: lake_reads(lf.list_resources, lambda: lf.list_resources(MaxResults=1)),
     }
 
 

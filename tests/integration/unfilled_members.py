@@ -44,6 +44,17 @@ _CONNECTION = {
 }
 _ONE_PAGE = "the recipe's catalog fits one page; paging is covered by its own test file"
 
+# Members of a PrincipalResourcePermissions (Lake Formation grants).
+_UNGRANTABLE = "grants on LF-Tags, tag policies, data cells filters, RLS policies and functions are not served"
+_GRANT = {
+    "AdditionalDetails": "Resource Access Manager shares are not modelled",
+    "Condition": "grant conditions are refused (InvalidInputException)",
+    **{f"Resource.{kind}": _UNGRANTABLE for kind in ("AnyResource", "DataCellsFilter", "LFTag", "LFTagExpression",
+                                                     "LFTagPolicy", "RLSPolicy", "UserDefinedFunction")},
+    "Resource.Catalog.Id": "a catalog grant is answered as Catalog {} (the catalog is the request's CatalogId)",
+}
+_VERIFICATION = "nothing checks a registered location's bucket or role here, so there is no status to report"
+
 UNFILLED: dict[str, dict[str, str]] = {
     "GetDatabase": {},
     "GetDatabases": {},
@@ -72,4 +83,14 @@ UNFILLED: dict[str, dict[str, str]] = {
     "GetResourcePolicy": {},
     "GetResourcePolicies": {"NextToken": "a catalog has one policy here (no Resource Access Manager shares): one page"},
     "GetCatalogImportStatus": {},
+    "GetDataLakeSettings": {},
+    "GetDataLakePrincipal": {},
+    "ListPermissions": {**_under("PrincipalResourcePermissions[].", _GRANT)},
+    "GetEffectivePermissionsForPath": {
+        **_under("Permissions[].", {k: v for k, v in _GRANT.items() if k != "Resource.Catalog.Id"}),
+        "Permissions[].Resource.Catalog": "a path names a database, a table or a location: catalog grants are "
+                                          "not on its path",
+    },
+    "DescribeResource": {"ResourceInfo.VerificationStatus": _VERIFICATION},
+    "ListResources": {"ResourceInfoList[].VerificationStatus": _VERIFICATION},
 }

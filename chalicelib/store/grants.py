@@ -1,0 +1,321 @@
+"""Lake Formation grants, data lake settings and registered locations in DynamoDB.
+
+Grants: one ``catalog_entries`` item per (resource, principal) under one hash key per catalog,
+``<catalog key> SEP lf-grants``; the range key is ``<resource key> SEP <principal>``, where the
+resource key roots every resource below a database at the database (``D SEP <database> SEP``),
+so all that bears on a database and its tables is one ``begins_with`` Query, and what bears on
+one table is a handful of exact keys: one BatchGetItem (:func:`lookup`). ``doc`` holds the
+grant (permissions, grantable ones, columns, who changed it last and when).
+
+Settings: the catalog document ``settings SEP datalake`` (``store.catalog_documents``), read in
+that same BatchGetItem. Registered locations: ``catalog_entries`` under
+``<catalog key> SEP lf-resources``, keyed by the resource ARN.
+
+Every write is one conditional single-item write (compare-and-set on the bytes read, or "not
+there yet"): a racing writer loses and re-reads, nothing is ever half-written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional, Sequence
+
+from chalicelib import clock, metrics
+from chalicelib.domain import permissions as model
+from chalicelib.domain.permissions import ColumnScope, Grant
+from chalicelib.errors import InvalidInputException
+from chalicelib.store import catalog_documents as documents
+from chalicelib.store.documents import decode_document, encode_document
+from chalicelib.store.dynamo import dynamo_json as dj
+from chalicelib.store.dynamo.models import SEP, CatalogDocumentItem, CatalogEntryItem
+from chalicelib.store.dynamo.retry import conditional
+
+GRANTS = "lf-grants"
+RESOURCES = "lf-resources"
+SETTINGS_KEY = documents.settings_key("datalake")
+MAX_KEY_BYTES = 1024  # DynamoDB's limit on a range key
+_BATCH_KEYS = 100  # BatchGetItem's
+
+# Resource key markers: the catalog, a location, and below a database: the database itself,
+# its table wildcard, a table, a table's columns.
+_CATALOG, _LOCATION, _DATABASE = "C", "L", "D"
+_ITSELF, _WILDCARD, _TABLE, _COLUMNS = "=", "*", "T", "K"
+
+
+# ------------------------------------------------------------------------------ keys
+def grants_scope(catalog_key: str) -> str:
+    """The hash key of a catalog's grants."""
+    return f"{catalog_key}{SEP}{GRANTS}"
+
+
+def resources_scope(catalog_key: str) -> str:
+    """The hash key of a catalog's registered locations."""
+    return f"{catalog_key}{SEP}{RESOURCES}"
+
+
+def database_prefix(database: str) -> str:
+    """The start of every resource key at or below ``database`` (folded name)."""
+    return f"{_DATABASE}{SEP}{database}{SEP}"
+
+
+def resource_key(kind: str, database: Optional[str] = None, table: Optional[str] = None,
+                 location: Optional[str] = None) -> str:
+    """The resource key of a grant's resource: ``kind`` as in domain.permissions (a TABLE grant
+    without ``table`` is the database's table wildcard)."""
+    if kind == model.CATALOG:
+        return _CATALOG
+    if kind == model.DATA_LOCATION:
+        return f"{_LOCATION}{SEP}{location}"
+    assert database is not None
+    if kind == model.DATABASE:
+        return database_prefix(database) + _ITSELF
+    if kind == model.TABLE:
+        return database_prefix(database) + (_WILDCARD if table is None else f"{_TABLE}{SEP}{table}")
+    return database_prefix(database) + f"{_COLUMNS}{SEP}{table}"
+
+
+def key_of(grant: Grant) -> str:
+    """The range key of a grant: its resource's key and its principal."""
+    key = f"{resource_key(grant.kind, grant.database, grant.table, grant.location)}{SEP}{grant.principal}"
+    if len(key.encode("utf-8")) > MAX_KEY_BYTES:
+        raise InvalidInputException("The resource and principal of a grant are too long to be stored together "
+                                    f"(at most {MAX_KEY_BYTES} bytes)")
+    return key
+
+
+def resource_of_key(key: str) -> str:
+    """The resource key part of a grant's range key."""
+    return key.rpartition(SEP)[0]
+
+
+# ------------------------------------------------------------------------------ grant items
+@dataclass(frozen=True)
+class StoredGrant:
+    """One stored grant, when and by whom it was last changed, and the bytes as stored (the
+    condition of the next change)."""
+
+    key: str
+    grant: Grant
+    updated: float
+    updated_by: str
+    raw: bytes
+
+
+def _encode(grant: Grant, updated: float, updated_by: str) -> dict[str, Any]:
+    doc: dict[str, Any] = {"principal": grant.principal, "kind": grant.kind, "permissions": sorted(grant.permissions),
+                           "grantable": sorted(grant.grantable), "updated": updated, "by": updated_by}
+    for name, value in (("database", grant.database), ("table", grant.table), ("location", grant.location)):
+        if value is not None:
+            doc[name] = value
+    if grant.columns is not None:
+        if grant.columns.names is not None:
+            doc["columns"] = sorted(grant.columns.names)
+        else:
+            doc["excluded"] = sorted(grant.columns.excluded)
+    return doc
+
+
+def _decode(key: str, raw: bytes) -> StoredGrant:
+    doc = decode_document(raw)
+    columns = None
+    if "columns" in doc:
+        columns = ColumnScope(names=frozenset(doc["columns"]))
+    elif "excluded" in doc:
+        columns = ColumnScope(excluded=frozenset(doc["excluded"]))
+    grant = Grant(doc["principal"], doc["kind"], doc.get("database"), doc.get("table"),
+                  frozenset(doc["permissions"]), frozenset(doc["grantable"]), columns, doc.get("location"))
+    return StoredGrant(key, grant, doc["updated"], doc["by"], raw)
+
+
+def get(catalog_key: str, grant: Grant) -> Optional[StoredGrant]:
+    """What ``grant``'s principal holds on ``grant``'s resource (one consistent GetItem), or None."""
+    key = key_of(grant)
+    metrics.count_read()
+    try:
+        item = CatalogEntryItem.get(grants_scope(catalog_key), key, consistent_read=True)
+    except CatalogEntryItem.DoesNotExist:
+        return None
+    return _decode(key, bytes(item.doc))
+
+
+def put(catalog_key: str, grant: Grant, updated_by: str, replacing: Optional[StoredGrant]) -> bool:
+    """Store ``grant`` as what its principal holds on its resource, if what is stored is still
+    ``replacing`` (None: only if nothing is). False when another change landed first."""
+    key = key_of(grant)
+    item = CatalogEntryItem(grants_scope(catalog_key), key,
+                            doc=encode_document(_encode(grant, clock.now(), updated_by), "grant"))
+    condition = (CatalogEntryItem.key.does_not_exist() if replacing is None
+                 else CatalogEntryItem.doc == replacing.raw)
+    return conditional(lambda: item.save(condition=condition))
+
+
+def delete(catalog_key: str, stored: StoredGrant) -> bool:
+    """Remove a grant if it is still exactly as read; False if it changed or went meanwhile."""
+    item = CatalogEntryItem(grants_scope(catalog_key), stored.key)
+    return conditional(lambda: item.delete(condition=CatalogEntryItem.doc == stored.raw))
+
+
+def listing(catalog_key: str, prefix: str = "", after: Optional[str] = None,
+            page_size: int = 100) -> Iterator[StoredGrant]:
+    """Grants whose range keys start with ``prefix`` (a resource key or :func:`database_prefix`),
+    in key order, after range key ``after``: one Query, read lazily in pages."""
+    scope = grants_scope(catalog_key)
+    start = {"scope": {"S": scope}, "key": {"S": after}} if after is not None else None
+    condition = CatalogEntryItem.key.startswith(prefix) if prefix else None
+    for item in CatalogEntryItem.query(scope, condition, consistent_read=True, last_evaluated_key=start,
+                                       page_size=page_size):
+        metrics.count_read()
+        yield _decode(item.key, bytes(item.doc))
+
+
+def by_principal(catalog_key: str, principal: str, after: Optional[str] = None) -> Iterator[StoredGrant]:
+    """A principal's grants in the catalog, in key order: one Query of the catalog's grants,
+    kept here by the range key's end (DynamoDB filters only non-key attributes, so it reads every
+    grant of the catalog either way)."""
+    suffix = f"{SEP}{principal}"
+    for stored in listing(catalog_key, after=after, page_size=1000):
+        if stored.key.endswith(suffix):
+            yield stored
+
+
+def on_database(catalog_key: str, principals: Sequence[str], database: str) -> list[Grant]:
+    """The grants of ``principals`` on ``database`` and everything in it (its table wildcard,
+    its tables, their columns): ONE Query (``begins_with`` the database's prefix), for listings
+    that filter a database's tables."""
+    wanted = set(principals)
+    return [stored.grant for stored in listing(catalog_key, database_prefix(database), page_size=1000)
+            if stored.grant.principal in wanted]
+
+
+def purge_database(catalog_key: str, database: str) -> int:
+    """Delete every grant at or below a deleted database (one Query, one conditional delete
+    each); the number deleted."""
+    deleted = 0
+    for stored in list(listing(catalog_key, database_prefix(database), page_size=1000)):
+        deleted += delete(catalog_key, stored)
+    return deleted
+
+
+# ------------------------------------------------------------------------------ one check
+@dataclass(frozen=True)
+class Held:
+    """What bears on one request: the data lake settings (AWS's defaults when never put;
+    ``configured`` says whether they were) and the grants found."""
+
+    settings: dict[str, Any]
+    configured: bool
+    grants: list[Grant]
+
+    @property
+    def admins(self) -> frozenset[str]:
+        """The data lake administrators."""
+        return model.principals_of(self.settings.get("DataLakeAdmins"))
+
+    @property
+    def read_only_admins(self) -> frozenset[str]:
+        """The read-only administrators."""
+        return model.principals_of(self.settings.get("ReadOnlyAdmins"))
+
+
+def lookup(catalog_key: str, principals: Sequence[str], database: Optional[str],
+           table: Optional[str] = None) -> Held:
+    """The settings and every grant of ``principals`` that bears on ``table`` of ``database``
+    (or on ``database``, or on the catalog alone when ``database`` is None): the table's own and
+    its columns', the database's table wildcard, the database's own and the catalog's, for each
+    principal, with the data lake settings document, in ONE BatchGetItem."""
+    resources = [resource_key(model.CATALOG)]
+    if database is not None:
+        resources += [resource_key(model.DATABASE, database), resource_key(model.TABLE, database)]
+        if table is not None:
+            resources += [resource_key(model.TABLE, database, table), resource_key(model.COLUMNS, database, table)]
+    scope = grants_scope(catalog_key)
+    keys = [{"scope": dj.s(scope), "key": dj.s(f"{resource}{SEP}{principal}")}
+            for principal in dict.fromkeys(principals) for resource in resources]
+    if len(keys) + 1 > _BATCH_KEYS:
+        raise ValueError(f"lookup: {len(keys) + 1} keys do not fit in one BatchGetItem")
+    entries, settings_table = CatalogEntryItem.Meta.table_name, CatalogDocumentItem.Meta.table_name
+    metrics.count_read(len(keys) + 1)
+    found = dj.batch_get({entries: keys, settings_table: [{"catalog": dj.s(catalog_key), "key": dj.s(SETTINGS_KEY)}]})
+    grants = [_decode(item["key"]["S"], item["doc"]["B"]).grant for item in found[entries]]
+    grants.sort(key=key_of)  # BatchGetItem answers in no particular order
+    settings_items = found[settings_table]
+    if settings_items:
+        return Held(_with_defaults(decode_document(settings_items[0]["doc"]["B"])), True, grants)
+    return Held(model.default_settings(), False, grants)
+
+
+# ------------------------------------------------------------------------------ settings
+def _with_defaults(stored: dict[str, Any]) -> dict[str, Any]:
+    settings = model.default_settings()
+    settings.update(stored)
+    return settings
+
+
+def get_settings(catalog_key: str) -> tuple[dict[str, Any], Optional[documents.StoredDocument]]:
+    """The data lake settings (AWS's defaults for members never put) and the stored document
+    (None: never put), the condition of :func:`put_settings`."""
+    stored = documents.get(catalog_key, SETTINGS_KEY)
+    if stored is None:
+        return model.default_settings(), None
+    return _with_defaults(stored.data), stored
+
+
+def put_settings(catalog_key: str, settings: dict[str, Any], replacing: Optional[documents.StoredDocument]) -> bool:
+    """Replace the data lake settings if the stored document is still ``replacing``; False
+    when another put landed first."""
+    return documents.put(catalog_key, SETTINGS_KEY, settings, replacing, "data lake settings")
+
+
+# ------------------------------------------------------------------------------ locations
+@dataclass(frozen=True)
+class Location:
+    """A registered location: its ARN, what RegisterResource / UpdateResource stored, and the
+    bytes as stored."""
+
+    arn: str
+    info: dict[str, Any]
+    raw: bytes
+
+
+def _check_location_key(arn: str) -> None:
+    if len(arn.encode("utf-8")) > MAX_KEY_BYTES:
+        raise InvalidInputException(f"ResourceArn is too long to be registered (at most {MAX_KEY_BYTES} bytes)")
+
+
+def get_location(catalog_key: str, arn: str) -> Optional[Location]:
+    """A registered location (one consistent GetItem), or None."""
+    _check_location_key(arn)
+    metrics.count_read()
+    try:
+        item = CatalogEntryItem.get(resources_scope(catalog_key), arn, consistent_read=True)
+    except CatalogEntryItem.DoesNotExist:
+        return None
+    raw = bytes(item.doc)
+    return Location(arn, decode_document(raw), raw)
+
+
+def put_location(catalog_key: str, arn: str, info: dict[str, Any], replacing: Optional[Location]) -> bool:
+    """Register ``arn`` (``replacing`` None: only if it is not registered yet) or change its
+    registration (only if it is still ``replacing``); False when the condition fails."""
+    _check_location_key(arn)
+    item = CatalogEntryItem(resources_scope(catalog_key), arn, doc=encode_document(info, "registered resource"))
+    condition = (CatalogEntryItem.key.does_not_exist() if replacing is None
+                 else CatalogEntryItem.doc == replacing.raw)
+    return conditional(lambda: item.save(condition=condition))
+
+
+def delete_location(catalog_key: str, arn: str) -> bool:
+    """Deregister ``arn``; False if it was not registered."""
+    _check_location_key(arn)
+    item = CatalogEntryItem(resources_scope(catalog_key), arn)
+    return conditional(lambda: item.delete(condition=CatalogEntryItem.key.exists()))
+
+
+def list_locations(catalog_key: str, after: Optional[str] = None) -> Iterator[Location]:
+    """Registered locations in ARN order, after ``after``: one Query, read lazily."""
+    scope = resources_scope(catalog_key)
+    start = {"scope": {"S": scope}, "key": {"S": after}} if after is not None else None
+    for item in CatalogEntryItem.query(scope, consistent_read=True, last_evaluated_key=start):
+        metrics.count_read()
+        raw = bytes(item.doc)
+        yield Location(item.key, decode_document(raw), raw)

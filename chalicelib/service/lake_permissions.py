@@ -392,9 +392,8 @@ class _Viewer:
 def _prefixes_of(target: Target) -> list[str]:
     """The range-key prefixes of the grants on one resource (a table: its own and its columns')."""
     if target.kind == model.TABLE and target.table is not None:
-        return sorted(store.resource_key(kind, target.database, target.table) + store.SEP
-                      for kind in (model.TABLE, model.COLUMNS))
-    return [store.resource_key(target.kind, target.database, target.table, target.location) + store.SEP]
+        return sorted(store.grants_prefix(kind, target.database, target.table) for kind in (model.TABLE, model.COLUMNS))
+    return [store.grants_prefix(target.kind, target.database, target.table, target.location)]
 
 
 def _scan(catalog_key: str, prefixes: list[str], after: Optional[str]) -> Iterator[store.StoredGrant]:
@@ -408,8 +407,8 @@ def _scan(catalog_key: str, prefixes: list[str], after: Optional[str]) -> Iterat
 
 _TYPE_KINDS = {"CATALOG": {model.CATALOG}, "DATABASE": {model.DATABASE}, "TABLE": {model.TABLE, model.COLUMNS},
                "DATA_LOCATION": {model.DATA_LOCATION}}
-_TYPE_PREFIXES = {"CATALOG": "C" + store.SEP, "DATABASE": "D" + store.SEP, "TABLE": "D" + store.SEP,
-                  "DATA_LOCATION": "L" + store.SEP}
+_TYPE_PREFIXES = {"CATALOG": store.kind_prefix(model.CATALOG), "DATABASE": store.kind_prefix(model.DATABASE),
+                  "TABLE": store.kind_prefix(model.TABLE), "DATA_LOCATION": store.kind_prefix(model.DATA_LOCATION)}
 
 
 def list_permissions(ctx: RequestContext, catalog_key: str, catalog_id: str, params: dict[str, Any],
@@ -449,7 +448,7 @@ def effective_for_path(ctx: RequestContext, catalog_key: str, catalog_id: str, r
     viewer = _Viewer(ctx, catalog_key, catalog_id)
     if resource_arn.startswith("arn:") and ":s3:::" in resource_arn:
         path = resource_arn.rstrip("/")
-        for stored in _scan(catalog_key, ["L" + store.SEP], after):
+        for stored in _scan(catalog_key, [store.kind_prefix(model.DATA_LOCATION)], after):
             location = (stored.grant.location or "").rstrip("/")
             covers = path == location or path.startswith(location + "/")
             yield Listed(viewer.show(stored) if covers else None, stored.key)
@@ -465,6 +464,6 @@ def effective_for_path(ctx: RequestContext, catalog_key: str, catalog_id: str, r
         table = lookups.fold(parsed.names[1])
         tables.get_table(ctx, catalog_key, database, table)
         prefixes = _prefixes_of(Target(model.TABLE, database, table)) + [
-            store.resource_key(model.TABLE, database) + store.SEP]
+            store.grants_prefix(model.TABLE, database)]
     for stored in _scan(catalog_key, prefixes, after):
         yield Listed(viewer.show(stored), stored.key)

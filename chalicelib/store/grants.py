@@ -74,6 +74,19 @@ def resource_key(kind: str, database: Optional[str] = None, table: Optional[str]
     return database_prefix(database) + f"{_COLUMNS}{SEP}{table}"
 
 
+def grants_prefix(kind: str, database: Optional[str] = None, table: Optional[str] = None,
+                  location: Optional[str] = None) -> str:
+    """The start of the range keys of every grant on one resource (any principal)."""
+    return resource_key(kind, database, table, location) + SEP
+
+
+def kind_prefix(kind: str) -> str:
+    """The start of the range keys of every grant on resources of ``kind``: the catalog, data
+    locations, or (DATABASE and TABLE alike: they share their database's prefix) databases and
+    everything in them."""
+    return {model.CATALOG: _CATALOG, model.DATA_LOCATION: _LOCATION}.get(kind, _DATABASE) + SEP
+
+
 def key_of(grant: Grant) -> str:
     """The range key of a grant: its resource's key and its principal."""
     key = f"{resource_key(grant.kind, grant.database, grant.table, grant.location)}{SEP}{grant.principal}"

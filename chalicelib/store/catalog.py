@@ -25,7 +25,8 @@ from chalicelib.store.dynamo.conditions import CONDITION_FAILED, CONFLICT, class
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.dynamo.fence import Fence, transact
 from chalicelib.store.dynamo.models import SEP, CleanupJobItem, CommitStateItem, DatabaseItem, TableItem, TableVersionItem
-from chalicelib.store.dynamo.retry import Policy, attempts, conditional
+from chalicelib.attempts import Policy, attempts
+from chalicelib.store.dynamo.retry import conditional
 from chalicelib.store.errors import ConditionFailed, StampConflict, BudgetSpent  # noqa: F401  (callers reach them here too)
 from chalicelib.store.records import CleanupJob, Database, Table, TableVersion
 

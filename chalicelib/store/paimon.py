@@ -23,8 +23,10 @@ from chalicelib.store.dynamo.conditions import CONDITION_FAILED, classify
 from chalicelib.store.dynamo.config import connection
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.dynamo.models import SEP, PaimonItem, PartitionItem, TableItem
-from chalicelib.store.dynamo.ranges import Demand, query_key_range
-from chalicelib.store.dynamo.retry import attempts, conditional, given_up
+from chalicelib.store.demand import Demand
+from chalicelib.store.dynamo.ranges import query_key_range
+from chalicelib.attempts import attempts
+from chalicelib.store.dynamo.retry import conditional, given_up
 from chalicelib.store.errors import CommitConflict  # noqa: F401  (callers reach them here too)
 from chalicelib.store.records import Table
 
@@ -686,7 +688,7 @@ def partition_stats(table_uid: str, low: str | None = None, high: str | None = N
                     demand: Demand | None = None) -> Iterator[Any]:
     """The table's partition items in sort-key order (records with ``key``, ``values`` and
     ``p_records``, ``p_bytes``, ``p_files``, ``p_last``; None where never counted); DynamoDB
-    pages sized by ``demand`` (ranges.Demand)."""
+    pages sized by ``demand`` (store.demand.Demand)."""
     return query_key_range(PartitionItem, table_uid, low, high, after, None, demand)
 
 

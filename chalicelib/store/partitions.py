@@ -25,8 +25,10 @@ from chalicelib.store.dynamo.conditions import CONDITION_FAILED, classify
 from chalicelib.store.dynamo.conditions import THROTTLED as THROTTLED_KIND
 from chalicelib.store.dynamo.fence import transact
 from chalicelib.store.dynamo.models import DatabaseItem, IndexEntryItem, PartitionItem, TableItem
-from chalicelib.store.dynamo.ranges import Demand, query_key_range
-from chalicelib.store.dynamo.retry import attempts, conditional, given_up
+from chalicelib.store.demand import Demand
+from chalicelib.store.dynamo.ranges import query_key_range
+from chalicelib.attempts import attempts
+from chalicelib.store.dynamo.retry import conditional, given_up
 from chalicelib.store.errors import TableChanged  # noqa: F401  (callers reach them here too)
 from chalicelib.store.records import CleanupJob, Database, StoredPartition, Table
 
@@ -393,7 +395,7 @@ def scan_range(table_uid: str, low: str | None, high: str | None, after: str | N
                demand: Demand | None = None) -> Iterator[Any]:
     """Partitions (or, with ``index_uid``, index entries) with sort key in [low, high], in key
     order, starting after ``after``; with ``segments``, only those whose segment bucket is in
-    that range; DynamoDB pages sized by ``demand`` (ranges.Demand). Every item read is counted."""
+    that range; DynamoDB pages sized by ``demand`` (store.demand.Demand). Every item read is counted."""
     if index_uid is None:
         return query_key_range(PartitionItem, table_uid, low, high, after, segments, demand)
     return query_key_range(IndexEntryItem, index_uid, low, high, after, segments, demand)

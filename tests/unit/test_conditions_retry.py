@@ -20,7 +20,8 @@ from chalicelib.store import catalog
 from chalicelib.store.dynamo import conditions, dynamo_json, fence
 from chalicelib.store import partitions as partition_store
 from chalicelib.store.dynamo.conditions import CONDITION_FAILED, CONFLICT, OTHER, THROTTLED, classify
-from chalicelib.store.dynamo.retry import Policy, attempts, conditional, retry
+from chalicelib.attempts import Policy, attempts
+from chalicelib.store.dynamo.retry import conditional, retry
 
 
 def client_error(code: str, reasons: Optional[list[Optional[str]]] = None,

@@ -8,7 +8,7 @@ import pytest
 from chalicelib.errors import InvalidInputException
 from chalicelib.service import paging
 from chalicelib.service.partitions import listing
-from chalicelib.store.dynamo.ranges import Demand
+from chalicelib.store.demand import Demand
 
 KEYS = [("year", "string"), ("month", "int")]
 

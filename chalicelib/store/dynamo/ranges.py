@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator, Optional
 from chalicelib import metrics
 from chalicelib.store.dynamo import fast_parse
 from chalicelib.store.dynamo.config import table_connection
-from chalicelib.store.demand import Demand  # noqa: F401  (query_key_range sizes pages by it)
+from chalicelib.store.demand import Demand
 from chalicelib.store.dynamo.models import DocumentAttribute
 
 

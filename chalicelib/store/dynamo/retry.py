@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable, TypeVar
 
 from chalicelib import clock as system_clock
-from chalicelib.attempts import DEFAULT, REREAD, Clock, Policy, attempts  # noqa: F401  (the store's loops use them too)
+from chalicelib.attempts import DEFAULT, Clock, Policy, attempts
 from chalicelib.errors import ConcurrentModificationException, ThrottlingException
 from chalicelib.store.dynamo.conditions import CONDITION_FAILED, CONFLICT, THROTTLED, classify
 

@@ -43,7 +43,7 @@ from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from chalicelib.store.dynamo.conditions import error_code
-from chalicelib.store.dynamo.retry import Policy, attempts
+from chalicelib.attempts import Policy, attempts
 
 ATTRIBUTE = "_wt"
 _NAME, _VALUE = "#glue_wt", ":glue_wt"

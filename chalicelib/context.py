@@ -16,6 +16,11 @@ DEFAULT_REGION = settings.current().region
 # SigV4: "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/glue/aws4_request, ..."
 _CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/\d{8}/([^/,\s]+)/")
 _ACCOUNT_ID = re.compile(r"\d{12}")
+# The open mode's named principals (docs/design.md, "Permissions"): an access key id or bearer
+# token "user:alice" / "role:etl" is that IAM principal of the default account, and
+# "123456789012:user:alice" of the account named. A SigV4 access key id cannot hold "/", so the
+# ARN's "user/alice" is spelled with a colon.
+_NAMED_PRINCIPAL = re.compile(r"(?:(\d{12}):)?(user|role):([\w+=,.@-]{1,64})")
 # Two Authorization values name two callers. Sent as two header lines, or folded into one line
 # by a proxy (RFC 9110 5.3 lets it join repeated lines with commas; AWS's front end reads them so
 # joined and refuses the result as an incomplete signature). A SigV4 value's own commas are
@@ -84,22 +89,36 @@ class RequestContext:
         return f"{self.region}\x01{self.catalog_id(params)}"
 
 
+def _open_caller(credential: str, account_id: str) -> tuple[str, str]:
+    """(account id, caller ARN) an open-mode credential names: a 12-digit id is that account's
+    root (caller ARN ""), a named principal (``_NAMED_PRINCIPAL``) that IAM user or role, anything
+    else the root of ``account_id``."""
+    if _ACCOUNT_ID.fullmatch(credential):
+        return credential, ""
+    named = _NAMED_PRINCIPAL.fullmatch(credential)
+    if named:
+        account = named.group(1) or account_id
+        return account, f"arn:aws:iam::{account}:{named.group(2)}/{named.group(3)}"
+    return account_id, ""
+
+
 def context_from_request(headers: dict[str, str], api_gateway_context: dict | None) -> RequestContext:
     """Derive the caller from API Gateway's verified identity when deployed, else from SigV4.
 
-    Locally nothing verifies signatures, so the access key stands for the account: a 12-digit
-    access key id *is* the account id (as moto does); any other key maps to the default account.
+    Locally nothing verifies signatures, so the access key stands for the caller: a 12-digit
+    access key id *is* the account id (as moto does), ``user:alice`` / ``role:etl`` (optionally
+    after ``<account>:``) is that IAM principal, for permission tests without issued keys; any
+    other key is the default account's root.
     """
-    account_id, region = DEFAULT_ACCOUNT_ID, DEFAULT_REGION
+    account_id, region, caller_arn = DEFAULT_ACCOUNT_ID, DEFAULT_REGION, ""
     match = _CREDENTIAL.search(headers.get("authorization", ""))
     if match:
-        access_key, region = match.group(1), require_region(match.group(2))
-        if _ACCOUNT_ID.fullmatch(access_key):
-            account_id = access_key
+        region = require_region(match.group(2))
+        account_id, caller_arn = _open_caller(match.group(1), account_id)
     identity = (api_gateway_context or {}).get("identity") or {}
     if identity.get("accountId"):
-        account_id = identity["accountId"]
-    return RequestContext(account_id=account_id, region=region, caller_arn=identity.get("userArn") or "")
+        account_id, caller_arn = identity["accountId"], identity.get("userArn") or ""
+    return RequestContext(account_id=account_id, region=region, caller_arn=caller_arn)
 
 
 # "Bearer <token>" (pypaimon's token.provider=bear); "<account>" or "<account>/<region>" name a catalog.
@@ -111,19 +130,20 @@ def context_from_bearer(headers: dict[str, str], api_gateway_context: dict | Non
 
     In today's open local mode nothing verifies the token: as a 12-digit access key id does for Glue,
     a 12-digit token names the account (``123456789012``), optionally with a region after a slash
-    (``123456789012/eu-west-1``, since a bearer token has no credential scope); any other token,
-    or none, is the default account in the default region. API Gateway's verified identity wins.
+    (``123456789012/eu-west-1``, since a bearer token has no credential scope), and a named
+    principal (``user:alice``, ``123456789012:role:etl/eu-west-1``) that IAM principal; any other
+    token, or none, is the default account's root in the default region. API Gateway's verified
+    identity wins.
     """
-    account_id, region = DEFAULT_ACCOUNT_ID, DEFAULT_REGION
+    account_id, region, caller_arn = DEFAULT_ACCOUNT_ID, DEFAULT_REGION, ""
     match = _BEARER.fullmatch(headers.get("authorization", "").strip())
     if match:
-        account, _, scope = match.group(1).partition("/")
-        if _ACCOUNT_ID.fullmatch(account):
-            account_id = account
+        credential, _, scope = match.group(1).partition("/")
+        if _ACCOUNT_ID.fullmatch(credential) or _NAMED_PRINCIPAL.fullmatch(credential):
+            account_id, caller_arn = _open_caller(credential, account_id)
             if scope:
                 region = require_region(scope, "The bearer token")
     identity = (api_gateway_context or {}).get("identity") or {}
     if identity.get("accountId"):
-        account_id = identity["accountId"]
-    return RequestContext(account_id=account_id, region=region, service="paimon",
-                          caller_arn=identity.get("userArn") or "")
+        account_id, caller_arn = identity["accountId"], identity.get("userArn") or ""
+    return RequestContext(account_id=account_id, region=region, service="paimon", caller_arn=caller_arn)

@@ -12,7 +12,7 @@ from itertools import takewhile
 from typing import Any, Callable, Iterable, Optional
 
 from chalicelib.errors import ConcurrentModificationException, InvalidInputException, database_already_exists
-from chalicelib.service import cleanup, search_index, tags
+from chalicelib.service import access, cleanup, search_index, tags
 from chalicelib.service.lookups import fold, require_database
 from chalicelib.service.paging import take_page
 from chalicelib.store import catalog
@@ -47,12 +47,16 @@ def create_database(catalog_key: str, database_input: dict[str, Any],
     atomically: the name is taken by exactly one of several racing creates, and the tags are
     stored under the new database's uid before it exists, so they appear with it or not at all.
     AlreadyExistsException if the (lowercased) name is taken."""
+    access.require("CreateDatabase", catalog_key)
     doc = _database_document(database_input, now())
+    if database_input.get("CreateTableDefaultPermissions") is None:
+        doc["CreateTableDefaultPermissions"] = access.default_table_permissions(catalog_key)
+    grants = access.grant_items(catalog_key, access.new_database_grants(catalog_key, doc["Name"]))
     uid = catalog.new_uid()
     tags.tag_new_resource(catalog_key, "database", uid, tag_map)
     search_index.before_database_write(catalog_key, uid, doc)
     try:
-        catalog.create_database(catalog_key, doc["Name"], doc, uid)
+        catalog.create_database(catalog_key, doc["Name"], doc, uid, catalog.AlsoWrite(puts=grants))
     except catalog.ConditionFailed:
         if tag_map:
             tags.forget_resource(catalog_key, "database", uid)
@@ -62,6 +66,7 @@ def create_database(catalog_key: str, database_input: dict[str, Any],
 
 def get_database(catalog_key: str, name: str) -> dict[str, Any]:
     """The stored ``Database`` object (without CatalogId); EntityNotFoundException if none."""
+    access.require("GetDatabase", catalog_key, name)
     return catalog.load(require_database(catalog_key, name))
 
 
@@ -83,7 +88,8 @@ def list_databases(catalog_key: str, after: Optional[str], limit: int,
     items = catalog.query_databases(catalog_key, start, limit + 1 if prefix else limit)
     if prefix:
         items = takewhile(lambda item: item.name.startswith(prefix), items)
-    return take_page(items, limit, rendered, lambda item: item.name)
+    visible = access.database_filter(catalog_key)
+    return take_page(filter(lambda item: visible(item.name), items), limit, rendered, lambda item: item.name)
 
 
 def before_prefix(prefix: str) -> Optional[str]:
@@ -120,6 +126,7 @@ def alter_database(catalog_key: str, name: str, set_members: dict[str, Any],
     re-applied when another write landed in between, so no concurrent change is lost.
     EntityNotFoundException if there is no such database (or it was deleted meanwhile).
     """
+    access.require("UpdateDatabase", catalog_key, name)
     removals = set(remove_parameters)
     for _ in attempts(Policy(attempts=8)):
         item = require_database(catalog_key, name)
@@ -151,6 +158,7 @@ def update_database(catalog_key: str, name: str, database_input: dict[str, Any])
     names another database (databases cannot be renamed); ConcurrentModificationException if
     it was deleted or re-created meanwhile (the replace is conditional on the same database).
     """
+    access.require("UpdateDatabase", catalog_key, name)
     item = require_database(catalog_key, name)
     if fold(database_input["Name"]) != item.name:
         raise InvalidInputException(
@@ -179,10 +187,12 @@ def delete_database(catalog_key: str, name: str, drop_files: bool = False) -> No
     ``cleanup.register_files_remover``). EntityNotFoundException if there is no such database;
     ConcurrentModificationException if it was deleted or re-created meanwhile.
     """
+    access.require("DeleteDatabase", catalog_key, name)
     item = require_database(catalog_key, name)
     try:
         catalog.delete_database_item(item, drop_files)
     except catalog.ConditionFailed:
         raise ConcurrentModificationException("Database was deleted or re-created concurrently.") from None
+    access.forget_database(catalog_key, item.name)
     cleanup.enqueued()
     cleanup.help_with_expired()

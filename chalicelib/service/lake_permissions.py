@@ -95,9 +95,21 @@ def put_data_lake_settings(ctx: RequestContext, catalog_key: str, catalog_id: st
                 raise InvalidInputException(INVALID_MODIFICATION)
     for _ in attempts(_RETRY):
         _, stored = store.get_settings(catalog_key)
+        if stored is None:
+            _keep_new_account_grants(ctx, catalog_key)
         if store.put_settings(catalog_key, settings, stored):
             return
     raise ConcurrentModificationException("The data lake settings are being changed by another request; retry.")
+
+
+def _keep_new_account_grants(ctx: RequestContext, catalog_key: str) -> None:
+    """Before a catalog's settings are first put (until then it is under IAM alone), store
+    what a new AWS account holds besides its databases' and tables' default grants:
+    IAM_ALLOWED_PRINCIPALS' CREATE_DATABASE on the catalog, so that everyone may still create
+    databases until an administrator revokes it. Idempotent (only if not there yet)."""
+    grant = Grant(model.IAM_ALLOWED_PRINCIPALS, model.CATALOG, None, None, frozenset({model.CREATE_DATABASE}))
+    if store.get(catalog_key, grant) is None:
+        store.put(catalog_key, grant, caller(ctx), None)
 
 
 # ------------------------------------------------------------------------------ resources

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from chalicelib import clock, faults, settings, work_budget
+from chalicelib.service import access
 from chalicelib.domain import keycodec
 from chalicelib.domain.partition_keys import IndexSpec, IndexValueError, index_entry_key
 from chalicelib.errors import (ConcurrentModificationException, InvalidInputException,
@@ -331,6 +332,7 @@ def create_partition_index(ref: TableRef, index_input: dict[str, Any]) -> None:
 
     The definition and the creator's lease are stored together; the backfill then runs in this
     call. If the caller dies, a later call resumes it (``resume_backfills``)."""
+    access.require("CreatePartitionIndex", ref.catalog_key, ref.database, ref.table)
     database = require_database(ref.catalog_key, ref.database)
     table = resume_backfills(require_table(database, ref.table))
     owner = catalog.new_uid()
@@ -384,6 +386,7 @@ def delete_partition_index(ref: TableRef, index_name: str) -> None:
     entries become unreachable at once; a cleanup job, written in the same DynamoDB transaction
     as the definitions, deletes them in the background, so the answer does not wait for one
     delete per partition of the table."""
+    access.require("DeletePartitionIndex", ref.catalog_key, ref.database, ref.table)
     table = require_table(require_database(ref.catalog_key, ref.database), ref.table)
     indexes = load_indexes(table)
     doomed = next((i for i in indexes if i["name"] == index_name), None)
@@ -418,6 +421,7 @@ class IndexDescription:
 def describe_partition_indexes(ref: TableRef) -> list[IndexDescription]:
     """Every index of the table in definition order. An abandoned backfill is taken over first,
     so that an index is never shown CREATING for ever."""
+    access.require("GetPartitionIndexes", ref.catalog_key, ref.database, ref.table)
     table = require_table(require_database(ref.catalog_key, ref.database), ref.table)
     table = resume_backfills(table)
     types = {n.lower(): (n, t) for n, t in partition_keys_of(catalog.load(table))}

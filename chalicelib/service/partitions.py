@@ -21,7 +21,7 @@ from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundEx
                                ServiceError, ThrottlingException, database_not_found, partition_already_exists,
                                partition_not_found, table_not_found)
 from chalicelib.json_text import Members
-from chalicelib.service import governed_partitions as governed
+from chalicelib.service import access, governed_partitions as governed
 from chalicelib.service import prefetch
 from chalicelib.service.lookups import fold, require_database, require_table
 from chalicelib.service.partition_indexes import LIVE, index_specs, key_types_of, partition_keys_of, resume_backfills
@@ -317,6 +317,7 @@ def create_partitions(ref: TableRef, inputs: Sequence[dict[str, Any]],
     """Create partitions from PartitionInput documents, each with its index entries; each
     succeeds or fails on its own. Returns the failures by position in ``inputs``. ``carry``:
     per input, Paimon statistics the partition is born with (``store.paimon.stats_attributes``)."""
+    access.require("BatchCreatePartition", ref.catalog_key, ref.database, ref.table)
     return _apply(ref, _create_builder(inputs, carry), _create_failure)
 
 
@@ -366,6 +367,7 @@ def _update_failure(position: int, reason: str) -> Optional[ServiceError]:
 def update_partitions(ref: TableRef, entries: Sequence[tuple[list[str], dict[str, Any]]]) -> Errors:
     """Replace partitions' definitions, given (current values, PartitionInput) pairs (the values
     may change: the partition moves). Returns the failures by position in ``entries``."""
+    access.require("BatchUpdatePartition", ref.catalog_key, ref.database, ref.table)
     return _apply(ref, _update_builder(entries), _update_failure)
 
 
@@ -402,6 +404,7 @@ def _delete_failure(position: int, reason: str) -> Optional[ServiceError]:
 
 def delete_partitions(ref: TableRef, value_lists: Sequence[list[str]]) -> Errors:
     """Delete partitions with their index entries. Returns the failures by position."""
+    access.require("BatchDeletePartition", ref.catalog_key, ref.database, ref.table)
     return _apply(ref, _delete_builder(value_lists), _delete_failure)
 
 
@@ -452,6 +455,7 @@ def _manifest_partitions(ref: TableRef, view: PartitionTableView, names: dict[st
 
 def get_partition(ref: TableRef, values: Sequence[str]) -> dict[str, Any]:
     """One partition by its values, as the API returns it; EntityNotFoundException if none."""
+    access.require("GetPartition", ref.catalog_key, ref.database, ref.table)
     view = read_partition_table(ref)
     check_values(view, values, "PartitionValues")
     key = partition_key(view, values)
@@ -468,6 +472,7 @@ def get_partition(ref: TableRef, values: Sequence[str]) -> dict[str, Any]:
 def batch_get_partitions(ref: TableRef, wanted: Sequence[list[str]]) -> tuple[list[dict[str, Any]], list[list[str]]]:
     """The partitions with these values that exist, and the values of those that did not fit
     in one response (to be asked for again)."""
+    access.require("BatchGetPartition", ref.catalog_key, ref.database, ref.table)
     view = read_partition_table(ref)
     for values in wanted:
         check_values(view, values, "PartitionsToGet.Values")
@@ -669,6 +674,7 @@ def list_partitions(ctx: RequestContext, ref: TableRef, transaction_id: Optional
     which has no partitions yet. Raises, before any page is read, what a missing table, a bad
     transaction or a bad expression or segment deserves. ``read_position(scope)``: the position
     the request resumes from, for a listing of that scope (lets the first page be read ahead)."""
+    access.require("GetPartitions", ref.catalog_key, ref.database, ref.table)
     if transaction_id or as_of is not None:
         read = _table_as_read(ctx, ref, transaction_id, as_of)
         if governed.is_governed(read.doc):

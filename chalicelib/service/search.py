@@ -23,6 +23,7 @@ import heapq
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Sequence
 
+from chalicelib.service import access
 from chalicelib.domain.search_text import (SORTABLE, filter_matches, filter_problem,
                                            parse_search_text, sort_value, text_matches)
 from chalicelib.errors import InvalidInputException
@@ -164,6 +165,13 @@ class _Matcher:
                  databases: dict[str, Optional[Database]], render: Render) -> None:
         self.catalog_key, self.search, self.wanted, self.phrase = catalog_key, search, wanted, phrase
         self.databases, self.render = databases, render
+        self._visible: dict[str, Callable[[str], bool]] = {}
+
+    def visible(self, database: str) -> Callable[[str], bool]:
+        """Which tables of ``database`` the caller may see (one read of its grants per database)."""
+        if database not in self._visible:
+            self._visible[database] = access.table_filter(self.catalog_key, database)
+        return self._visible[database]
 
     def hit(self, candidate: Candidate, db_uid: Optional[str], item: Table
             ) -> Optional[tuple[list[Any], dict[str, Any]]]:
@@ -178,6 +186,8 @@ class _Matcher:
         database = _database(self.catalog_key, db_name, self.databases)
         if database is None or db_uid is None or database.uid != db_uid:
             return None  # a stale posting: the database was dropped or re-created
+        if not self.visible(db_name)(table_name):
+            return None  # a table the caller may not see
         table_doc, db_doc = catalog.load(item), catalog.load(database)
         if self.wanted or self.phrase is not None:
             if not text_matches(self.wanted, self.phrase, table_doc, db_doc):

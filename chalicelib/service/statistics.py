@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional, Sequence
 
+from chalicelib.service import access
 from chalicelib.domain.keycodec import base_type
 from chalicelib.domain.statistics import COMPATIBLE_TYPES, problem_with
 from chalicelib.errors import EntityNotFoundException, ServiceError
@@ -108,6 +109,7 @@ def table_statistics(ref: TableRef, column_names: Sequence[str]) -> StatisticsRe
     EntityNotFoundException if the database or table does not exist; a column without current
     statistics is reported in ``errors``, in the order asked.
     """
+    access.require("GetColumnStatisticsForTable", ref.catalog_key, ref.database, ref.table)
     table = _table(ref)
     return _get(table, TABLE_OWNER, _declared_types(catalog.load(table)), column_names)
 
@@ -119,6 +121,7 @@ def update_table_statistics(ref: TableRef, entries: Sequence[dict[str, Any]]) ->
     documents; the valid ones are written (a column named twice keeps its last entry), and the
     table's LastAnalyzedTime is raised to the latest AnalyzedTime written, without a new version.
     """
+    access.require("UpdateColumnStatisticsForTable", ref.catalog_key, ref.database, ref.table)
     table = _table(ref)
     errors, latest = _update(table, TABLE_OWNER, _declared_types(catalog.load(table)), entries)
     if latest is not None:
@@ -129,6 +132,7 @@ def update_table_statistics(ref: TableRef, entries: Sequence[dict[str, Any]]) ->
 def delete_table_statistics(ref: TableRef, column_name: str) -> None:
     """Delete one column's table statistics; EntityNotFoundException if it has none (statistics
     of a dropped column count as none)."""
+    access.require("DeleteColumnStatisticsForTable", ref.catalog_key, ref.database, ref.table)
     table = _table(ref)
     if not store.delete_statistics(table.uid, TABLE_OWNER, column_name,
                                    _epochs(table).get(column_name.lower(), 0)):
@@ -138,6 +142,7 @@ def delete_table_statistics(ref: TableRef, column_name: str) -> None:
 def partition_statistics(ref: TableRef, values: Sequence[str], column_names: Sequence[str]) -> StatisticsRead:
     """Statistics of the named columns of one partition (one store round trip); as
     table_statistics, with the partition's own columns when it has them."""
+    access.require("GetColumnStatisticsForPartition", ref.catalog_key, ref.database, ref.table)
     table, item = _partition(ref, values)
     declared = _declared_types(catalog.load(table), catalog.load(item))
     return _get(table, item.uid, declared, column_names)
@@ -147,6 +152,7 @@ def update_partition_statistics(ref: TableRef, values: Sequence[str],
                                 entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Create or replace the statistics of one partition's columns; as update_table_statistics,
     raising the partition's LastAnalyzedTime (never lowering it) instead of the table's."""
+    access.require("UpdateColumnStatisticsForPartition", ref.catalog_key, ref.database, ref.table)
     table, item = _partition(ref, values)
     declared = _declared_types(catalog.load(table), catalog.load(item))
     errors, latest = _update(table, item.uid, declared, entries)
@@ -158,6 +164,7 @@ def update_partition_statistics(ref: TableRef, values: Sequence[str],
 
 def delete_partition_statistics(ref: TableRef, values: Sequence[str], column_name: str) -> None:
     """Delete one column's statistics of one partition; EntityNotFoundException if it has none."""
+    access.require("DeleteColumnStatisticsForPartition", ref.catalog_key, ref.database, ref.table)
     table, item = _partition(ref, values)
     if not store.delete_statistics(table.uid, item.uid, column_name, _epochs(table).get(column_name.lower(), 0)):
         raise EntityNotFoundException(f"No statistics for column '{column_name}' of this partition")

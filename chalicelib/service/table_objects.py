@@ -14,6 +14,7 @@ import heapq
 from typing import Any, Iterator, Optional
 
 from chalicelib import clock
+from chalicelib.service import access
 from chalicelib.context import RequestContext
 from chalicelib.domain import expressions, planner
 from chalicelib.domain.keycodec import MAX_SORT_KEY_BYTES
@@ -99,6 +100,9 @@ def update_table_objects(ctx: RequestContext, ref: TableRef, transaction_id: Opt
     existence and ETag, no change committed after the transaction's snapshot) before any is
     written, and the writes are saved in one store transaction with the check that the
     transaction is still ACTIVE."""
+    for kind in sorted({k for operation in operations for k in ("AddObject", "DeleteObject")
+                        if operation.get(k) is not None}):
+        access.require(f"UpdateTableObjects.{kind}", ref.catalog_key, ref.database, ref.table)
     table, doc = governed_table(ctx, ref, transaction_id)
     keys = partition_keys_of(doc)
     own_transaction = not transaction_id
@@ -169,6 +173,7 @@ def update_table_objects(ctx: RequestContext, ref: TableRef, transaction_id: Opt
 def check_objects_on_cancel(ctx: RequestContext, ref: TableRef, transaction_id: str) -> None:
     """DeleteObjectsOnCancel's checks: a governed table the transaction sees, and an ACTIVE
     transaction that may write. This service never deletes S3 objects itself."""
+    access.require("DeleteObjectsOnCancel", ref.catalog_key, ref.database, ref.table)
     governed_table(ctx, ref, transaction_id)
     require_active(load_transaction(ctx, transaction_id), write=True)
 
@@ -314,4 +319,5 @@ def list_table_objects(ctx: RequestContext, ref: TableRef, transaction_id: Optio
                        predicate: Optional[str], limit: Optional[int]) -> ObjectListing:
     """The objects of the governed table ``ref`` names as a reader sees them, ready to page.
     Raises (before any page is read) what a bad table, transaction, time or predicate deserves."""
+    access.require("GetTableObjects", ref.catalog_key, ref.database, ref.table)
     return ObjectListing(ctx, ref, transaction_id, as_of, predicate, limit)

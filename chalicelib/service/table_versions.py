@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional
 
+from chalicelib.service import access
 from chalicelib.errors import InvalidInputException, ServiceError, table_version_not_found
 from chalicelib.service.lookups import Table, require_database, require_table
 from chalicelib.service.paging import take_page
@@ -37,6 +38,7 @@ def get_table_version(catalog_key: str, database_name: str, table_name: str,
     """(Table object, version) of one version of a table (the current one when ``version_id``
     is None). EntityNotFoundException if the database, table or version does not exist;
     InvalidInputException for a malformed version id."""
+    access.require("GetTableVersion", catalog_key, database_name, table_name)
     table = _table(catalog_key, database_name, table_name)
     current = table.version
     version = current if version_id is None else parse_version(version_id)
@@ -80,6 +82,7 @@ class VersionListing:
 def list_table_versions(catalog_key: str, database_name: str, table_name: str) -> VersionListing:
     """The versions of a table; EntityNotFoundException if the database or table does not exist.
     Read them with ``VersionListing.page``."""
+    access.require("GetTableVersions", catalog_key, database_name, table_name)
     return VersionListing(_table(catalog_key, database_name, table_name))
 
 
@@ -96,6 +99,7 @@ def delete_table_version(catalog_key: str, database_name: str, table_name: str, 
     """Delete one archived version (atomically: of racing deletes one succeeds).
     EntityNotFoundException if the database, table or version does not exist;
     InvalidInputException for a malformed version id or the current version."""
+    access.require("DeleteTableVersion", catalog_key, database_name, table_name)
     _delete_version(_table(catalog_key, database_name, table_name), version_id)
 
 
@@ -104,6 +108,7 @@ def delete_table_versions(catalog_key: str, database_name: str, table_name: str,
     """Delete archived versions, each as ``delete_table_version`` does; one that cannot be
     deleted does not stop the others. Returns (version id, error) for each failure;
     EntityNotFoundException if the database or table does not exist."""
+    access.require("BatchDeleteTableVersion", catalog_key, database_name, table_name)
     table = _table(catalog_key, database_name, table_name)
     errors: list[tuple[str, ServiceError]] = []
     for version_id in version_ids:

@@ -21,9 +21,9 @@ from chalicelib.service.partition_indexes import (check_partition_key_change, in
 from chalicelib.context import RequestContext
 from chalicelib.domain.paimon import glue_marks
 from chalicelib.domain.name_patterns import NamePattern, compile_name_pattern, matches
-from chalicelib.errors import (ConcurrentModificationException, EntityNotFoundException, InvalidInputException,
+from chalicelib.errors import (AccessDeniedException, ConcurrentModificationException, EntityNotFoundException, InvalidInputException,
                                ServiceError, database_not_found, table_already_exists, table_not_found)
-from chalicelib.service import cleanup, search_index
+from chalicelib.service import access, cleanup, search_index
 from chalicelib.service.databases import now, start_position
 from chalicelib.service.lookups import Database, Table, fold, require_database, require_table
 from chalicelib.service.paging import take_page
@@ -68,6 +68,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
     schema); only without a transaction.
     """
     name = fold(table_input["Name"])
+    access.require("CreateTable", catalog_key, database_name)
     database, counter = require_database_and_counter(catalog_key, database_name)
     created = now()
     doc = table_document(table_input, database.name, created, created)
@@ -82,10 +83,13 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
         writer.create(doc, indexes)
         return
     postings = search_index.table_postings(database.catalog, database.name, database.uid, doc)
+    grants = access.grant_items(catalog_key, access.new_table_grants(catalog_key, catalog.load(database),
+                                                                       database.name, name))
+    also = catalog.AlsoWrite(puts=[*postings.riding.puts, *grants], deletes=postings.riding.deletes)
     postings.before()
     try:
-        autocommit(database, lambda stamp: catalog.create_table(database, name, doc, indexes, stamp, uid,
-                                                                postings.riding), counter=counter)
+        autocommit(database, lambda stamp: catalog.create_table(database, name, doc, indexes, stamp, uid, also),
+                   counter=counter)
     except catalog.ConditionFailed:
         if catalog.get_table(database.uid, name) is not None:
             raise table_already_exists() from None
@@ -108,6 +112,7 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
     table's indexes forbid.
     """
     name = fold(table_input["Name"])
+    access.require("UpdateTable", catalog_key, database_name, name)
     database, counter = require_database_and_counter(catalog_key, database_name)
     writer = TableWriter(ctx, transaction_id, database, name) if transaction_id else None
     if writer is not None:
@@ -156,6 +161,9 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     meanwhile); AlreadyExistsException if the new name is taken; ConcurrentModificationException
     if the table changed meanwhile.
     """
+    access.require("UpdateTable", catalog_key, database_name, name)
+    if fold(new_database_name) != fold(database_name):
+        access.require("CreateTable", catalog_key, new_database_name)
     source, counter = require_database_and_counter(catalog_key, database_name)
     target = source if fold(new_database_name) == source.name else require_database(catalog_key, new_database_name)
     moving = current if current is not None else require_table(source, name)
@@ -211,6 +219,7 @@ def _concurrent_update() -> ConcurrentModificationException:
 
 def _delete(ctx: RequestContext, database: Database, name: str, transaction_id: Optional[str],
             counter: Optional[int] = None) -> None:
+    access.require("DeleteTable", database.catalog, database.name, name)
     if transaction_id:
         writer = TableWriter(ctx, transaction_id, database, fold(name))
         if writer.seen is None:
@@ -228,6 +237,7 @@ def _delete(ctx: RequestContext, database: Database, name: str, transaction_id: 
                    counter=counter)
     except catalog.ConditionFailed:
         raise table_not_found(name) from None
+    access.forget_table(database.catalog, database.name, item.name)
     cleanup.enqueued()
     postings.after()
 
@@ -261,7 +271,7 @@ def delete_tables(ctx: RequestContext, catalog_key: str, database_name: str, nam
     for name in names:
         try:
             _delete(ctx, database, name, transaction_id, counter)
-        except (EntityNotFoundException, ConcurrentModificationException) as error:
+        except (EntityNotFoundException, ConcurrentModificationException, AccessDeniedException) as error:
             errors.append((name, error))
     cleanup.help_with_expired()
     return errors
@@ -271,15 +281,31 @@ def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: s
               transaction_id: Optional[str] = None, as_of: Optional[float] = None) -> tuple[dict[str, Any], int]:
     """(Table object, version) of one table: the latest, as the transaction sees it, or the
     version current at ``as_of`` (epoch seconds). EntityNotFoundException if the database or
-    table does not exist (then)."""
+    table does not exist (then). A caller who may see only some columns gets only those."""
+    access.require("GetTable", catalog_key, database_name, name,
+                   exists=lambda: catalog.get_table(require_database(catalog_key, database_name).uid,
+                                                    fold(name)) is not None)
     database = require_database(catalog_key, database_name)
     if as_of is not None:
-        return require_table_as_of(require_table(database, name), as_of)
-    folded = fold(name)
-    found = database_snapshot(ctx, transaction_id, database, folded).get(folded)
-    if found is None:
-        raise table_not_found(folded)
-    return found[1], found[2]
+        doc, version = require_table_as_of(require_table(database, name), as_of)
+    else:
+        folded = fold(name)
+        found = database_snapshot(ctx, transaction_id, database, folded).get(folded)
+        if found is None:
+            raise table_not_found(folded)
+        doc, version = found[1], found[2]
+    return _columns_visible(catalog_key, database.name, doc), version
+
+
+def _columns_visible(catalog_key: str, database: str, doc: dict[str, Any]) -> dict[str, Any]:
+    """The table as a caller with column grants only sees it: its other columns left out."""
+    descriptor = doc.get("StorageDescriptor") or {}
+    columns = descriptor.get("Columns") or []
+    visible = access.visible_columns(catalog_key, database, doc["Name"], [c.get("Name", "") for c in columns])
+    if visible is None:
+        return doc
+    shown = set(visible)
+    return {**doc, "StorageDescriptor": {**descriptor, "Columns": [c for c in columns if c.get("Name") in shown]}}
 
 
 @dataclass
@@ -307,10 +333,13 @@ class TableListing:
         it out; by default the Table object). Returns the page and the position to resume after (a table name), None after
         the last."""
         pattern, as_of = self.pattern, self.as_of
+        visible = access.table_filter(self.database.catalog, self.database.name)
 
         def rendered(entry: tuple[str, Any]) -> Any:
             name, found = entry
             if pattern is not None and not matches(pattern, name):
+                return None
+            if not visible(name):
                 return None
             if as_of is not None:
                 found = table_as_of(found, as_of)
@@ -340,6 +369,7 @@ def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, expre
     all) and start with ``prefix``: latest, as the transaction sees them, or as of ``as_of``.
     EntityNotFoundException if the database does not exist; InvalidInputException for a
     malformed pattern. Read them with ``TableListing.page``."""
+    access.require("GetTables", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     pattern = compile_name_pattern(expression) if expression else None
     return TableListing(ctx, database, pattern, as_of, transaction_id, fold(prefix))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from chalicelib.service import access
 from chalicelib.domain.name_patterns import compile_name_pattern
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
@@ -56,6 +57,7 @@ def create_function(catalog_key: str, database_name: str, function_input: dict[s
     """Create a function in a database from a ``UserDefinedFunctionInput``: one transaction,
     so of racing creates exactly one wins, and none lands in a database deleted meanwhile.
     EntityNotFoundException for the database; AlreadyExistsException if the name is taken."""
+    access.require("CreateUserDefinedFunction", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     name = _function_name(function_input)
     doc = _document(database.name, name, function_input, now())
@@ -69,6 +71,7 @@ def create_function(catalog_key: str, database_name: str, function_input: dict[s
 def get_function(catalog_key: str, database_name: str, function_name: str) -> dict[str, Any]:
     """The stored ``UserDefinedFunction`` (without CatalogId): two GetItems (database, function).
     EntityNotFoundException for the database or the function."""
+    access.require("GetUserDefinedFunction", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     name = fold(function_name)
     entry = _live(database, store.get(store.scope(catalog_key, store.UDF), store.function_key(database.name, name)))
@@ -84,6 +87,7 @@ def update_function(catalog_key: str, database_name: str, function_name: str,
     name (AlreadyExistsException if the new name is taken). The write is conditional on the
     definition read, so a concurrent update is never lost unseen (ConcurrentModificationException).
     """
+    access.require("UpdateUserDefinedFunction", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     name = fold(function_name)
     scope = store.scope(catalog_key, store.UDF)
@@ -106,6 +110,7 @@ def update_function(catalog_key: str, database_name: str, function_name: str,
 def delete_function(catalog_key: str, database_name: str, function_name: str) -> None:
     """Delete a function: one conditional delete. EntityNotFoundException for the database or
     the function."""
+    access.require("DeleteUserDefinedFunction", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     name = fold(function_name)
     if not store.delete(store.scope(catalog_key, store.UDF), store.function_key(database.name, name), database.uid):
@@ -130,6 +135,7 @@ def list_functions(catalog_key: str, database_name: Optional[str], pattern: str,
     live_uids: dict[str, Optional[str]] = {}
     prefix = ""
     if database_name is not None:
+        access.require("GetUserDefinedFunctions", catalog_key, database_name)
         database = require_database(catalog_key, database_name)
         live_uids[database.name] = database.uid
         prefix = store.function_key(database.name, "")
@@ -140,8 +146,12 @@ def list_functions(catalog_key: str, database_name: Optional[str], pattern: str,
             live_uids[name] = item.uid if item is not None else None
         return live_uids[name]
 
+    visible = access.database_filter(catalog_key)
+
     def rendered(entry: store.Entry) -> Any:
         database, function = store.split_function_key(entry.key)
+        if not visible(database):
+            return None
         if not matcher.matches(function) or entry.db_uid != live_uid(database):
             return None
         if function_type is not None and entry.doc.get("FunctionType") != function_type:

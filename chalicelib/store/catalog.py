@@ -198,11 +198,22 @@ def get_database(catalog: str, name: str) -> Database | None:
     return None if item is None else as_database(item)
 
 
-def create_database(catalog: str, name: str, doc: dict[str, Any], uid: str) -> None:
-    """Insert a database with a fresh ``uid``; ConditionFailed if the name is taken."""
+def create_database(catalog: str, name: str, doc: dict[str, Any], uid: str, also: AlsoWrite = NOTHING_ELSE) -> None:
+    """Insert a database with a fresh ``uid`` (and ``also``'s items, in one DynamoDB
+    transaction: its default grants); ConditionFailed if the name is taken."""
     item = DatabaseItem(catalog, name, uid=uid, doc=encode_document(doc, "database"))
-    if not conditional(lambda: item.save(condition=DatabaseItem.name.does_not_exist())):
-        raise ConditionFailed()
+    if not also.puts and not also.deletes:
+        if not conditional(lambda: item.save(condition=DatabaseItem.name.does_not_exist())):
+            raise ConditionFailed()
+        return
+
+    def build(tx: TransactWrite) -> None:
+        tx.save(item, condition=DatabaseItem.name.does_not_exist())
+        also.add_to(tx)
+    try:
+        transact(None, build)
+    except TransactWriteError as error:
+        raise _stamped_write_failed(error, None) from None
 
 
 def replace_database(database: Database, doc: dict[str, Any], unchanged: bool = False) -> None:

@@ -162,6 +162,14 @@ def put(catalog_key: str, grant: Grant, updated_by: str, replacing: Optional[Sto
     return conditional(lambda: item.save(condition=condition))
 
 
+def grant_item(catalog_key: str, grant: Grant, updated_by: str) -> CatalogEntryItem:
+    """``grant`` as an item for another write's DynamoDB transaction to put (a new database's or
+    table's default grants, written with it or not at all): unconditional, so it replaces
+    whatever a dropped namesake's grant left behind."""
+    return CatalogEntryItem(grants_scope(catalog_key), key_of(grant),
+                            doc=encode_document(_encode(grant, clock.now(), updated_by), "grant"))
+
+
 def delete(catalog_key: str, stored: StoredGrant) -> bool:
     """Remove a grant if it is still exactly as read; False if it changed or went meanwhile."""
     item = CatalogEntryItem(grants_scope(catalog_key), stored.key)
@@ -206,6 +214,16 @@ def purge_database(catalog_key: str, database: str) -> int:
     deleted = 0
     for stored in list(listing(catalog_key, database_prefix(database), page_size=1000)):
         deleted += delete(catalog_key, stored)
+    return deleted
+
+
+def purge_table(catalog_key: str, database: str, table: str) -> int:
+    """Delete every grant on a deleted table and its columns (two Queries, one conditional
+    delete each); the number deleted."""
+    deleted = 0
+    for kind in (model.TABLE, model.COLUMNS):
+        for stored in list(listing(catalog_key, grants_prefix(kind, database, table))):
+            deleted += delete(catalog_key, stored)
     return deleted
 
 

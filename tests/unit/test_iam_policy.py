@@ -185,8 +185,11 @@ def dynamodb_actions(paths: list[Path], root: Path = ROOT) -> dict[str, set[str]
                         need("DeleteItem", path, node)
                     if attr in operations and (attr not in own or _model_receiver(func.value, models)):
                         operation(operations[attr], path, node)
-                    # An operation named by a string: sent directly, through botocore, or paginated.
-                    if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                    # An operation named by a string: sent directly, through botocore, or paginated
+                    # (not a catalog action named to the permission checks: access.require("CreateTable")).
+                    checks = isinstance(func.value, ast.Name) and func.value.id == "access"
+                    if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
+                            and not checks:
                         name = node.args[0].value
                         if name in operations.values():
                             operation(name, path, node)

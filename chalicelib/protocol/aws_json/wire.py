@@ -157,7 +157,9 @@ def serve(service: str, operation: str, routes: Mapping[str, Handler], headers: 
     try:
         ctx = _caller(service, path, headers, raw_body, gateway_context, query, repeated)
         ctx = replace(ctx, service=service, operation=operation)
-        return 200, _invoke(service, operation, routes, raw_body, ctx, precheck) or {}, None
+        from chalicelib.service import access  # with the handler's service, not at cold start
+        with access.acting_as(ctx):
+            return 200, _invoke(service, operation, routes, raw_body, ctx, precheck) or {}, None
     except ServiceError as error:
         # Without its traceback: the frames it holds keep the decoded request (hundreds of MB
         # for a 10 MB body) alive in a reference cycle until the next full garbage collection.

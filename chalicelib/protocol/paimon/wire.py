@@ -193,7 +193,9 @@ def handle(method: str, route: str, path_params: dict[str, str] | None, query: d
         request = PaimonRequest(caller, method, route, path,
                                 dict(query or {}), _decode_body(raw_body) if method != "GET" else {})
         names.check_path(path)  # a name too long to exist is not found, whatever the route
-        response = handler(request)
+        from chalicelib.service import access  # with the handler's service, not at cold start
+        with access.acting_as(caller):
+            response = handler(request)
         status, body = response.status, response.body
     except ServiceError as error:
         status, body = error_response(error.with_traceback(None))

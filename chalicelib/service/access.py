@@ -154,10 +154,15 @@ def denied(action: str, database: Optional[str], table: Optional[str] = None) ->
 
 
 def knows_database(catalog_key: str, database: str) -> bool:
-    """Whether the caller may learn what a database holds (any permission on it or in it, or no
-    governance at all): a table it may not see answers EntityNotFound rather than AccessDenied
-    when it does not exist."""
-    return permits("GetDatabase", catalog_key, database)
+    """Whether the caller may learn what a database holds: a permission on the database itself
+    (permissions on some of its tables do not tell it which others exist), or no governance
+    there at all. A table such a caller may not see is then not found rather than denied."""
+    caller = current()
+    if caller is None:
+        return True
+    need = model.need("GetDatabase")
+    found = held(caller, catalog_key, database.lower())
+    return _superuser(caller, found, need) or model.allows(found.grants, need)
 
 
 def _names(need: model.Need, database: Optional[str], table: Optional[str]) -> tuple[Optional[str], Optional[str]]:

@@ -369,7 +369,8 @@ def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, expre
     all) and start with ``prefix``: latest, as the transaction sees them, or as of ``as_of``.
     EntityNotFoundException if the database does not exist; InvalidInputException for a
     malformed pattern. Read them with ``TableListing.page``."""
-    access.require("GetTables", catalog_key, database_name)
+    # The database must be visible (any permission on it or in it); the tables are filtered.
+    access.require("GetDatabase", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     pattern = compile_name_pattern(expression) if expression else None
     return TableListing(ctx, database, pattern, as_of, transaction_id, fold(prefix))

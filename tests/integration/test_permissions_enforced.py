@@ -4,18 +4,24 @@ Each test gets an account of its own in the open mode, where an access key id na
 (``<account>:user:<name>``; the bare account id is the account's root, which acts as its IAM
 administrator and puts the data lake settings). The cast: a data lake administrator, an analyst
 with SELECT and DESCRIBE on one table, a columnist with SELECT on some of its columns, a steward
-holding SELECT with grant option, and one with nothing.
+holding SELECT with grant option, a builder with CREATE_TABLE on the database, and one with
+nothing; boto3 and the AWS CLI meet the same checks.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
-from infra.local.stack import client
+from infra.local.stack import REGION, client
 from tests.integration.conftest import columns, random_account, table_input
 
 IAM_ALLOWED = "IAM_ALLOWED_PRINCIPALS"
@@ -215,3 +221,31 @@ def test_a_catalog_never_configured_is_under_iam_alone(endpoint: str) -> None:
     _denied(other.get_table, f"{INSUFFICIENT} on t", DatabaseName="open", Name="t")
     # The database keeps its own default grant until that is revoked too.
     assert other.get_database(Name="open")["Database"]["Name"] == "open"
+
+
+def _aws(catalog: Catalog, who: str, *args: str) -> subprocess.CompletedProcess:
+    """The AWS CLI (the dev venv's) acting as ``who`` (a user name, or "" for the root)."""
+    key = f"{catalog.account}:user:{who}" if who else catalog.account
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/tmp"),
+           "AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": REGION,
+           "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull, "AWS_MAX_ATTEMPTS": "1"}
+    return subprocess.run([str(Path(sys.executable).with_name("aws")), *args, "--endpoint-url", catalog.endpoint,
+                           "--output", "json"], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_the_aws_cli_meets_the_same_checks(governed: Catalog) -> None:
+    denied = _aws(governed, "nobody", "glue", "get-table", "--database-name", "sales", "--name", "orders")
+    assert denied.returncode != 0 and "AccessDeniedException" in denied.stderr, denied
+    assert f"{INSUFFICIENT} on orders" in denied.stderr
+    granted = _aws(governed, "admin", "lakeformation", "grant-permissions", "--principal",
+                   f"DataLakePrincipalIdentifier={governed.arn('nobody')}", "--permissions", "DESCRIBE",
+                   "--resource", json.dumps({"Table": {"DatabaseName": "sales", "Name": "orders"}}))
+    assert granted.returncode == 0, granted
+    shown = _aws(governed, "nobody", "glue", "get-table", "--database-name", "sales", "--name", "orders")
+    assert shown.returncode == 0, shown
+    assert json.loads(shown.stdout)["Table"]["Name"] == "orders"
+    listed = _aws(governed, "nobody", "lakeformation", "list-permissions")
+    assert [p["Permissions"] for p in json.loads(listed.stdout)["PrincipalResourcePermissions"]] == [["DESCRIBE"]]
+    settings = _aws(governed, "nobody", "lakeformation", "get-data-lake-settings")
+    assert settings.returncode != 0 and "AccessDeniedException" in settings.stderr
+    assert _aws(governed, "", "lakeformation", "get-data-lake-settings").returncode == 0

@@ -265,8 +265,8 @@ def lookup(catalog_key: str, principals: Sequence[str], database: Optional[str],
     if len(keys) + 1 > _BATCH_KEYS:
         raise ValueError(f"lookup: {len(keys) + 1} keys do not fit in one BatchGetItem")
     entries, settings_table = CatalogEntryItem.Meta.table_name, CatalogDocumentItem.Meta.table_name
-    metrics.count_read(len(keys) + 1)
     found = dj.batch_get({entries: keys, settings_table: [{"catalog": dj.s(catalog_key), "key": dj.s(SETTINGS_KEY)}]})
+    metrics.count_read(len(found[entries]) + len(found[settings_table]))  # the items there are
     grants = [_decode(item["key"]["S"], item["doc"]["B"]).grant for item in found[entries]]
     grants.sort(key=key_of)  # BatchGetItem answers in no particular order
     settings_items = found[settings_table]

@@ -249,3 +249,25 @@ def test_the_aws_cli_meets_the_same_checks(governed: Catalog) -> None:
     settings = _aws(governed, "nobody", "lakeformation", "get-data-lake-settings")
     assert settings.returncode != 0 and "AccessDeniedException" in settings.stderr
     assert _aws(governed, "", "lakeformation", "get-data-lake-settings").returncode == 0
+
+
+def test_a_grant_to_another_account_lets_its_callers_in(governed: Catalog, start_server: Any) -> None:
+    shared = start_server(GLUE_ALLOW_CROSS_ACCOUNT="1").endpoint
+    other = random_account()
+    partner = client(shared, "glue", access_key=f"{other}:user:reader")
+    _denied(partner.get_table, f"{INSUFFICIENT} on orders", CatalogId=governed.account, DatabaseName="sales",
+            Name="orders")
+    governed.as_("admin", "lakeformation").grant_permissions(
+        Principal=_principal(other), Resource={"Table": {"DatabaseName": "sales", "Name": "orders"}},
+        Permissions=["SELECT", "DESCRIBE"])
+    table = partner.get_table(CatalogId=governed.account, DatabaseName="sales", Name="orders")["Table"]
+    assert (table["Name"], table["CatalogId"]) == ("orders", governed.account)
+    assert len(partner.get_partitions(CatalogId=governed.account, DatabaseName="sales",
+                                      TableName="orders")["Partitions"]) == 1
+    _denied(partner.get_table, CatalogId=governed.account, DatabaseName="sales", Name="customers")
+    # IAM_ALLOWED_PRINCIPALS is the catalog's own account's principals, never another's.
+    governed.as_("admin", "lakeformation").grant_permissions(
+        Principal=_principal(IAM_ALLOWED), Resource={"Table": {"DatabaseName": "sales", "Name": "customers"}},
+        Permissions=["ALL"])
+    _denied(partner.get_table, CatalogId=governed.account, DatabaseName="sales", Name="customers")
+    assert governed.as_("nobody").get_table(DatabaseName="sales", Name="customers")["Table"]["Name"] == "customers"

@@ -306,3 +306,43 @@ def forget_database(catalog_key: str, database: str) -> None:
 def forget_table(catalog_key: str, database: str, table: str) -> None:
     """Drop a deleted table's grants (its own and its columns')."""
     store.purge_table(catalog_key, database.lower(), table.lower())
+
+
+# ------------------------------------------------------------------------------ data locations
+_WRITE = model.Need(model.DATA_LOCATION, frozenset({model.DATA_LOCATION_ACCESS}))
+
+
+def _s3_arn(location: str) -> Optional[str]:
+    """The S3 ARN of an ``s3://`` (``s3a://``, ``s3n://``) location; None for any other scheme."""
+    scheme, sep, rest = location.partition("://")
+    if not sep or scheme.lower() not in ("s3", "s3a", "s3n") or not rest:
+        return None
+    return f"arn:aws:s3:::{rest}"
+
+
+def _under(arn: str, root: str) -> bool:
+    return arn == root or arn.startswith(root.rstrip("/") + "/")
+
+
+def require_location(catalog_key: str, location: Optional[str]) -> None:
+    """Refuse pointing a database or table at a location registered with Lake Formation unless
+    the caller holds DATA_LOCATION_ACCESS there (at or above it), as AWS does; a location that
+    is not registered needs nothing. Reads the registered locations (one Query) and, for a
+    registered one, the location grants (one Query), only in a configured catalog and for a
+    caller who is not an administrator."""
+    caller = current()
+    arn = _s3_arn(location or "")
+    if caller is None or arn is None:
+        return
+    found = held(caller, catalog_key, None)
+    if _superuser(caller, found, _WRITE):
+        return
+    if not any(_under(arn, registered.arn) for registered in store.list_locations(catalog_key)):
+        return
+    principals = set(caller.principals(catalog_key))
+    for stored in store.listing(catalog_key, store.kind_prefix(model.DATA_LOCATION)):
+        grant = stored.grant
+        if grant.principal in principals and grant.location and _under(arn, grant.location) \
+                and model.DATA_LOCATION_ACCESS in grant.effective():
+            return
+    raise AccessDeniedException(f"{INSUFFICIENT}: Required Data Location Access on {location}")

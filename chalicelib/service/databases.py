@@ -49,6 +49,7 @@ def create_database(catalog_key: str, database_input: dict[str, Any],
     AlreadyExistsException if the (lowercased) name is taken."""
     access.require("CreateDatabase", catalog_key)
     doc = _database_document(database_input, now())
+    access.require_location(catalog_key, doc.get("LocationUri"))
     if database_input.get("CreateTableDefaultPermissions") is None:
         doc["CreateTableDefaultPermissions"] = access.default_table_permissions(catalog_key)
     grants = access.grant_items(catalog_key, access.new_database_grants(catalog_key, doc["Name"]))

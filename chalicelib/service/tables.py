@@ -73,6 +73,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
     created = now()
     doc = table_document(table_input, database.name, created, created)
     doc["CreatedBy"] = ctx.principal_arn
+    access.require_location(catalog_key, (doc.get("StorageDescriptor") or {}).get("Location"))
     indexes = indexes_for_new_table(partition_indexes, partition_keys_of(doc))
     if transaction_id:
         writer = TableWriter(ctx, transaction_id, database, name)
@@ -129,6 +130,9 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, tabl
         doc["CreatedBy"] = old["CreatedBy"]
     check_partition_key_change(current, partition_keys_of(old), partition_keys_of(doc))
     _check_paimon_binding(old, doc)
+    location = (doc.get("StorageDescriptor") or {}).get("Location")
+    if location != (old.get("StorageDescriptor") or {}).get("Location"):
+        access.require_location(catalog_key, location)
     if writer is not None:
         writer.require_fresh()
         search_index.before_table_write(database.catalog, database.name, database.uid, doc, old)

@@ -271,3 +271,24 @@ def test_a_grant_to_another_account_lets_its_callers_in(governed: Catalog, start
         Permissions=["ALL"])
     _denied(partner.get_table, CatalogId=governed.account, DatabaseName="sales", Name="customers")
     assert governed.as_("nobody").get_table(DatabaseName="sales", Name="customers")["Table"]["Name"] == "customers"
+
+
+def test_a_registered_location_needs_data_location_access(governed: Catalog) -> None:
+    lf = governed.as_("admin", "lakeformation")
+    lf.register_resource(ResourceArn="arn:aws:s3:::lake/governed", UseServiceLinkedRole=True)
+    lf.grant_permissions(Principal=_principal(governed.arn("builder")), Resource={"Database": {"Name": "sales"}},
+                         Permissions=["CREATE_TABLE"])
+    builder = governed.as_("builder")
+
+    def at(name: str, location: str) -> dict[str, Any]:
+        spec = table_input(name)
+        spec["StorageDescriptor"]["Location"] = location
+        return spec
+    builder.create_table(DatabaseName="sales", TableInput=at("elsewhere", "s3://scratch/elsewhere/"))
+    _denied(builder.create_table, f"{INSUFFICIENT}: Required Data Location Access on s3://lake/governed/t/",
+            DatabaseName="sales", TableInput=at("inside", "s3://lake/governed/t/"))
+    _denied(builder.update_table, DatabaseName="sales", TableInput=at("elsewhere", "s3://lake/governed/moved/"))
+    lf.grant_permissions(Principal=_principal(governed.arn("builder")), Permissions=["DATA_LOCATION_ACCESS"],
+                         Resource={"DataLocation": {"ResourceArn": "arn:aws:s3:::lake/governed"}})
+    builder.create_table(DatabaseName="sales", TableInput=at("inside", "s3://lake/governed/t/"))
+    builder.update_table(DatabaseName="sales", TableInput=at("elsewhere", "s3://lake/governed/moved/"))

@@ -262,15 +262,17 @@ def _defaults(entries: Iterable[dict], kind: str, database: str, table: Optional
 
 
 def _with_creator(catalog_key: str, grants: list[Grant], kind: str, database: str,
-                  table: Optional[str]) -> list[Grant]:
+                  table: Optional[str], creator: Optional[str] = None) -> list[Grant]:
     """AWS's implicit permissions of a creator (ALL, with grant option), written as a grant
-    when the defaults do not leave the object to IAM (IAM_ALLOWED_PRINCIPALS: ALL)."""
+    when the defaults do not leave the object to IAM (IAM_ALLOWED_PRINCIPALS: ALL).
+    ``creator``: who created it (default: the request's caller)."""
     caller = current()
+    creator = creator or (caller.principal if caller is not None else None)
     under_iam = any(g.principal == model.IAM_ALLOWED_PRINCIPALS and model.ALL in g.permissions for g in grants)
-    if caller is None or under_iam or not _settings(catalog_key)[1]:
+    if creator is None or under_iam or not _settings(catalog_key)[1]:
         return grants
-    others = [g for g in grants if g.principal != caller.principal]
-    return others + [Grant(caller.principal, kind, database, table, frozenset({model.ALL}), frozenset({model.ALL}))]
+    others = [g for g in grants if g.principal != creator]
+    return others + [Grant(creator, kind, database, table, frozenset({model.ALL}), frozenset({model.ALL}))]
 
 
 def new_database_grants(catalog_key: str, database: str) -> list[Grant]:
@@ -281,20 +283,23 @@ def new_database_grants(catalog_key: str, database: str) -> list[Grant]:
     return _with_creator(catalog_key, grants, model.DATABASE, database.lower(), None)
 
 
-def new_table_grants(catalog_key: str, database_doc: dict, database: str, table: str) -> list[Grant]:
+def new_table_grants(catalog_key: str, database_doc: dict, database: str, table: str,
+                     creator: Optional[str] = None) -> list[Grant]:
     """The grants a new table is created with: its database's CreateTableDefaultPermissions
-    (the settings' for a database stored without them), and its creator's."""
+    (the settings' for a database stored without them), and its creator's (``creator``: for
+    a table a transaction's commit creates, the principal that created it in the transaction)."""
     entries = database_doc.get("CreateTableDefaultPermissions")
     if entries is None:
         entries = default_table_permissions(catalog_key)
     grants = _defaults(entries, model.TABLE, database.lower(), table.lower())
-    return _with_creator(catalog_key, grants, model.TABLE, database.lower(), table.lower())
+    return _with_creator(catalog_key, grants, model.TABLE, database.lower(), table.lower(), creator)
 
 
-def grant_items(catalog_key: str, grants: Iterable[Grant]) -> list:
-    """The store items of new grants, for the creating write's transaction."""
+def grant_items(catalog_key: str, grants: Iterable[Grant], by: Optional[str] = None) -> list:
+    """The store items of new grants, for the creating write's transaction (``by``: who made
+    them; default: the request's caller)."""
     caller = current()
-    by = caller.principal if caller is not None else "catalog"
+    by = by or (caller.principal if caller is not None else "catalog")
     return [store.grant_item(catalog_key, grant, by) for grant in grants]
 
 

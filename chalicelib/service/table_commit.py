@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from chalicelib.service import cleanup, search_index
+from chalicelib.service import access, cleanup, search_index
 from chalicelib.errors import ConcurrentModificationException
 from chalicelib.store import catalog
 from chalicelib.store import statistics as statistics_store
@@ -60,9 +60,19 @@ def apply(item: Transaction, scope: str, writes: Sequence[PendingWrite], seq: in
         doc["UpdateTime"] = seq / 1_000_000
         if change.creates:
             doc["CreateTime"] = doc["UpdateTime"]
-            catalog.put_committed_table(replace(new, doc=encode_document(doc, "table"), changed_seq=seq), fence)
+            grants = _default_grants(item.catalog, change.database, write.uri, doc.get("CreatedBy"))
+            catalog.put_committed_table(replace(new, doc=encode_document(doc, "table"), changed_seq=seq), fence,
+                                        catalog.AlsoWrite(puts=grants))
         else:
             _update(item.catalog, db_uid, write.uri, change, doc, seq, fence)
+
+
+def _default_grants(catalog_key: str, database: str, name: str, creator: str | None) -> list:
+    """A new table's default grants (service.access), written with it by the commit."""
+    database_item = catalog.get_database(catalog_key, database)
+    database_doc = catalog.load(database_item) if database_item is not None else {}
+    grants = access.new_table_grants(catalog_key, database_doc, database, name, creator)
+    return access.grant_items(catalog_key, grants, creator)
 
 
 def _remove(catalog_key: str, db_uid: str, name: str, change: TableChange, fence: Fence) -> None:
@@ -74,6 +84,7 @@ def _remove(catalog_key: str, db_uid: str, name: str, change: TableChange, fence
     except catalog.ConditionFailed:
         return
     cleanup.enqueued()  # the contents go in the background (service.cleanup)
+    access.forget_table(catalog_key, change.database, name)
     search_index.after_table_write(catalog_key, change.database, None, catalog.load(current))
 
 

@@ -411,14 +411,19 @@ def rename_table(current: Table, target: Database, name: str, new_doc: dict[str,
     return as_table(moved)
 
 
-def put_committed_table(table: Table, fence: Fence) -> bool:
+def put_committed_table(table: Table, fence: Fence, also: AlsoWrite = NOTHING_ELSE) -> bool:
     """Store a table a transaction created, under its apply's ``fence`` (idempotent: True if it
     is there now, also when an earlier roll-forward stored it; False if another incarnation
-    holds the name; Fenced if the commit no longer holds its lock)."""
+    holds the name; Fenced if the commit no longer holds its lock), with ``also``'s items (its
+    default grants) in the same DynamoDB transaction."""
     item = table_item(table)
+
+    def build(tx: TransactWrite) -> None:
+        tx.save(item, condition=condition)
+        also.add_to(tx)
     try:
         condition = TableItem.name.does_not_exist() | (TableItem.uid == item.uid)
-        transact(fence, lambda tx: tx.save(item, condition=condition))
+        transact(fence, build)
         return True
     except TransactWriteError as error:
         if condition_failed(error):

@@ -292,3 +292,19 @@ def test_a_registered_location_needs_data_location_access(governed: Catalog) -> 
                          Resource={"DataLocation": {"ResourceArn": "arn:aws:s3:::lake/governed"}})
     builder.create_table(DatabaseName="sales", TableInput=at("inside", "s3://lake/governed/t/"))
     builder.update_table(DatabaseName="sales", TableInput=at("elsewhere", "s3://lake/governed/moved/"))
+
+
+def test_a_table_a_transaction_creates_gets_its_grants_at_commit(governed: Catalog) -> None:
+    governed.as_("admin", "lakeformation").grant_permissions(
+        Principal=_principal(governed.arn("builder")), Resource={"Database": {"Name": "sales"}},
+        Permissions=["CREATE_TABLE"])
+    builder, builder_lf = governed.as_("builder"), governed.as_("builder", "lakeformation")
+    transaction = builder_lf.start_transaction(TransactionType="READ_AND_WRITE")["TransactionId"]
+    builder.create_table(DatabaseName="sales", TableInput=table_input("staged"), TransactionId=transaction)
+    builder_lf.commit_transaction(TransactionId=transaction)
+    assert builder.get_table(DatabaseName="sales", Name="staged")["Table"]["Name"] == "staged"
+    _denied(governed.as_("nobody").get_table, DatabaseName="sales", Name="staged")
+    held = governed.as_("admin", "lakeformation").list_permissions(
+        Resource={"Table": {"DatabaseName": "sales", "Name": "staged"}})["PrincipalResourcePermissions"]
+    assert [(p["Principal"]["DataLakePrincipalIdentifier"], p["Permissions"], p["PermissionsWithGrantOption"])
+            for p in held] == [(governed.arn("builder"), ["ALL"], ["ALL"])]

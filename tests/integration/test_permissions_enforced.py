@@ -14,7 +14,7 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +34,15 @@ class Catalog:
 
     endpoint: str
     account: str
+    clients: dict[tuple[str, str], Any] = field(default_factory=dict)
 
     def arn(self, name: str) -> str:
         return f"arn:aws:iam::{self.account}:user/{name}"
 
     def as_(self, name: str, service: str = "glue") -> Any:
-        return client(self.endpoint, service, access_key=f"{self.account}:user:{name}")
+        if (name, service) not in self.clients:  # a boto3 client takes ~0.1 s to make
+            self.clients[(name, service)] = client(self.endpoint, service, access_key=f"{self.account}:user:{name}")
+        return self.clients[(name, service)]
 
     def root(self, service: str = "glue") -> Any:
         return client(self.endpoint, service, account=self.account)
@@ -308,3 +311,72 @@ def test_a_table_a_transaction_creates_gets_its_grants_at_commit(governed: Catal
         Resource={"Table": {"DatabaseName": "sales", "Name": "staged"}})["PrincipalResourcePermissions"]
     assert [(p["Principal"]["DataLakePrincipalIdentifier"], p["Permissions"], p["PermissionsWithGrantOption"])
             for p in held] == [(governed.arn("builder"), ["ALL"], ["ALL"])]
+
+
+# Every governed Glue and Lake Formation operation, with arguments that would succeed for the
+# administrator: refused to one holding nothing, before anything is read or written.
+_DAY = ["2026-12-01"]
+_FUNCTION = {"FunctionName": "f", "ClassName": "C", "OwnerName": "o", "OwnerType": "USER"}
+_STATS = [{"ColumnName": "id", "ColumnType": "string", "AnalyzedTime": 1_700_000_000, "StatisticsData": {
+    "Type": "STRING", "StringColumnStatisticsData": {"MaximumLength": 1, "AverageLength": 1.0, "NumberOfNulls": 0,
+                                                     "NumberOfDistinctValues": 1}}}]
+_ORDERS = {"DatabaseName": "sales", "TableName": "orders"}
+EVERY_GOVERNED_CALL: list[tuple[str, str, dict[str, Any]]] = [
+    ("glue", "create_database", {"DatabaseInput": {"Name": "another"}}),
+    ("glue", "get_database", {"Name": "sales"}),
+    ("glue", "update_database", {"Name": "sales", "DatabaseInput": {"Name": "sales"}}),
+    ("glue", "delete_database", {"Name": "sales"}),
+    ("glue", "create_table", {"DatabaseName": "sales", "TableInput": table_input("another")}),
+    ("glue", "get_table", {"DatabaseName": "sales", "Name": "orders"}),
+    ("glue", "get_tables", {"DatabaseName": "sales"}),
+    ("glue", "update_table", {"DatabaseName": "sales", "TableInput": table_input("customers")}),
+    ("glue", "delete_table", {"DatabaseName": "sales", "Name": "customers"}),
+    ("glue", "get_table_version", {**_ORDERS, "VersionId": "0"}),
+    ("glue", "get_table_versions", _ORDERS),
+    ("glue", "delete_table_version", {**_ORDERS, "VersionId": "0"}),
+    ("glue", "batch_delete_table_version", {**_ORDERS, "VersionIds": ["0"]}),
+    ("glue", "get_partition", {**_ORDERS, "PartitionValues": _DAY}),
+    ("glue", "get_partitions", _ORDERS),
+    ("glue", "batch_get_partition", {**_ORDERS, "PartitionsToGet": [{"Values": _DAY}]}),
+    ("glue", "create_partition", {**_ORDERS, "PartitionInput": {"Values": ["2026-12-02"]}}),
+    ("glue", "batch_create_partition", {**_ORDERS, "PartitionInputList": [{"Values": ["2026-12-02"]}]}),
+    ("glue", "update_partition", {**_ORDERS, "PartitionValueList": _DAY, "PartitionInput": {"Values": _DAY}}),
+    ("glue", "batch_update_partition", {**_ORDERS, "Entries": [
+        {"PartitionValueList": _DAY, "PartitionInput": {"Values": _DAY}}]}),
+    ("glue", "delete_partition", {**_ORDERS, "PartitionValues": _DAY}),
+    ("glue", "create_partition_index", {**_ORDERS, "PartitionIndex": {"Keys": ["day"], "IndexName": "by_day"}}),
+    ("glue", "delete_partition_index", {**_ORDERS, "IndexName": "by_day"}),
+    ("glue", "get_partition_indexes", _ORDERS),
+    ("glue", "get_column_statistics_for_table", {**_ORDERS, "ColumnNames": ["id"]}),
+    ("glue", "update_column_statistics_for_table", {**_ORDERS, "ColumnStatisticsList": _STATS}),
+    ("glue", "delete_column_statistics_for_table", {**_ORDERS, "ColumnName": "id"}),
+    ("glue", "get_column_statistics_for_partition", {**_ORDERS, "PartitionValues": _DAY, "ColumnNames": ["id"]}),
+    ("glue", "update_column_statistics_for_partition", {**_ORDERS, "PartitionValues": _DAY,
+                                                        "ColumnStatisticsList": _STATS}),
+    ("glue", "delete_column_statistics_for_partition", {**_ORDERS, "PartitionValues": _DAY, "ColumnName": "id"}),
+    ("glue", "create_user_defined_function", {"DatabaseName": "sales", "FunctionInput": _FUNCTION}),
+    ("glue", "get_user_defined_function", {"DatabaseName": "sales", "FunctionName": "f"}),
+    ("glue", "update_user_defined_function", {"DatabaseName": "sales", "FunctionName": "f",
+                                              "FunctionInput": _FUNCTION}),
+    ("glue", "delete_user_defined_function", {"DatabaseName": "sales", "FunctionName": "f"}),
+    ("glue", "get_user_defined_functions", {"DatabaseName": "sales", "Pattern": "*"}),
+    ("lakeformation", "get_table_objects", _ORDERS),
+    ("lakeformation", "update_table_objects", {**_ORDERS, "WriteOperations": [{"AddObject": {
+        "Uri": "s3://bucket/orders/a", "ETag": "e", "Size": 1, "PartitionValues": _DAY}}]}),
+]
+
+
+def test_every_governed_operation_refuses_one_with_nothing(governed: Catalog) -> None:
+    lf = governed.as_("admin", "lakeformation")
+    lf.revoke_permissions(Principal=_principal(IAM_ALLOWED), Resource={"Catalog": {}}, Permissions=["CREATE_DATABASE"])
+    before = governed.as_("admin").get_table(DatabaseName="sales", Name="orders")["Table"]
+    for service, operation, arguments in EVERY_GOVERNED_CALL:
+        caller = governed.as_("nobody", service)
+        with pytest.raises(ClientError) as caught:
+            getattr(caller, operation)(**arguments)
+        assert caught.value.response["Error"]["Code"] == "AccessDeniedException", (operation, caught.value.response)
+        assert caught.value.response["Error"]["Message"].startswith(INSUFFICIENT), operation
+    admin = governed.as_("admin")
+    assert admin.get_table(DatabaseName="sales", Name="orders")["Table"] == before
+    assert sorted(t["Name"] for t in admin.get_tables(DatabaseName="sales")["TableList"]) == ["customers", "orders"]
+    assert [p["Values"] for p in admin.get_partitions(**_ORDERS)["Partitions"]] == [_DAY]

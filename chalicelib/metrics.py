@@ -15,11 +15,23 @@ def reset() -> None:
     """Start counting for a new request."""
     _local.items_read = 0
     _local.requests = 0
+    _local.permission_items = 0
 
 
 def count_read(items: int = 1) -> None:
     """Record DynamoDB items read on behalf of the current request."""
     _local.items_read = getattr(_local, "items_read", 0) + items
+
+
+def count_permission_read(items: int) -> None:
+    """Record grant and settings items the permission check read: kept apart from
+    ``items_read``, which measures what the catalog read to answer (read amplification)."""
+    _local.permission_items = getattr(_local, "permission_items", 0) + items
+
+
+def permission_items_read() -> int:
+    """Grant and settings items the current request's permission checks read."""
+    return getattr(_local, "permission_items", 0)
 
 
 def items_read() -> int:

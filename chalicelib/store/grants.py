@@ -17,6 +17,7 @@ there yet"): a racing writer loses and re-reads, nothing is ever half-written.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence
 
@@ -53,9 +54,22 @@ def resources_scope(catalog_key: str) -> str:
     return f"{catalog_key}{SEP}{RESOURCES}"
 
 
+# A name longer than this many UTF-8 bytes stands in keys as its digest, so that a database's
+# and a table's longest names (255 characters, up to 1,020 bytes each) and a principal still fit
+# in one 1,024-byte range key. The grant's document keeps the names themselves.
+_NAME_BYTES = 200
+_DIGESTED = "\x02"  # sorts before every name character a Glue name may hold
+
+
+def _name_part(name: str) -> str:
+    if len(name.encode("utf-8")) <= _NAME_BYTES:
+        return name
+    return _DIGESTED + hashlib.sha256(name.encode("utf-8")).hexdigest()
+
+
 def database_prefix(database: str) -> str:
     """The start of every resource key at or below ``database`` (folded name)."""
-    return f"{_DATABASE}{SEP}{database}{SEP}"
+    return f"{_DATABASE}{SEP}{_name_part(database)}{SEP}"
 
 
 def resource_key(kind: str, database: Optional[str] = None, table: Optional[str] = None,
@@ -70,8 +84,8 @@ def resource_key(kind: str, database: Optional[str] = None, table: Optional[str]
     if kind == model.DATABASE:
         return database_prefix(database) + _ITSELF
     if kind == model.TABLE:
-        return database_prefix(database) + (_WILDCARD if table is None else f"{_TABLE}{SEP}{table}")
-    return database_prefix(database) + f"{_COLUMNS}{SEP}{table}"
+        return database_prefix(database) + (_WILDCARD if table is None else f"{_TABLE}{SEP}{_name_part(table)}")
+    return database_prefix(database) + f"{_COLUMNS}{SEP}{_name_part(table or '')}"
 
 
 def grants_prefix(kind: str, database: Optional[str] = None, table: Optional[str] = None,
@@ -260,13 +274,15 @@ def lookup(catalog_key: str, principals: Sequence[str], database: Optional[str],
         if table is not None:
             resources += [resource_key(model.TABLE, database, table), resource_key(model.COLUMNS, database, table)]
     scope = grants_scope(catalog_key)
-    keys = [{"scope": dj.s(scope), "key": dj.s(f"{resource}{SEP}{principal}")}
-            for principal in dict.fromkeys(principals) for resource in resources]
+    # A key too long to be stored names a grant that cannot exist (key_of refuses it).
+    keys = [{"scope": dj.s(scope), "key": dj.s(key)}
+            for principal in dict.fromkeys(principals) for resource in resources
+            for key in (f"{resource}{SEP}{principal}",) if len(key.encode("utf-8")) <= MAX_KEY_BYTES]
     if len(keys) + 1 > _BATCH_KEYS:
         raise ValueError(f"lookup: {len(keys) + 1} keys do not fit in one BatchGetItem")
     entries, settings_table = CatalogEntryItem.Meta.table_name, CatalogDocumentItem.Meta.table_name
     found = dj.batch_get({entries: keys, settings_table: [{"catalog": dj.s(catalog_key), "key": dj.s(SETTINGS_KEY)}]})
-    metrics.count_read(len(found[entries]) + len(found[settings_table]))  # the items there are
+    metrics.count_permission_read(len(found[entries]) + len(found[settings_table]))
     grants = [_decode(item["key"]["S"], item["doc"]["B"]).grant for item in found[entries]]
     grants.sort(key=key_of)  # BatchGetItem answers in no particular order
     settings_items = found[settings_table]

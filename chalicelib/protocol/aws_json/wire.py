@@ -173,4 +173,5 @@ def metric_headers() -> dict[str, str]:
     """The headers that report what the request cost the store."""
     # How many DynamoDB items the request read, and in how many DynamoDB requests: benchmarks
     # report items read per result and round trips per call.
-    return {"x-glue-items-read": str(metrics.items_read()), "x-glue-ddb-requests": str(metrics.requests())}
+    return {"x-glue-items-read": str(metrics.items_read()), "x-glue-ddb-requests": str(metrics.requests()),
+            "x-glue-permission-items-read": str(metrics.permission_items_read())}

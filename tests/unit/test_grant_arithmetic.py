@@ -88,3 +88,15 @@ def test_a_new_catalog_has_aws_defaults() -> None:
     settings["DataLakeAdmins"].append({"DataLakePrincipalIdentifier": ANA})
     assert p.default_settings()["DataLakeAdmins"] == []  # a fresh copy each time
     assert p.principals_of([{"DataLakePrincipalIdentifier": ANA}]) == {ANA}
+
+
+def test_the_longest_names_fit_in_a_grant_key() -> None:
+    from chalicelib.store import grants as store
+    database, table = "数" * 255, "表" * 255
+    grant = p.Grant("arn:aws:iam::123456789012:user/" + "a" * 64, "TABLE", database, table, frozenset({"SELECT"}))
+    key = store.key_of(grant)
+    assert len(key.encode("utf-8")) <= store.MAX_KEY_BYTES
+    assert key.startswith(store.database_prefix(database)) and store.database_prefix(database) != store.database_prefix(
+        "数" * 254)
+    # Short names stay readable.
+    assert store.resource_key("TABLE", "sales", "orders") == "D\x01sales\x01T\x01orders"

@@ -178,6 +178,14 @@ def _fold(name: Optional[str]) -> Optional[str]:
 
 
 # ------------------------------------------------------------------------------ listings
+# (catalog key, database, principals) -> (version of the database's grants, the grants of those
+# principals there), as this process last read them: reused while the request's lookup finds the
+# same version (every change to the database's grants writes a new one in its own transaction),
+# so a listing costs no Query of the grants while they stay as they were.
+_KNOWN: dict[tuple[str, str, tuple[str, ...]], tuple[bytes, list[Grant]]] = {}
+_MAX_KNOWN = 1024
+
+
 def _on_database(catalog_key: str, database: str) -> list[Grant]:
     caller = current()
     if caller is None:
@@ -185,12 +193,36 @@ def _on_database(catalog_key: str, database: str) -> list[Grant]:
     key = (catalog_key, database)
     found = caller.on_database.get(key)
     if found is None:
-        found = caller.on_database[key] = store.on_database(catalog_key, caller.principals(catalog_key), database)
+        found = caller.on_database[key] = _read_on_database(caller, catalog_key, database)
     return found
 
 
+def _read_on_database(caller: Caller, catalog_key: str, database: str) -> list[Grant]:
+    principals = tuple(caller.principals(catalog_key))
+    version = held(caller, catalog_key, database).version
+    known_key = (catalog_key, database, principals)
+    known = _KNOWN.get(known_key)
+    if version is not None and known is not None and known[0] == version:
+        return known[1]
+    grants = store.on_database(catalog_key, principals, database)
+    if version is not None:
+        if len(_KNOWN) >= _MAX_KNOWN:
+            _KNOWN.clear()  # a cache of reads that are cheap to redo
+        _KNOWN[known_key] = (version, grants)
+    return grants
+
+
+def _settings_held(caller: Caller, catalog_key: str) -> store.Held:
+    """A lookup of this request in the catalog (each holds the settings): none read anew when
+    the request's check has read one already."""
+    for (key, _, _), found in caller.held.items():
+        if key == catalog_key:
+            return found
+    return held(caller, catalog_key, None)
+
+
 def _unrestricted(caller: Optional[Caller], catalog_key: str, need: model.Need) -> bool:
-    return caller is None or _superuser(caller, held(caller, catalog_key, None), need)
+    return caller is None or _superuser(caller, _settings_held(caller, catalog_key), need)
 
 
 def database_filter(catalog_key: str):
@@ -239,7 +271,7 @@ def _settings(catalog_key: str) -> tuple[dict, bool]:
     """The data lake settings and whether they were ever put (read by this request's check)."""
     caller = current()
     if caller is not None:
-        found = held(caller, catalog_key, None)
+        found = _settings_held(caller, catalog_key)
         return found.settings, found.configured
     settings, stored = store.get_settings(catalog_key)
     return settings, stored is not None
@@ -300,7 +332,7 @@ def grant_items(catalog_key: str, grants: Iterable[Grant], by: Optional[str] = N
     them; default: the request's caller)."""
     caller = current()
     by = by or (caller.principal if caller is not None else "catalog")
-    return [store.grant_item(catalog_key, grant, by) for grant in grants]
+    return store.grant_items(catalog_key, list(grants), by)
 
 
 def forget_database(catalog_key: str, database: str) -> None:
@@ -339,7 +371,7 @@ def require_location(catalog_key: str, location: Optional[str]) -> None:
     arn = _s3_arn(location or "")
     if caller is None or arn is None:
         return
-    found = held(caller, catalog_key, None)
+    found = _settings_held(caller, catalog_key)
     if _superuser(caller, found, _WRITE):
         return
     if not any(_under(arn, registered.arn) for registered in store.list_locations(catalog_key)):

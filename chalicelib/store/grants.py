@@ -18,8 +18,11 @@ there yet"): a racing writer loses and re-reads, nothing is ever half-written.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional, Sequence
+
+from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import clock, metrics
 from chalicelib.domain import permissions as model
@@ -29,6 +32,8 @@ from chalicelib.store import catalog_documents as documents
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.dynamo import dynamo_json as dj
 from chalicelib.store.dynamo.models import SEP, CatalogDocumentItem, CatalogEntryItem
+from chalicelib.store.dynamo.conditions import condition_failed
+from chalicelib.store.dynamo.fence import transact
 from chalicelib.store.dynamo.retry import conditional
 
 GRANTS = "lf-grants"
@@ -165,6 +170,46 @@ def get(catalog_key: str, grant: Grant) -> Optional[StoredGrant]:
     return _decode(key, bytes(item.doc))
 
 
+# ------------------------------------------------------------------------------ versions
+# Each database's grants (its own and everything in it) carry a version: a random token in
+# ``catalog_entries`` under ``<catalog key> SEP lf-grant-versions``, keyed like the database's
+# grants, put anew in the same DynamoDB transaction as every change to them (grant, revoke,
+# default grants, purge). ``lookup`` reads it with the grants, so a process may keep what
+# ``on_database`` read and reuse it for as long as the version it read it under is current.
+VERSIONS = "lf-grant-versions"
+
+
+def versions_scope(catalog_key: str) -> str:
+    """The hash key of a catalog's grant versions."""
+    return f"{catalog_key}{SEP}{VERSIONS}"
+
+
+def version_item(catalog_key: str, database: str) -> CatalogEntryItem:
+    """A new version of ``database``'s grants, for the transaction that changes them."""
+    return CatalogEntryItem(versions_scope(catalog_key), database_prefix(database), doc=os.urandom(16))
+
+
+def _write(catalog_key: str, item: CatalogEntryItem, database: Optional[str], delete: bool, condition: Any) -> bool:
+    """One grant's write, conditional; with its database's new version in the same transaction
+    (catalog and location grants have none). False when the condition failed."""
+    if database is None:
+        return conditional(lambda: item.delete(condition=condition) if delete else item.save(condition=condition))
+
+    def build(tx: Any) -> None:
+        if delete:
+            tx.delete(item, condition=condition)
+        else:
+            tx.save(item, condition=condition)
+        tx.save(version_item(catalog_key, database))
+    try:
+        transact(None, build)
+    except TransactWriteError as error:
+        if condition_failed(error):
+            return False
+        raise
+    return True
+
+
 def put(catalog_key: str, grant: Grant, updated_by: str, replacing: Optional[StoredGrant]) -> bool:
     """Store ``grant`` as what its principal holds on its resource, if what is stored is still
     ``replacing`` (None: only if nothing is). False when another change landed first."""
@@ -173,7 +218,15 @@ def put(catalog_key: str, grant: Grant, updated_by: str, replacing: Optional[Sto
                             doc=encode_document(_encode(grant, clock.now(), updated_by), "grant"))
     condition = (CatalogEntryItem.key.does_not_exist() if replacing is None
                  else CatalogEntryItem.doc == replacing.raw)
-    return conditional(lambda: item.save(condition=condition))
+    return _write(catalog_key, item, grant.database, False, condition)
+
+
+def grant_items(catalog_key: str, grants: Sequence[Grant], updated_by: str) -> list[CatalogEntryItem]:
+    """``grants`` as items for another write's transaction (:func:`grant_item`), with a new
+    version of each database they are in."""
+    items = [grant_item(catalog_key, grant, updated_by) for grant in grants]
+    databases = sorted({grant.database for grant in grants if grant.database is not None})
+    return items + [version_item(catalog_key, database) for database in databases]
 
 
 def grant_item(catalog_key: str, grant: Grant, updated_by: str) -> CatalogEntryItem:
@@ -187,7 +240,7 @@ def grant_item(catalog_key: str, grant: Grant, updated_by: str) -> CatalogEntryI
 def delete(catalog_key: str, stored: StoredGrant) -> bool:
     """Remove a grant if it is still exactly as read; False if it changed or went meanwhile."""
     item = CatalogEntryItem(grants_scope(catalog_key), stored.key)
-    return conditional(lambda: item.delete(condition=CatalogEntryItem.doc == stored.raw))
+    return _write(catalog_key, item, stored.grant.database, True, CatalogEntryItem.doc == stored.raw)
 
 
 def listing(catalog_key: str, prefix: str = "", after: Optional[str] = None,
@@ -250,6 +303,8 @@ class Held:
     settings: dict[str, Any]
     configured: bool
     grants: list[Grant]
+    # The version of the database's grants (None: never changed, or no database looked up).
+    version: Optional[bytes] = None
 
     @property
     def admins(self) -> frozenset[str]:
@@ -278,17 +333,22 @@ def lookup(catalog_key: str, principals: Sequence[str], database: Optional[str],
     keys = [{"scope": dj.s(scope), "key": dj.s(key)}
             for principal in dict.fromkeys(principals) for resource in resources
             for key in (f"{resource}{SEP}{principal}",) if len(key.encode("utf-8")) <= MAX_KEY_BYTES]
-    if len(keys) + 1 > _BATCH_KEYS:
+    if len(keys) + 2 > _BATCH_KEYS:
         raise ValueError(f"lookup: {len(keys) + 1} keys do not fit in one BatchGetItem")
+    versions = versions_scope(catalog_key)
+    if database is not None:
+        keys.append({"scope": dj.s(versions), "key": dj.s(database_prefix(database))})
     entries, settings_table = CatalogEntryItem.Meta.table_name, CatalogDocumentItem.Meta.table_name
     found = dj.batch_get({entries: keys, settings_table: [{"catalog": dj.s(catalog_key), "key": dj.s(SETTINGS_KEY)}]})
     metrics.count_permission_read(len(found[entries]) + len(found[settings_table]))
-    grants = [_decode(item["key"]["S"], item["doc"]["B"]).grant for item in found[entries]]
+    version = next((bytes(item["doc"]["B"]) for item in found[entries] if item["scope"]["S"] == versions), None)
+    grants = [_decode(item["key"]["S"], item["doc"]["B"]).grant for item in found[entries]
+              if item["scope"]["S"] != versions]
     grants.sort(key=key_of)  # BatchGetItem answers in no particular order
     settings_items = found[settings_table]
     if settings_items:
-        return Held(_with_defaults(decode_document(settings_items[0]["doc"]["B"])), True, grants)
-    return Held(model.default_settings(), False, grants)
+        return Held(_with_defaults(decode_document(settings_items[0]["doc"]["B"])), True, grants, version)
+    return Held(model.default_settings(), False, grants, version)
 
 
 # ------------------------------------------------------------------------------ settings

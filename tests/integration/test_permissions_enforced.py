@@ -180,6 +180,15 @@ def test_a_grant_option_holder_shares_and_revokes_take_effect_at_once(governed: 
     assert nobody.get_table(DatabaseName="sales", Name="orders")["Table"]["Name"] == "orders"
     steward.revoke_permissions(Principal=_principal(governed.arn("nobody")), Resource=orders, Permissions=["SELECT"])
     _denied(nobody.get_table, DatabaseName="sales", Name="orders")
+    # Listings too (a process keeps a database's grants only while their version holds).
+    governed.as_("admin", "lakeformation").grant_permissions(
+        Principal=_principal(governed.arn("nobody")), Resource={"Database": {"Name": "sales"}}, Permissions=["DESCRIBE"])
+    for _ in range(2):
+        assert nobody.get_tables(DatabaseName="sales")["TableList"] == []
+    steward.grant_permissions(Principal=_principal(governed.arn("nobody")), Resource=orders, Permissions=["SELECT"])
+    assert [t["Name"] for t in nobody.get_tables(DatabaseName="sales")["TableList"]] == ["orders"]
+    steward.revoke_permissions(Principal=_principal(governed.arn("nobody")), Resource=orders, Permissions=["SELECT"])
+    assert nobody.get_tables(DatabaseName="sales")["TableList"] == []
 
 
 def test_database_grants_govern_the_database(governed: Catalog) -> None:

@@ -113,13 +113,18 @@ ACTIONS: dict[str, Need] = {
     "DeleteObjectsOnCancel": _need(TABLE, INSERT, DELETE),
     # Paimon's own: snapshots are data, tags and branches the table's metadata
     "PaimonCommit": _need(TABLE, INSERT),
-    "PaimonLoadSnapshot": _need(TABLE, SELECT),
+    # The latest snapshot is what a reader scans and what a writer commits on top of.
+    "PaimonLoadSnapshot": Need(TABLE, frozenset({SELECT, INSERT}), read_only=True),
     "PaimonRollback": _need(TABLE, ALTER),
     "PaimonRenameTable": _need(TABLE, ALTER),
     "PaimonListPartitions": _need(TABLE, SELECT),
     "PaimonCreatePartitions": _need(TABLE, INSERT),
     "PaimonReadTags": _need(TABLE),
     "PaimonWriteTags": _need(TABLE, ALTER),
+    "PaimonReadBranches": _need(TABLE),
+    # Creating, dropping and renaming branches, and fast-forwarding main to one (which moves
+    # main's snapshots as a rollback does).
+    "PaimonWriteBranches": _need(TABLE, ALTER),
 }
 
 

@@ -1,5 +1,8 @@
 """Paimon databases: a Paimon database IS a Glue database (one item, visible through both protocols).
 
+Every entry point checks the caller's Lake Formation permissions (``service.access``) under
+the Glue action it is, before it reads or writes anything.
+
 The mapping is the one Paimon's HiveCatalog makes to a metastore database (convertToHiveDatabase,
 getDatabaseImpl): the option ``comment`` is the Glue ``Description``, ``location`` the
 ``LocationUri``, every other option a ``Parameters`` entry (``owner`` included: Glue databases
@@ -14,7 +17,7 @@ from typing import Any, Iterable, Iterator, Optional
 
 from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.errors import AlreadyExistsException, EntityNotFoundException
-from chalicelib.service import databases, paging
+from chalicelib.service import access, databases, paging
 from chalicelib.service.lookups import Database, fold
 from chalicelib.store import catalog
 
@@ -55,8 +58,9 @@ def require_database(catalog_key: str, name: str) -> Database:
 
 def databases_from(catalog_key: str, pattern: Optional[PrefixPattern],
                    first: Optional[str]) -> Iterator[Database]:
-    """The catalog's databases matching ``pattern`` (folded: database names are Glue names) in
-    name order, from ``first`` on (inclusive; None: from the pattern's prefix): a range read."""
+    """The catalog's databases matching ``pattern`` (folded: database names are Glue names) that
+    the caller may see (``access.database_filter``: the global listings'), in name order, from
+    ``first`` on (inclusive; None: from the pattern's prefix): a range read."""
     if pattern is not None:
         pattern = PrefixPattern(fold(pattern.prefix), pattern.exact)
         first = max(first or "", pattern.prefix) or None
@@ -65,10 +69,11 @@ def databases_from(catalog_key: str, pattern: Optional[PrefixPattern],
         found = catalog.get_database(catalog_key, first)
         if found is not None:
             items = chain([found], items)
+    visible = access.database_filter(catalog_key)
     for item in items:
         if pattern is not None and not item.name.startswith(pattern.prefix):
             return
-        if pattern is None or pattern.matches(item.name):
+        if (pattern is None or pattern.matches(item.name)) and visible(item.name):
             yield item
 
 
@@ -84,6 +89,7 @@ def _database_input(name: str, options: dict[str, str]) -> dict[str, Any]:
 def create_database(catalog_key: str, name: str, options: dict[str, str]) -> None:
     """Create a database with Paimon options. AlreadyExistsException (DATABASE) if the (folded)
     name is taken."""
+    access.require("CreateDatabase", catalog_key)
     try:
         databases.create_database(catalog_key, _database_input(name, options))
     except AlreadyExistsException:
@@ -102,6 +108,7 @@ def _render(uid: str, doc: dict[str, Any]) -> PaimonDatabase:
 
 def get_database(catalog_key: str, name: str) -> PaimonDatabase:
     """One database. EntityNotFoundException (DATABASE) if there is none."""
+    access.require("GetDatabase", catalog_key, name)
     item = require_database(catalog_key, name)
     return _render(item.uid, catalog.load(item))
 
@@ -109,7 +116,8 @@ def get_database(catalog_key: str, name: str) -> PaimonDatabase:
 def list_databases(catalog_key: str, after: Optional[str], limit: int, prefix: str = "",
                    exact: Optional[str] = None) -> tuple[list[str], Optional[str]]:
     """Up to ``limit`` database names in order after ``after``, starting with ``prefix`` (or
-    equal to ``exact``). Returns the names and the position to resume after (None: the last)."""
+    equal to ``exact``), of those the caller may see (``databases.list_databases`` filters them).
+    Returns the names and the position to resume after (None: the last)."""
     start = fold(exact) if exact is not None else fold(prefix)
     page, last = databases.list_databases(catalog_key, after, limit, names_only=True, prefix=start)
     names = [entry["Name"] for entry in page]
@@ -122,6 +130,7 @@ def list_databases(catalog_key: str, after: Optional[str], limit: int, prefix: s
 def alter_database(catalog_key: str, name: str, updates: dict[str, str], removals: Iterable[str]) -> None:
     """Set and remove options (a partial update of the Glue database: other Parameters and
     members stay). EntityNotFoundException (DATABASE) if there is none."""
+    access.require("UpdateDatabase", catalog_key, name)
     removed = set(removals)
     members: dict[str, Any] = {member: None for option, member in _MEMBERS.items() if option in removed}
     members.update({member: updates[option] for option, member in _MEMBERS.items() if option in updates})
@@ -140,6 +149,7 @@ def drop_database(catalog_key: str, name: str) -> None:
     (DATABASE) if there is none."""
     from chalicelib.service import paimon_tables  # the tables module builds on this one
 
+    access.require("DeleteDatabase", catalog_key, name)
     deadline = paging.work_deadline()
     item = require_database(catalog_key, name)
     try:

@@ -2,6 +2,11 @@
 
 A function lives in its database (a Glue database item) as one item (``store.paimon_functions``),
 so a drop of the database, through Paimon or Glue, removes its functions.
+
+Lake Formation governs functions through their database, as Glue's user-defined functions:
+every entry point checks the caller's permissions (``service.access``) under the Glue action it
+is (Create/Get/Update/DeleteUserDefinedFunction, GetUserDefinedFunctions) before it reads or
+writes anything; the global listing shows the functions of the databases the caller may see.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from typing import Any, Callable, Optional
 from chalicelib.domain.paimon.functions import FUNCTION_NAME_CHARS, RESOURCE_FUNCTION, Function, apply_changes
 from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.errors import AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException
+from chalicelib.service import access
 from chalicelib.service.databases import now
 from chalicelib.service.paimon_databases import MAX_NAME_CHARS, databases_from, require_database
 from chalicelib.service.paging import take_page
@@ -37,6 +43,7 @@ def _ms(seconds: float) -> int:
 def create_function(catalog_key: str, database_name: str, body: dict[str, Any], owner: str) -> None:
     """Create a function from a CreateFunctionRequest body: one conditional put, so of racing
     creates exactly one wins. 404 for the database, 409 if the name is taken, 400 if invalid."""
+    access.require("CreateUserDefinedFunction", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     function = Function.from_request(body)
     stamp = _ms(now())
@@ -49,6 +56,7 @@ def create_function(catalog_key: str, database_name: str, body: dict[str, Any], 
 
 def get_function(catalog_key: str, database_name: str, name: str) -> dict[str, Any]:
     """The GetFunctionResponse JSON; 404 for the database or the function."""
+    access.require("GetUserDefinedFunction", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     found = store.get_function(database.uid, name)
     if found is None:
@@ -59,6 +67,7 @@ def get_function(catalog_key: str, database_name: str, name: str) -> dict[str, A
 def alter_function(catalog_key: str, database_name: str, name: str, changes: Any, caller: str) -> None:
     """Apply FunctionChanges (all or none): one read and one put conditional on the item read,
     so a concurrent alter is never overwritten unseen (409 ConcurrentModification, retry)."""
+    access.require("UpdateUserDefinedFunction", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     found = store.get_function(database.uid, name)
     if found is None:
@@ -74,6 +83,7 @@ def alter_function(catalog_key: str, database_name: str, name: str, changes: Any
 
 def drop_function(catalog_key: str, database_name: str, name: str) -> None:
     """Delete a function; 404 for the database or the function."""
+    access.require("DeleteUserDefinedFunction", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     if not store.delete_function(database.uid, name):
         raise _not_found(database.name, name)
@@ -84,6 +94,7 @@ def list_functions(catalog_key: str, database_name: str, pattern: Optional[Prefi
     """Up to ``limit`` functions in name order after ``after``, each as ``render(JSON)``, and the
     name to resume after (None after the last). One Query of about ``limit`` + 1 items, from the
     pattern's prefix on."""
+    access.require("GetUserDefinedFunctions", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     if _nothing_matches(pattern):
         return [], None
@@ -98,8 +109,9 @@ def list_functions_globally(catalog_key: str, database_pattern: Optional[PrefixP
                             pattern: Optional[PrefixPattern], after: Optional[list[str]],
                             limit: int) -> tuple[list[dict[str, str]], Optional[list[str]]]:
     """Identifiers (``{"database", "object"}``) of the functions of every database whose name
-    matches ``database_pattern``, in (database, name) order after ``after`` ([database, name]):
-    one Query per database visited, databases read a page at a time."""
+    matches ``database_pattern`` and that the caller may see (``databases_from``), in (database,
+    name) order after ``after`` ([database, name]): one Query per database visited, databases
+    read a page at a time."""
     page: list[dict[str, str]] = []
     if _nothing_matches(pattern) or (database_pattern is not None and len(database_pattern.prefix) > MAX_NAME_CHARS):
         return page, None

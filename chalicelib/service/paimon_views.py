@@ -4,6 +4,11 @@ A Paimon view IS a Glue table of type VIRTUAL_VIEW (``domain.paimon.views`` maps
 other), written and read through the ordinary table paths (``service.tables``): a view created
 through Paimon is a Glue view with its Representations, and a Glue view reads as a Paimon view.
 A Glue table of any other type is not a view (404 VIEW), and its name is taken for views (409).
+
+Lake Formation governs views as the tables they are: every entry point checks the caller's
+permissions (``service.access``) under the Glue action it is (CreateTable, GetTable, GetTables,
+UpdateTable, DeleteTable; PaimonRenameTable) before it reads or writes anything, and listings
+show only the views the caller may see.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from chalicelib.domain.paimon.like_patterns import PrefixPattern
 from chalicelib.domain.paimon.views import (RESOURCE_VIEW, VIEW_TYPE, ViewSchema, apply_changes,
                                             check_view_name, from_glue, to_glue)
 from chalicelib.errors import AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException
-from chalicelib.service import tables
+from chalicelib.service import access, tables
 from chalicelib.service.databases import start_position
 from chalicelib.service.lookups import Database, Table, fold
 from chalicelib.service.paging import take_page
@@ -60,6 +65,7 @@ def create_view(ctx: RequestContext, catalog_key: str, database_name: str, name:
                 owner: str) -> None:
     """Create a view from a ViewSchema JSON: one Glue CreateTable (atomic; of racing creates
     exactly one wins). 404 for the database, 409 if a view or table has the name, 400 if invalid."""
+    access.require("CreateTable", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     check_view_name(name, "identifier.object")
     view = ViewSchema.from_json(schema)
@@ -73,6 +79,7 @@ def create_view(ctx: RequestContext, catalog_key: str, database_name: str, name:
 
 def get_view(catalog_key: str, database_name: str, name: str) -> dict[str, Any]:
     """GetViewResponse JSON; 404 for the database, or if the name is no view."""
+    access.require("GetTable", catalog_key, database_name, name)
     database = require_database(catalog_key, database_name)
     return view_response(*_require_view(database, name))
 
@@ -80,6 +87,7 @@ def get_view(catalog_key: str, database_name: str, name: str) -> dict[str, Any]:
 def alter_view(ctx: RequestContext, catalog_key: str, database_name: str, name: str, changes: Any) -> None:
     """Apply ViewChanges (all or none) as one Glue UpdateTable conditional on the version read:
     a concurrent change of the view is never overwritten unseen (409, retry)."""
+    access.require("UpdateTable", catalog_key, database_name, name)
     database = require_database(catalog_key, database_name)
     item, doc = _require_view(database, name)
     changed = apply_changes(from_glue(doc), changes, f"{database.name}.{item.name}")
@@ -94,6 +102,7 @@ def alter_view(ctx: RequestContext, catalog_key: str, database_name: str, name: 
 
 def drop_view(ctx: RequestContext, catalog_key: str, database_name: str, name: str) -> None:
     """Delete a view (a Glue DeleteTable); 404 for the database, or if the name is no view."""
+    access.require("DeleteTable", catalog_key, database_name, name)
     database = require_database(catalog_key, database_name)
     item, _ = _require_view(database, name)
     try:
@@ -106,7 +115,10 @@ def rename_view(ctx: RequestContext, catalog_key: str, source: tuple[str, str], 
     """Rename (or move to another database) a view: ``tables.rename_table``, one transaction
     that keeps the uid (so the view's ``id``) and applies only to the view read. 404 if the
     source is no view (or went meanwhile), 409 if the destination name is taken or the view
-    changed meanwhile."""
+    changed meanwhile. Needs ALTER on the view and, into another database, CREATE_TABLE there."""
+    access.require("PaimonRenameTable", catalog_key, source[0], source[1])
+    if fold(destination[0]) != fold(source[0]):
+        access.require("CreateTable", catalog_key, destination[0])
     source_db = require_database(catalog_key, source[0])
     target_db = require_database(catalog_key, destination[0])
     item, _ = _require_view(source_db, source[1])
@@ -127,7 +139,9 @@ def list_views(catalog_key: str, database_name: str, pattern: Optional[PrefixPat
                limit: int, render: Callable[[Table, dict[str, Any]], Any]) -> tuple[list[Any], Optional[str]]:
     """Up to ``limit`` views in name order after ``after``, each as ``render(item, Table)``, and
     the name to resume after (None after the last). Reads the database's table items from the
-    pattern's prefix on (views and tables share the namespace; only views are returned)."""
+    pattern's prefix on (views and tables share the namespace; only views are returned), of
+    those the caller may see."""
+    access.require("GetTables", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     if pattern is not None and len(pattern.prefix) > MAX_NAME_CHARS:
         return [], None
@@ -145,8 +159,9 @@ def _views(database: Database, pattern: Optional[PrefixPattern], after: Optional
         prefix = pattern.prefix
         items = takewhile(lambda item: item.name.startswith(prefix),
                           dropwhile(lambda item: item.name < prefix, items))
+    visible = access.table_filter(database.catalog, database.name)
     for item in items:
-        if pattern is not None and not pattern.matches(item.name):
+        if (pattern is not None and not pattern.matches(item.name)) or not visible(item.name):
             continue
         doc = catalog.load(item)
         if doc.get("TableType") == VIEW_TYPE:
@@ -157,7 +172,8 @@ def list_views_globally(catalog_key: str, database_pattern: Optional[PrefixPatte
                         pattern: Optional[PrefixPattern], after: Optional[list[str]],
                         limit: int) -> tuple[list[dict[str, str]], Optional[list[str]]]:
     """Identifiers (``{"database", "object"}``) of the views of every database whose name matches
-    ``database_pattern``, in (database, name) order after ``after`` ([database, name])."""
+    ``database_pattern``, in (database, name) order after ``after`` ([database, name]): those the
+    caller may see, in the databases it may see."""
     page: list[dict[str, str]] = []
     if any(p is not None and len(p.prefix) > MAX_NAME_CHARS for p in (database_pattern, pattern)):
         return page, None

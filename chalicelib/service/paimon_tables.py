@@ -6,6 +6,10 @@ fields as ``StorageDescriptor.Columns``, the partition fields as ``PartitionKeys
 schema id); its schema history lives in ``store.paimon`` items keyed by the table uid and in the
 table directory's ``schema/schema-N`` files, which pypaimon reads on its own. The design (write
 order, crash repair, costs) is docs/design.md, "The Paimon catalog".
+
+Every entry point checks the caller's Lake Formation permissions (``service.access``) under
+the Glue action it is (CreateTable, GetTable, GetTables, UpdateTable, DeleteTable;
+PaimonRenameTable) before it reads or writes anything: a refused create writes no schema file.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from chalicelib.domain.paimon.schema_changes import SchemaChange, apply_changes
 from chalicelib.domain.paimon.types import DataField, glue_type, highest_field_id
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
-from chalicelib.service import cleanup, lookups, paging, paimon_databases, tables
+from chalicelib.service import access, cleanup, lookups, paging, paimon_databases, tables
 from chalicelib.service.lookups import Database, Table, fold, require_table
 from chalicelib.service.paimon_databases import require_database
 from chalicelib.store import catalog
@@ -160,6 +164,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     an external table, whose files a drop leaves alone). EntityNotFoundException (DATABASE),
     AlreadyExistsException (TABLE), InvalidInputException for a name or schema Paimon refuses.
     """
+    access.require("CreateTable", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     folded = fold(name)
     if "$" in folded:
@@ -289,8 +294,11 @@ def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: s
     mirror lags the schema history (a crash during an alter), it is brought up to date here.
     ``t$branch_b`` names branch b: the table as that branch has it (its latest schema), as
     Paimon's REST server answers pypaimon's ``get_table("db.t$branch_b")``.
-    EntityNotFoundException (DATABASE / TABLE; TABLE too for a branch that does not exist)."""
+    EntityNotFoundException (DATABASE / TABLE; TABLE too for a branch that does not exist).
+    A caller whose grants cover some columns only sees those (and the keys)."""
     base, branch = split_branch(name)
+    access.require("GetTable", catalog_key, database_name, base,
+                   exists=lambda: _exists(catalog_key, database_name, base))
     hinted = lookups.read_hinted(catalog_key, database_name, base)  # one BatchGetItem when it holds
     if hinted is not None:
         database, table = hinted[0], hinted[1]
@@ -300,16 +308,38 @@ def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: s
         lookups.remember_table(catalog_key, database, table)
     doc = catalog.load(table)
     if branch != store.MAIN:
-        return _branch_table(database, table, doc, name, branch)
+        return _columns_visible(catalog_key, database, _branch_table(database, table, doc, name, branch))
     if not is_paimon(doc):
         found = format_schema(doc)
         if found is None:
             raise not_found(database.name, name)
-        return _render(table, doc, found)
+        return _columns_visible(catalog_key, database, _render(table, doc, found))
     schema = _latest(table)
     if (doc.get("Parameters") or {}).get(SCHEMA_ID) != str(schema.id):
-        doc = _repair(ctx, catalog_key, database, table, doc, schema)
-    return _render(table, doc, schema)
+        # The catalog's own repair of what a crashed alter left: no change of the caller's.
+        with access.checked():
+            doc = _repair(ctx, catalog_key, database, table, doc, schema)
+    return _columns_visible(catalog_key, database, _render(table, doc, schema))
+
+
+def _exists(catalog_key: str, database_name: str, name: str) -> bool:
+    """Whether the table exists (asked only of a refused caller who may see its database)."""
+    fits = max(len(database_name), len(name)) <= paimon_databases.MAX_NAME_CHARS
+    database = catalog.get_database(catalog_key, fold(database_name)) if fits else None
+    return database is not None and catalog.get_table(database.uid, fold(name)) is not None
+
+
+def _columns_visible(catalog_key: str, database: Database, table: PaimonTable) -> PaimonTable:
+    """The table as a caller whose grants cover some columns only sees it, as Glue's GetTable
+    shows it: the other fields left out, but for the partition and primary keys, without which
+    Paimon's clients cannot open the table."""
+    schema = table.schema
+    visible = access.visible_columns(catalog_key, database.name, table.name.split(BRANCH_SUFFIX, 1)[0],
+                                     [f.name for f in schema.fields])
+    if visible is None:
+        return table
+    kept = set(visible) | set(schema.partition_keys) | set(schema.primary_keys)
+    return replace(table, schema=replace(schema, fields=[f for f in schema.fields if f.name in kept]))
 
 
 def _branch_table(database: Database, table: Table, doc: dict[str, Any], name: str, branch: str) -> PaimonTable:
@@ -363,7 +393,9 @@ def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, after
     table's latest schema). Glue tables Paimon's clients can read as format tables are listed
     too, the others left out; ``table_type`` ``table`` keeps only Paimon tables,
     ``format-table`` only those (as Paimon's servers filter on the ``type`` option).
+    Only the tables the caller may see (``tables.list_tables`` filters them).
     EntityNotFoundException (DATABASE)."""
+    access.require("GetTables", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     start = fold(exact) if exact is not None else fold(prefix)
     listing = tables.list_tables(ctx, catalog_key, database.name, prefix=start)
@@ -383,7 +415,7 @@ def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, after
             schema = _paimon_view(table, doc)
         except InvalidInputException:
             return None
-        return None if schema is None else _render(table, doc, schema)
+        return None if schema is None else _columns_visible(catalog_key, database, _render(table, doc, schema))
 
     page, last = listing.page(after, limit, render)
     return page, None if exact is not None else last
@@ -394,8 +426,9 @@ def list_tables_globally(ctx: RequestContext, catalog_key: str, after: Optional[
                          exact: Optional[str] = None) -> tuple[list[tuple[str, str]], Optional[list[str]]]:
     """Up to ``limit`` (database, table) pairs of the whole catalog in (database, table) order,
     after position ``after`` ([database, table]), database and table names filtered by prefix or
-    exact name. Returns the pairs and the position after the last (None when the page was not
-    full: nothing follows), as Paimon's servers page."""
+    exact name, of the databases and tables the caller may see. Returns the pairs and the
+    position after the last (None when the page was not full: nothing follows), as Paimon's
+    servers page."""
     found: list[tuple[str, str]] = []
     first_database, table_after = (after[0], after[1]) if after else (None, None)
     if first_database is not None and not (first_database.startswith(fold(database_prefix))
@@ -424,6 +457,7 @@ def alter_table(ctx: RequestContext, catalog_key: str, database_name: str, name:
     then the Glue mirror. An invalid change raises before anything is written.
     EntityNotFoundException (DATABASE / TABLE, or COLUMN), AlreadyExistsException (COLUMN),
     InvalidInputException for a change Paimon refuses."""
+    access.require("UpdateTable", catalog_key, database_name, split_branch(name)[0])
     database = require_database(catalog_key, database_name)
     for _ in attempts(Policy(attempts=8, base_delay=0.002)):
         table = _table(database, name)
@@ -452,7 +486,11 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
                  new_database_name: str, new_name: str) -> None:
     """Rename a table (also into another database): one DynamoDB transaction; the uid (so
     the Paimon id, schemas, snapshots, partitions) and the path stay, as on object stores.
-    EntityNotFoundException (DATABASE / TABLE), AlreadyExistsException (TABLE)."""
+    EntityNotFoundException (DATABASE / TABLE), AlreadyExistsException (TABLE). Needs ALTER
+    on the table and, into another database, CREATE_TABLE there."""
+    access.require("PaimonRenameTable", catalog_key, database_name, name)
+    if fold(new_database_name) != fold(database_name):
+        access.require("CreateTable", catalog_key, new_database_name)
     database = require_database(catalog_key, database_name)
     target = database if fold(new_database_name) == database.name else require_database(catalog_key, new_database_name)
     _table(database, name)
@@ -472,6 +510,7 @@ def drop_table(ctx: RequestContext, catalog_key: str, database_name: str, name: 
     """Drop a table: the Glue item (and, purged by its uid, the Paimon items and partitions),
     then, for a managed Paimon table, its directory, as Paimon's catalogs do: within the
     request's work budget, the rest by a cleanup job. EntityNotFoundException (DATABASE / TABLE)."""
+    access.require("DeleteTable", catalog_key, database_name, name)
     deadline = paging.work_deadline()
     database = require_database(catalog_key, database_name)
     table = _table(database, name)

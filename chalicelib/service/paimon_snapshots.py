@@ -13,6 +13,13 @@ cleanup job (``STATS_JOB``) goes on with it, as does every move that settles the
 its own budget (reads leave them alone, see ``settle``). Until it is done the next commit
 answers "not committed" (False), which Paimon's clients retry as after a lost race, and a
 rollback or fast-forward is refused.
+
+Every entry point takes the table by name (``TableRef``) and checks the caller's Lake Formation
+permissions (``service.access``, the Paimon actions of ``domain.permissions.ACTIONS``) before it
+reads anything: ``_open``. What a call then does to the table's Glue partitions (a commit's
+statistics creating and deleting them, a partition registration's existence check) is covered
+by that check, so it is done unchecked (``access.checked``); so is the roll-forward of what an
+earlier, allowed move left undone, whichever call meets it.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from chalicelib.domain.partition_keys import first_value_prefix_bounds, partitio
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
 from chalicelib import clock, faults
-from chalicelib.service import cleanup, lookups, paging
+from chalicelib.service import access, cleanup, lookups, paging
 from chalicelib.service import partitions as glue_partitions
 from chalicelib.service.paging import take_page
 from chalicelib.service.paimon_tables import is_paimon, split_branch
@@ -99,6 +106,13 @@ def open_table(ref: TableRef) -> TableBranch:
     if branch != MAIN and not store.branch_exists(table.uid, branch):
         raise EntityNotFoundException(f"Branch {branch} does not exist.", BRANCH, branch)
     return table
+
+
+def _open(action: str, ref: TableRef) -> TableBranch:
+    """The table ``ref`` names (``open_table``), once the caller may do ``action`` on it (on the
+    table itself for a branch ``t$branch_b``): AccessDeniedException before anything is read."""
+    access.require(action, ref.catalog_key, ref.database, split_branch(ref.table)[0])
+    return open_table(ref)
 
 
 def _head(table: TableBranch, fresh: bool = False) -> store.Head:
@@ -279,8 +293,9 @@ def _apply_stats_chunk(table: TableBranch, seq: int, by_key: dict[str, Partition
     if create:
         inputs = [{"Values": _values(table, by_key[key].spec),
                    "StorageDescriptor": {"Location": _partition_path(table, by_key[key].spec)}} for key in create]
-        errors = glue_partitions.create_partitions(
-            table.ref, inputs, [store.stats_attributes(seq, by_key[key]) for key in create])
+        with access.checked():  # a decided move's (the module docstring)
+            errors = glue_partitions.create_partitions(
+                table.ref, inputs, [store.stats_attributes(seq, by_key[key]) for key in create])
         raced = []  # created by someone else meanwhile: add the delta to theirs
         for position, error in errors.items():
             if isinstance(error, AlreadyExistsException):
@@ -294,7 +309,8 @@ def _apply_stats_chunk(table: TableBranch, seq: int, by_key: dict[str, Partition
         if raced:
             emptied += store.apply_partition_deltas(table.uid, seq, [(key, by_key[key]) for key in raced]).emptied
     if emptied:
-        glue_partitions.delete_partitions(table.ref, [_values(table, by_key[key].spec) for key in emptied])
+        with access.checked():
+            glue_partitions.delete_partitions(table.ref, [_values(table, by_key[key].spec) for key in emptied])
 
 
 def _partition_path(table: TableBranch, spec: dict[str, str]) -> str:
@@ -380,10 +396,11 @@ STOP_WRITING_LATEST = "paimon-writing-latest"
 
 
 # ------------------------------------------------------------------------------ commit
-def commit(table: TableBranch, table_id: Optional[str], base_uuid: Optional[str], snapshot_obj: Any,
+def commit(ref: TableRef, table_id: Optional[str], base_uuid: Optional[str], snapshot_obj: Any,
            statistics_obj: Any) -> bool:
     """Commit a snapshot on ``base_uuid``. True: it is the branch's latest now (statistics
     applied, files written); False: the base is stale (another commit or a rollback won)."""
+    table = _open("PaimonCommit", ref)
     try:
         snapshot = parse_snapshot(snapshot_obj)
         deltas = parse_statistics(statistics_obj)
@@ -424,9 +441,10 @@ def _uuid_hex(text: str) -> str:
         raise InvalidInputException(f"tableId must be a UUID, not {text!r}") from None
 
 
-def latest(table: TableBranch) -> dict[str, Any]:
+def latest(ref: TableRef) -> dict[str, Any]:
     """TableSnapshot JSON of the branch's latest snapshot; EntityNotFoundException (SNAPSHOT)
     before the first commit."""
+    table = _open("PaimonLoadSnapshot", ref)
     head = settle(table)
     if head.snapshot_id is None:
         raise EntityNotFoundException(f"Table {table.ref.table} has no snapshot.", SNAPSHOT, table.ref.table)
@@ -481,10 +499,11 @@ cleanup.register_kind(STATS_JOB, _stats_job)
 _UNCOUNTED = 1 << 60  # a removal within a request is bounded by its deadline, not by a count of items
 
 
-def rollback(table: TableBranch, snapshot_id: Optional[int], tag: Optional[str],
+def rollback(ref: TableRef, snapshot_id: Optional[int], tag: Optional[str],
              from_snapshot: Optional[int]) -> None:
     """Move the branch back to a snapshot (or a tag's), with its partition statistics; the
     snapshots above it and their files are removed."""
+    table = _open("PaimonRollback", ref)
     deadline = paging.work_deadline()
     head = _settled(table, deadline)
     if tag is not None:
@@ -572,8 +591,9 @@ def _duration_seconds(text: str) -> float:
     raise InvalidInputException(f"timeRetained must be a duration such as '1 d', '12h' or '30 min', not {text!r}")
 
 
-def create_tag(table: TableBranch, name: str, snapshot_id: Optional[int], time_retained: Optional[str]) -> None:
+def create_tag(ref: TableRef, name: str, snapshot_id: Optional[int], time_retained: Optional[str]) -> None:
     """Tag a snapshot (the latest when ``snapshot_id`` is None): its item, then ``tag/tag-NAME``."""
+    table = _open("PaimonWriteTags", ref)
     _check_tag_name(name)
     retained = _duration_seconds(time_retained) if time_retained is not None else None
     head = settle(table)
@@ -598,8 +618,9 @@ def _check_tag_name(name: str) -> None:
         raise InvalidInputException(f"Tag name {name[:200]!r} must not contain '/', '\\' or control characters.")
 
 
-def get_tag(table: TableBranch, name: str) -> dict[str, Any]:
+def get_tag(ref: TableRef, name: str) -> dict[str, Any]:
     """GetTagResponse JSON."""
+    table = _open("PaimonReadTags", ref)
     found = store.get_tag(table.uid, name, table.branch)
     if found is None:
         raise EntityNotFoundException(f"Tag {name} does not exist.", TAG, name)
@@ -610,9 +631,10 @@ def get_tag(table: TableBranch, name: str) -> dict[str, Any]:
             "tagTimeRetained": None if retained is None else str(retained)}
 
 
-def list_tags(table: TableBranch, after: Optional[str], limit: int, prefix: Optional[str]) -> tuple[list[str], Optional[str]]:
+def list_tags(ref: TableRef, after: Optional[str], limit: int, prefix: Optional[str]) -> tuple[list[str], Optional[str]]:
     """A page of tag names in name order (those starting with ``prefix``), and the last name
     when more may follow."""
+    table = _open("PaimonReadTags", ref)
     names: list[str] = []
     cursor = after
     if prefix and (cursor is None or cursor < prefix):
@@ -632,8 +654,9 @@ def list_tags(table: TableBranch, after: Optional[str], limit: int, prefix: Opti
         cursor = batch[-1].name
 
 
-def delete_tag(table: TableBranch, name: str) -> None:
+def delete_tag(ref: TableRef, name: str) -> None:
     """Remove a tag: its item, then its file."""
+    table = _open("PaimonWriteTags", ref)
     if not store.delete_tag(table.uid, name, table.branch):
         raise EntityNotFoundException(f"Tag {name} does not exist.", TAG, name)
     warehouse.delete(warehouse.tag_file(table.path, name, table.branch))
@@ -645,11 +668,13 @@ def partition_name(table: TableBranch, values: Sequence[str]) -> str:
     return "/".join(f"{k}={v}" for k, v in zip(table.keys, values))
 
 
-def list_partitions(table: TableBranch, after: Optional[str], limit: int, prefix: str = "",
+def list_partitions(ref: TableRef, after: Optional[str], limit: int, prefix: str = "",
                     exact: Optional[str] = None) -> tuple[list[dict[str, Any]], Optional[str]]:
     """A page of Partition JSON in partition order (pending statistics rolled forward first),
     and the resume position (a partition sort key) when more follow. Only partitions whose name
     (``k1=v1/k2=v2``) is ``exact``, or else starts with ``prefix``."""
+    table = _open("PaimonListPartitions", ref)
+
     def matches(name: str) -> bool:
         return name == exact if exact is not None else name.startswith(prefix)
 
@@ -689,14 +714,16 @@ def _name_bounds(table: TableBranch, name_prefix: str) -> Optional[tuple[Optiona
     return first_value_prefix_bounds(value_prefix, table.key_types) or (None, None)
 
 
-def create_partitions(table: TableBranch, specs: Sequence[dict[str, str]],
+def create_partitions(ref: TableRef, specs: Sequence[dict[str, str]],
                       ignore_if_exists: bool) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """Register partitions (no data): (created, existed). With ``ignore_if_exists`` false and
     any existing, AlreadyExistsException and nothing is created."""
+    table = _open("PaimonCreatePartitions", ref)
     check_specs(table, specs, "partitionSpecs")
     if table.branch != MAIN:
         raise InvalidInputException("partitions belong to the main branch")
-    found, _ = glue_partitions.batch_get_partitions(table.ref, [_values(table, s) for s in specs])
+    with access.checked():  # PaimonCreatePartitions covers the existence check
+        found, _ = glue_partitions.batch_get_partitions(table.ref, [_values(table, s) for s in specs])
     present = {tuple(p["Values"]) for p in found}
     existed = [s for s in specs if tuple(_values(table, s)) in present]
     if existed and not ignore_if_exists:
@@ -708,8 +735,10 @@ def create_partitions(table: TableBranch, specs: Sequence[dict[str, str]],
             continue
         seen.add(values)
         todo.append(spec)
-    errors = glue_partitions.create_partitions(table.ref, [
-        {"Values": _values(table, s), "StorageDescriptor": {"Location": _partition_path(table, s)}} for s in todo])
+    with access.checked():
+        errors = glue_partitions.create_partitions(table.ref, [
+            {"Values": _values(table, s), "StorageDescriptor": {"Location": _partition_path(table, s)}}
+            for s in todo])
     created = [s for n, s in enumerate(todo) if n not in errors]
     for n, error in errors.items():
         if not isinstance(error, AlreadyExistsException):
@@ -732,14 +761,16 @@ def _check_branch_name(name: str) -> None:
                                     "characters.")
 
 
-def list_branches(table: TableBranch) -> list[str]:
+def list_branches(ref: TableRef) -> list[str]:
     """The table's branch names, in order (main not included, as Paimon lists them)."""
+    table = _open("PaimonReadBranches", ref)
     return store.list_branches(table.uid)
 
 
-def create_branch(table: TableBranch, name: str, from_tag: Optional[str]) -> None:
+def create_branch(ref: TableRef, name: str, from_tag: Optional[str]) -> None:
     """A branch from the latest schema (empty), or from a tag: that snapshot as its first, with
     the schemas up to the snapshot's (Paimon's FileSystemBranchManager copies the same files)."""
+    table = _open("PaimonWriteBranches", ref)
     _check_branch_name(name)
     start = None
     tag = None
@@ -769,9 +800,10 @@ def create_branch(table: TableBranch, name: str, from_tag: Optional[str]) -> Non
         settle(replace(table, branch=name, head=None))
 
 
-def drop_branch(table: TableBranch, name: str) -> None:
+def drop_branch(ref: TableRef, name: str) -> None:
     """Remove a branch: gone at once (its item becomes a tombstone), then what it left (items,
     directory: any number of snapshots) within the work budget, the rest by a cleanup job."""
+    table = _open("PaimonWriteBranches", ref)
     deadline = paging.work_deadline()
     if name == MAIN or not store.drop_branch(table.uid, name):
         raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
@@ -813,11 +845,12 @@ def _still_dropping(name: str) -> AlreadyExistsException:
                                   BRANCH, name)
 
 
-def fast_forward(table: TableBranch, name: str) -> None:
+def fast_forward(ref: TableRef, name: str) -> None:
     """Main takes the branch's state (Paimon's fastForward): main's snapshots from the branch's
     first on become the branch's, schemas likewise, partition statistics follow (main's undone,
     the branch's applied), then the files. One transaction decides it (so a branch with more
     than MAX_FAST_FORWARD_ITEMS snapshots and schemas to copy is refused)."""
+    table = _open("PaimonWriteBranches", ref)
     if name == MAIN or not store.branch_exists(table.uid, name):
         raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
     deadline = paging.work_deadline()
@@ -861,10 +894,11 @@ def fast_forward(table: TableBranch, name: str) -> None:
         _finish_stats_later(main_table)
 
 
-def rename_branch(table: TableBranch, old: str, new: str) -> None:
+def rename_branch(ref: TableRef, old: str, new: str) -> None:
     """Rename a branch: its items move in one transaction, then its directory is copied to the
     new name and the old one removed (a reader of the old name finds no branch from the decision
     on; one of the new name may briefly find files missing, as while a branch is being created)."""
+    table = _open("PaimonWriteBranches", ref)
     _check_branch_name(new)
     if old == MAIN:
         raise InvalidInputException("The main branch cannot be renamed.")

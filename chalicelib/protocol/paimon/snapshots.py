@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.domain.paimon import names
-from chalicelib.protocol.paimon.table_args import table_of
+from chalicelib.protocol.paimon.table_args import table_ref
 from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request
 from chalicelib.service import paimon_snapshots as service
 
@@ -17,14 +17,14 @@ def commit_table(request: PaimonRequest) -> PaimonResponse:
     base = request.optional("baseSnapshotUuid")
     snapshot = request.require("snapshot", dict)
     statistics = request.optional("statistics", list)
-    table = table_of(request)
+    table = table_ref(request)
     return PaimonResponse({"success": service.commit(table, table_id, base, snapshot, statistics)})
 
 
 def load_snapshot(request: PaimonRequest) -> PaimonResponse:
     """GetTableSnapshotResponse: the latest snapshot with the table totals (404 SNAPSHOT before
     the first commit, which pypaimon reads as "no snapshot")."""
-    return PaimonResponse({"snapshot": service.latest(table_of(request))})
+    return PaimonResponse({"snapshot": service.latest(table_ref(request))})
 
 
 def rollback_table(request: PaimonRequest) -> PaimonResponse:
@@ -46,5 +46,5 @@ def rollback_table(request: PaimonRequest) -> PaimonResponse:
         names.existing("tag", tag)
     else:
         raise bad_request(f"instant.type must be 'snapshot' or 'tag', not {kind!r}")
-    service.rollback(table_of(request), snapshot_id, tag, from_snapshot)
+    service.rollback(table_ref(request), snapshot_id, tag, from_snapshot)
     return PaimonResponse()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chalicelib.domain.paimon import names
 from chalicelib.protocol.paimon.paging import make_token, max_results, read_token
-from chalicelib.protocol.paimon.table_args import table_of
+from chalicelib.protocol.paimon.table_args import table_ref
 from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request
 from chalicelib.service import paimon_snapshots as service
 
@@ -16,7 +16,7 @@ def list_tags(request: PaimonRequest) -> PaimonResponse:
     after = read_token(request, prefix)
     if after is not None and not isinstance(after, str):
         raise bad_request("pageToken is malformed")
-    names, last = service.list_tags(table_of(request), after, limit, prefix)
+    names, last = service.list_tags(table_ref(request), after, limit, prefix)
     return PaimonResponse({"tags": names, "nextPageToken": make_token(request, last, prefix)})
 
 
@@ -28,16 +28,16 @@ def create_tag(request: PaimonRequest) -> PaimonResponse:
     names.new("tag", name, "tagName")
     snapshot_id = request.optional("snapshotId", int)
     retained = request.optional("timeRetained")
-    service.create_tag(table_of(request), name, snapshot_id, retained)
+    service.create_tag(table_ref(request), name, snapshot_id, retained)
     return PaimonResponse()
 
 
 def get_tag(request: PaimonRequest) -> PaimonResponse:
     """GetTagResponse: the tag's name, snapshot, creation time (ms) and retention."""
-    return PaimonResponse(service.get_tag(table_of(request), request.path["tag"]))
+    return PaimonResponse(service.get_tag(table_ref(request), request.path["tag"]))
 
 
 def delete_tag(request: PaimonRequest) -> PaimonResponse:
     """Delete a tag (its file too)."""
-    service.delete_tag(table_of(request), request.path["tag"])
+    service.delete_tag(table_ref(request), request.path["tag"])
     return PaimonResponse()

@@ -8,7 +8,7 @@ table directory's ``schema/schema-N`` files, which pypaimon reads on its own. Th
 order, crash repair, costs) is docs/design.md, "The Paimon catalog".
 
 Every entry point checks the caller's Lake Formation permissions (``service.access``) under
-the Glue action it is (CreateTable, GetTable, GetTables, UpdateTable, DeleteTable;
+the Glue action it is (CreateTable, GetTable, GetTables' GetDatabase, UpdateTable, DeleteTable;
 PaimonRenameTable) before it reads or writes anything: a refused create writes no schema file.
 """
 
@@ -395,7 +395,9 @@ def list_tables(ctx: RequestContext, catalog_key: str, database_name: str, after
     ``format-table`` only those (as Paimon's servers filter on the ``type`` option).
     Only the tables the caller may see (``tables.list_tables`` filters them).
     EntityNotFoundException (DATABASE)."""
-    access.require("GetTables", catalog_key, database_name)
+    # As GetTables: the database must be visible (any permission on it or in it); the listing
+    # is then filtered.
+    access.require("GetDatabase", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     start = fold(exact) if exact is not None else fold(prefix)
     listing = tables.list_tables(ctx, catalog_key, database.name, prefix=start)

@@ -6,7 +6,7 @@ through Paimon is a Glue view with its Representations, and a Glue view reads as
 A Glue table of any other type is not a view (404 VIEW), and its name is taken for views (409).
 
 Lake Formation governs views as the tables they are: every entry point checks the caller's
-permissions (``service.access``) under the Glue action it is (CreateTable, GetTable, GetTables,
+permissions (``service.access``) under the Glue action it is (CreateTable, GetTable, GetTables' GetDatabase,
 UpdateTable, DeleteTable; PaimonRenameTable) before it reads or writes anything, and listings
 show only the views the caller may see.
 """
@@ -141,7 +141,9 @@ def list_views(catalog_key: str, database_name: str, pattern: Optional[PrefixPat
     the name to resume after (None after the last). Reads the database's table items from the
     pattern's prefix on (views and tables share the namespace; only views are returned), of
     those the caller may see."""
-    access.require("GetTables", catalog_key, database_name)
+    # As GetTables: the database must be visible (any permission on it or in it); the listing
+    # is then filtered.
+    access.require("GetDatabase", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     if pattern is not None and len(pattern.prefix) > MAX_NAME_CHARS:
         return [], None

@@ -213,8 +213,8 @@ def test_an_analyst_reads_its_table_and_sees_nothing_else(governed: Governed) ->
     with pytest.raises(DatabaseNoPermissionException):
         analyst.get_database(governed.other)
     assert lake.http("analyst", "GET", f"/databases/{db}/views/recent").status_code == 403
-    # A table that does not exist in a database the analyst may see is not found, as on AWS.
-    with pytest.raises(TableNotExistException):
+    # Grants on some tables do not tell which others exist: a missing one is denied too.
+    with pytest.raises(TableNoPermissionException):
         analyst.get_table(Identifier.create(db, "missing"))
 
     # Nothing refused changed anything.
@@ -316,3 +316,18 @@ def test_a_column_grant_shows_those_columns_and_the_keys(governed: Governed) -> 
     details = lake.http("columnist", "GET", f"/databases/{db}/table-details").json()["tableDetails"]
     assert [[f["name"] for f in t["schema"]["fields"]] for t in details] == [["id", "dt"]]
     assert [f.name for f in lake.paimon("admin").rest_api.get_table(customers).get_schema().fields] == ["id", "dt", "v"]
+
+
+def test_a_database_grant_shows_the_database_not_its_tables(governed: Governed) -> None:
+    lake, db = governed.lake, governed.db
+    lake.lf.grant_permissions(Principal=_principal(lake.arn("surveyor")), Resource={"Database": {"Name": db}},
+                              Permissions=["DESCRIBE"])
+    surveyor = lake.paimon("surveyor")
+    assert surveyor.get_database(db).name == db
+    assert surveyor.list_databases() == [db]
+    assert surveyor.list_tables(db) == []
+    with pytest.raises(TableNoPermissionException):
+        surveyor.get_table(Identifier.create(db, "orders"))
+    # It knows what the database holds: a table that is not there is not found.
+    with pytest.raises(TableNotExistException):
+        surveyor.get_table(Identifier.create(db, "missing"))

@@ -383,3 +383,25 @@ def require_location(catalog_key: str, location: Optional[str]) -> None:
                 and model.DATA_LOCATION_ACCESS in grant.effective():
             return
     raise AccessDeniedException(f"{INSUFFICIENT}: Required Data Location Access on {location}")
+
+
+def moving_table(catalog_key: str, database: str, table: str, new_database: str,
+                 new_table: str) -> tuple[list, list, bool]:
+    """A rename's grant moves, for its own transaction: (puts, deletes, whether they all fit;
+    if not, :func:`move_table_after` moves them once the rename landed)."""
+    moves = store.moved_table(catalog_key, database.lower(), table.lower(), new_database.lower(), new_table.lower())
+    if moves is None:
+        return [], [], False
+    return moves[0], moves[1], True
+
+
+def move_table_after(catalog_key: str, database: str, table: str, new_database: str, new_table: str) -> None:
+    """Move a renamed table's grants one by one (when too many to ride in its transaction)."""
+    database, table, new_database, new_table = (n.lower() for n in (database, table, new_database, new_table))
+    for kind in (model.TABLE, model.COLUMNS):
+        for stored in list(store.listing(catalog_key, store.grants_prefix(kind, database, table))):
+            grant = stored.grant
+            moved = Grant(grant.principal, grant.kind, new_database, new_table, grant.permissions, grant.grantable,
+                          grant.columns, grant.location)
+            store.put(catalog_key, moved, stored.updated_by, store.get(catalog_key, moved))
+            store.delete(catalog_key, stored)

@@ -179,8 +179,11 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     if catalog.get_table(target.uid, folded) is not None:
         raise table_already_exists()
     search_index.before_table_write(target.catalog, target.name, target.uid, doc)
+    # Grants are keyed by name: they move with the table, in its transaction when they fit.
+    puts, deletes, fits = access.moving_table(catalog_key, source.name, moving.name, target.name, folded)
+    grants = catalog.AlsoWrite(puts=puts, deletes=deletes)
     try:
-        autocommit(source, lambda stamp: catalog.rename_table(moving, target, folded, doc, stamp), target,
+        autocommit(source, lambda stamp: catalog.rename_table(moving, target, folded, doc, stamp, grants), target,
                    counter=counter)
     except catalog.ConditionFailed:
         if catalog.get_table(target.uid, folded) is not None:
@@ -190,6 +193,8 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
         if catalog.get_table(source.uid, moving.name) is None:
             raise table_not_found(moving.name) from None
         raise _concurrent_update() from None
+    if not fits:
+        access.move_table_after(catalog_key, source.name, moving.name, target.name, folded)
     search_index.after_table_write(source.catalog, source.name, None, old)
 
 

@@ -384,7 +384,7 @@ def update_table(current: Table, new_doc: dict[str, Any], archive: bool,
 
 
 def rename_table(current: Table, target: Database, name: str, new_doc: dict[str, Any],
-                 stamp: Optional[Stamp] = None) -> Table:
+                 stamp: Optional[Stamp] = None, also: AlsoWrite = NOTHING_ELSE) -> Table:
     """Move a table to ``name`` in database ``target`` (maybe its own) as version + 1, archiving
     the old one: one transaction deletes the item under the old name (conditional on the same
     incarnation and version) and puts it under the new one (conditional on the name being free
@@ -404,6 +404,7 @@ def rename_table(current: Table, target: Database, name: str, new_doc: dict[str,
         tx.condition_check(DatabaseItem, target.catalog, target.name, condition=DatabaseItem.uid == target.uid)
         tx.save(moved, condition=TableItem.name.does_not_exist())
         tx.save(TableVersionItem(current.uid, old_version, doc=current.doc, changed_seq=current.changed_seq))
+        also.add_to(tx)  # its grants, moved with it
     try:
         transact(None, build)
     except TransactWriteError as error:

@@ -294,6 +294,26 @@ def purge_table(catalog_key: str, database: str, table: str) -> int:
     return deleted
 
 
+def moved_table(catalog_key: str, database: str, table: str, new_database: str, new_table: str,
+                limit: int = 80) -> Optional[tuple[list[CatalogEntryItem], list[CatalogEntryItem]]]:
+    """The writes that move a renamed table's grants (its own and its columns') to its new name:
+    (items to put, with both databases' new versions; items to delete), for the rename's own
+    transaction; None when there are more than ``limit`` (they would not fit in one)."""
+    found = [stored for kind in (model.TABLE, model.COLUMNS)
+             for stored in listing(catalog_key, grants_prefix(kind, database, table))]
+    if len(found) > limit:
+        return None
+    puts, deletes = [], []
+    for stored in found:
+        grant = stored.grant
+        moved = Grant(grant.principal, grant.kind, new_database, new_table, grant.permissions, grant.grantable,
+                      grant.columns, grant.location)
+        puts.append(grant_item(catalog_key, moved, stored.updated_by))
+        deletes.append(CatalogEntryItem(grants_scope(catalog_key), stored.key))
+    versions = [version_item(catalog_key, name) for name in sorted({database, new_database})] if found else []
+    return puts + versions, deletes
+
+
 # ------------------------------------------------------------------------------ one check
 @dataclass(frozen=True)
 class Held:

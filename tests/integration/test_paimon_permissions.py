@@ -331,3 +331,19 @@ def test_a_database_grant_shows_the_database_not_its_tables(governed: Governed) 
     # It knows what the database holds: a table that is not there is not found.
     with pytest.raises(TableNotExistException):
         surveyor.get_table(Identifier.create(db, "missing"))
+
+
+def test_a_renamed_table_keeps_its_grants_and_leaves_none_behind(governed: Governed) -> None:
+    lake, db = governed.lake, governed.db
+    admin = lake.paimon("admin")
+    _create_table(admin, db, "before")
+    lake.grant("renamer", db, "before", "SELECT", "DESCRIBE")
+    assert lake.paimon("renamer").get_table(Identifier.create(db, "before")) is not None
+    admin.rename_table(Identifier.create(db, "before"), Identifier.create(db, "after"))
+    assert lake.paimon("renamer").get_table(Identifier.create(db, "after")) is not None
+    # A new table under the old name inherits nothing.
+    _create_table(admin, db, "before")
+    with pytest.raises(TableNoPermissionException):
+        lake.paimon("renamer").get_table(Identifier.create(db, "before"))
+    held = lake.lf.list_permissions(Principal=_principal(lake.arn("renamer")))["PrincipalResourcePermissions"]
+    assert [p["Resource"]["Table"]["Name"] for p in held] == ["after"]

@@ -46,3 +46,11 @@ def test_what_may_be_granted_where() -> None:
 def test_read_only_needs_are_marked() -> None:
     assert p.need("GetTable").read_only and p.need("GetPartitions").read_only
     assert not p.need("UpdateTable").read_only and not p.need("CreateDatabase").read_only
+
+
+def test_design_md_shows_the_actions_table_as_it_is() -> None:
+    from pathlib import Path
+    design = (Path(__file__).resolve().parents[2] / "docs" / "design.md").read_text(encoding="utf-8")
+    for action, need in p.ACTIONS.items():
+        wanted = "any permission" if need.any_of == p.ANY else " or ".join(sorted(need.any_of))
+        assert f"| {action} | {need.level.lower()} | {wanted} |" in design, action

@@ -400,8 +400,6 @@ def move_table_after(catalog_key: str, database: str, table: str, new_database: 
     database, table, new_database, new_table = (n.lower() for n in (database, table, new_database, new_table))
     for kind in (model.TABLE, model.COLUMNS):
         for stored in list(store.listing(catalog_key, store.grants_prefix(kind, database, table))):
-            grant = stored.grant
-            moved = Grant(grant.principal, grant.kind, new_database, new_table, grant.permissions, grant.grantable,
-                          grant.columns, grant.location)
+            moved = store.renamed(stored.grant, new_database, new_table)
             store.put(catalog_key, moved, stored.updated_by, store.get(catalog_key, moved))
             store.delete(catalog_key, stored)

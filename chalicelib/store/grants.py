@@ -294,6 +294,12 @@ def purge_table(catalog_key: str, database: str, table: str) -> int:
     return deleted
 
 
+def renamed(grant: Grant, database: str, table: str) -> Grant:
+    """``grant`` on a table's new name."""
+    return Grant(grant.principal, grant.kind, database, table, grant.permissions, grant.grantable, grant.columns,
+                 grant.location)
+
+
 def moved_table(catalog_key: str, database: str, table: str, new_database: str, new_table: str,
                 limit: int = 80) -> Optional[tuple[list[CatalogEntryItem], list[CatalogEntryItem]]]:
     """The writes that move a renamed table's grants (its own and its columns') to its new name:
@@ -305,10 +311,7 @@ def moved_table(catalog_key: str, database: str, table: str, new_database: str, 
         return None
     puts, deletes = [], []
     for stored in found:
-        grant = stored.grant
-        moved = Grant(grant.principal, grant.kind, new_database, new_table, grant.permissions, grant.grantable,
-                      grant.columns, grant.location)
-        puts.append(grant_item(catalog_key, moved, stored.updated_by))
+        puts.append(grant_item(catalog_key, renamed(stored.grant, new_database, new_table), stored.updated_by))
         deletes.append(CatalogEntryItem(grants_scope(catalog_key), stored.key))
     versions = [version_item(catalog_key, name) for name in sorted({database, new_database})] if found else []
     return puts + versions, deletes

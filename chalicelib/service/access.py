@@ -225,15 +225,39 @@ def _unrestricted(caller: Optional[Caller], catalog_key: str, need: model.Need) 
     return caller is None or _superuser(caller, _settings_held(caller, catalog_key), need)
 
 
-def database_filter(catalog_key: str):
+# (catalog key, principals) -> (version of every database's grants, the databases those
+# principals may see), kept as _KNOWN is.
+_VISIBLE: dict[tuple[str, tuple[str, ...]], tuple[bytes, frozenset[str]]] = {}
+
+
+def database_filter(catalog_key: str) -> Callable[[str], bool]:
     """A predicate on database names: which the caller may see in a listing (GetDatabases,
     Paimon's list): those it holds any permission on or in. No extra read for an administrator
-    or a catalog under IAM alone; else one Query per database listed."""
+    or a catalog under IAM alone, nor while this process knows the grants at their current
+    version; else one Query of the catalog's database grants."""
     caller = current()
-    if _unrestricted(caller, catalog_key, model.need("GetDatabases")):
+    if caller is None or _unrestricted(caller, catalog_key, model.need("GetDatabases")):
         return lambda name: True
+    visible = _visible_databases(caller, catalog_key)
+    return lambda name: name.lower() in visible
+
+
+def _visible_databases(caller: Caller, catalog_key: str) -> frozenset[str]:
+    principals = tuple(caller.principals(catalog_key))
+    version = _settings_held(caller, catalog_key).databases_version
+    known = _VISIBLE.get((catalog_key, principals))
+    if version is not None and known is not None and known[0] == version:
+        return known[1]
     need = model.need("GetDatabases")
-    return lambda name: model.allows(_on_database(catalog_key, name.lower()), need)
+    by_database: dict[str, list[Grant]] = {}
+    for grant in store.on_databases(catalog_key, principals):
+        by_database.setdefault(grant.database or "", []).append(grant)
+    visible = frozenset(name for name, grants in by_database.items() if model.allows(grants, need))
+    if version is not None:
+        if len(_VISIBLE) >= _MAX_KNOWN:
+            _VISIBLE.clear()
+        _VISIBLE[(catalog_key, principals)] = (version, visible)
+    return visible
 
 
 def table_filter(catalog_key: str, database: str):

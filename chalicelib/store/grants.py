@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -184,9 +184,20 @@ def versions_scope(catalog_key: str) -> str:
     return f"{catalog_key}{SEP}{VERSIONS}"
 
 
-def version_item(catalog_key: str, database: str) -> CatalogEntryItem:
-    """A new version of ``database``'s grants, for the transaction that changes them."""
-    return CatalogEntryItem(versions_scope(catalog_key), database_prefix(database), doc=os.urandom(16))
+_ALL_DATABASES = "*"  # the version of every database's grants together (which databases one may see)
+
+
+def version_item(catalog_key: str, database: Optional[str]) -> CatalogEntryItem:
+    """A new version of ``database``'s grants (None: of the grants of every database), for the
+    transaction that changes them."""
+    key = _ALL_DATABASES if database is None else database_prefix(database)
+    return CatalogEntryItem(versions_scope(catalog_key), key, doc=os.urandom(16))
+
+
+def version_items(catalog_key: str, databases: Iterable[str]) -> list[CatalogEntryItem]:
+    """New versions for a change to grants in ``databases``: each one's and every database's."""
+    names = sorted(set(databases))
+    return [version_item(catalog_key, name) for name in names] + ([version_item(catalog_key, None)] if names else [])
 
 
 def _write(catalog_key: str, item: CatalogEntryItem, database: Optional[str], delete: bool, condition: Any) -> bool:
@@ -200,7 +211,8 @@ def _write(catalog_key: str, item: CatalogEntryItem, database: Optional[str], de
             tx.delete(item, condition=condition)
         else:
             tx.save(item, condition=condition)
-        tx.save(version_item(catalog_key, database))
+        for version in version_items(catalog_key, [database]):
+            tx.save(version)
     try:
         transact(None, build)
     except TransactWriteError as error:
@@ -226,7 +238,7 @@ def grant_items(catalog_key: str, grants: Sequence[Grant], updated_by: str) -> l
     version of each database they are in."""
     items = [grant_item(catalog_key, grant, updated_by) for grant in grants]
     databases = sorted({grant.database for grant in grants if grant.database is not None})
-    return items + [version_item(catalog_key, database) for database in databases]
+    return items + version_items(catalog_key, databases)
 
 
 def grant_item(catalog_key: str, grant: Grant, updated_by: str) -> CatalogEntryItem:
@@ -275,6 +287,14 @@ def on_database(catalog_key: str, principals: Sequence[str], database: str) -> l
             if stored.grant.principal in wanted]
 
 
+def on_databases(catalog_key: str, principals: Sequence[str]) -> list[Grant]:
+    """The grants of ``principals`` at or below any database: ONE Query of every database grant
+    of the catalog (the principal ends the key), for a listing of databases."""
+    wanted = set(principals)
+    return [stored.grant for stored in listing(catalog_key, kind_prefix(model.DATABASE), page_size=1000)
+            if stored.grant.principal in wanted]
+
+
 def purge_database(catalog_key: str, database: str) -> int:
     """Delete every grant at or below a deleted database (one Query, one conditional delete
     each); the number deleted."""
@@ -313,7 +333,7 @@ def moved_table(catalog_key: str, database: str, table: str, new_database: str, 
     for stored in found:
         puts.append(grant_item(catalog_key, renamed(stored.grant, new_database, new_table), stored.updated_by))
         deletes.append(CatalogEntryItem(grants_scope(catalog_key), stored.key))
-    versions = [version_item(catalog_key, name) for name in sorted({database, new_database})] if found else []
+    versions = version_items(catalog_key, [database, new_database]) if found else []
     return puts + versions, deletes
 
 
@@ -326,8 +346,10 @@ class Held:
     settings: dict[str, Any]
     configured: bool
     grants: list[Grant]
-    # The version of the database's grants (None: never changed, or no database looked up).
+    # The version of the database's grants (None: never changed, or no database looked up), and
+    # of every database's (None: never changed).
     version: Optional[bytes] = None
+    databases_version: Optional[bytes] = None
 
     @property
     def admins(self) -> frozenset[str]:
@@ -356,22 +378,26 @@ def lookup(catalog_key: str, principals: Sequence[str], database: Optional[str],
     keys = [{"scope": dj.s(scope), "key": dj.s(key)}
             for principal in dict.fromkeys(principals) for resource in resources
             for key in (f"{resource}{SEP}{principal}",) if len(key.encode("utf-8")) <= MAX_KEY_BYTES]
-    if len(keys) + 2 > _BATCH_KEYS:
-        raise ValueError(f"lookup: {len(keys) + 1} keys do not fit in one BatchGetItem")
+    if len(keys) + 3 > _BATCH_KEYS:  # + the two versions and the settings
+        raise ValueError(f"lookup: {len(keys) + 3} keys do not fit in one BatchGetItem")
     versions = versions_scope(catalog_key)
+    keys.append({"scope": dj.s(versions), "key": dj.s(_ALL_DATABASES)})
     if database is not None:
         keys.append({"scope": dj.s(versions), "key": dj.s(database_prefix(database))})
     entries, settings_table = CatalogEntryItem.Meta.table_name, CatalogDocumentItem.Meta.table_name
     found = dj.batch_get({entries: keys, settings_table: [{"catalog": dj.s(catalog_key), "key": dj.s(SETTINGS_KEY)}]})
     metrics.count_permission_read(len(found[entries]) + len(found[settings_table]))
-    version = next((bytes(item["doc"]["B"]) for item in found[entries] if item["scope"]["S"] == versions), None)
+    found_versions = {item["key"]["S"]: bytes(item["doc"]["B"]) for item in found[entries]
+                      if item["scope"]["S"] == versions}
+    version = found_versions.get(database_prefix(database)) if database is not None else None
+    every = found_versions.get(_ALL_DATABASES)
     grants = [_decode(item["key"]["S"], item["doc"]["B"]).grant for item in found[entries]
               if item["scope"]["S"] != versions]
     grants.sort(key=key_of)  # BatchGetItem answers in no particular order
     settings_items = found[settings_table]
     if settings_items:
-        return Held(_with_defaults(decode_document(settings_items[0]["doc"]["B"])), True, grants, version)
-    return Held(model.default_settings(), False, grants, version)
+        return Held(_with_defaults(decode_document(settings_items[0]["doc"]["B"])), True, grants, version, every)
+    return Held(model.default_settings(), False, grants, version, every)
 
 
 # ------------------------------------------------------------------------------ settings

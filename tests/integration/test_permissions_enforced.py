@@ -163,6 +163,7 @@ def test_one_with_nothing_sees_nothing(governed: Catalog) -> None:
     # The new account's grant to IAM_ALLOWED_PRINCIPALS still lets anyone create a database,
     # and its creator holds ALL on it; once revoked, only the administrators may.
     nobody.create_database(DatabaseInput={"Name": "scratch"})
+    assert [d["Name"] for d in nobody.get_databases()["DatabaseList"]] == ["scratch"]
     nobody.create_table(DatabaseName="scratch", TableInput=table_input("notes"))
     assert [t["Name"] for t in nobody.get_tables(DatabaseName="scratch")["TableList"]] == ["notes"]
     governed.as_("admin", "lakeformation").revoke_permissions(
@@ -181,8 +182,10 @@ def test_a_grant_option_holder_shares_and_revokes_take_effect_at_once(governed: 
     steward.revoke_permissions(Principal=_principal(governed.arn("nobody")), Resource=orders, Permissions=["SELECT"])
     _denied(nobody.get_table, DatabaseName="sales", Name="orders")
     # Listings too (a process keeps a database's grants only while their version holds).
+    assert nobody.get_databases()["DatabaseList"] == []
     governed.as_("admin", "lakeformation").grant_permissions(
         Principal=_principal(governed.arn("nobody")), Resource={"Database": {"Name": "sales"}}, Permissions=["DESCRIBE"])
+    assert [d["Name"] for d in nobody.get_databases()["DatabaseList"]] == ["sales"]
     for _ in range(2):
         assert nobody.get_tables(DatabaseName="sales")["TableList"] == []
     steward.grant_permissions(Principal=_principal(governed.arn("nobody")), Resource=orders, Permissions=["SELECT"])

@@ -209,9 +209,10 @@ def main() -> None:
         print(f"  aws glue get-databases --endpoint-url {url} --region us-east-1")
         print(f'  boto3.client("glue", endpoint_url="{url}", region_name="us-east-1").get_databases()')
         if mode == OPEN:
-            print("  any credentials work; a 12-digit access key id is taken as the account id")
+            print("  any credentials work; a 12-digit access key id is taken as the account id, "
+                  "user:alice (or 123456789012:user:alice) as that IAM user, for Lake Formation permissions")
             print(f"Paimon REST catalog (pypaimon RESTCatalog): uri {url}, any warehouse name, "
-                  "token.provider=bear, token <12-digit account id>")
+                  "token.provider=bear, token <12-digit account id> or user:alice")
         else:
             print("  sign with a key pair the service issued (make identities ARGS='keys create <principal ARN>')")
             print(f"Paimon REST catalog (pypaimon RESTCatalog): uri {url}, token.provider=bear, "

@@ -1,5 +1,6 @@
 """HTTP routes: Glue on ``POST /``, Lake Formation on ``POST /<Operation>``, the Paimon REST
-catalog on ``/v1/...``; and one scheduled function, the cleaner of deleted databases and tables.
+catalog on ``/v1/...``, the Iceberg REST catalog on ``/iceberg/v1/...`` (Glue's endpoint shape);
+and one scheduled function, the cleaner of deleted databases and tables.
 
 Each route hands the request to its protocol's wire (chalicelib/protocol/<protocol>/wire.py:
 decode, dispatch through the protocol's route table, encode); chalicelib.composition wires what
@@ -15,6 +16,8 @@ from chalicelib import composition
 from chalicelib.protocol import framework
 from chalicelib.protocol.aws_json.wire import JSON_11, REST_JSON
 from chalicelib.protocol.glue import wire as glue_wire
+from chalicelib.protocol.iceberg import wire as iceberg_wire
+from chalicelib.protocol.iceberg.routes import ROUTE_LIST as ICEBERG_ROUTES
 from chalicelib.protocol.lakeformation import wire as lakeformation_wire
 from chalicelib.protocol.paimon import wire as paimon_wire
 from chalicelib.protocol.paimon.routes import ROUTE_LIST as PAIMON_ROUTES
@@ -43,6 +46,10 @@ def aws_shaped_framework_errors(request: Request, get_response: Callable[[Reques
         body = response.body if isinstance(response.body, dict) else {}
         answer = paimon_wire.framework_error(response.status_code, str(body.get("Message") or body.get("Code")))
         return Response(body=answer.body, status_code=answer.status, headers=answer.headers)
+    if request is not None and request.path.startswith("/iceberg/"):
+        body = response.body if isinstance(response.body, dict) else {}
+        return _respond(iceberg_wire.framework_error(response.status_code,
+                                                     str(body.get("Message") or body.get("Code"))))
     glue = request is None or request.path == "/"
     return _respond(framework.reshape(response.status_code, response.body, response.headers, glue,
                                       tuple(_CONTENT_TYPES)))
@@ -115,6 +122,31 @@ def _register_paimon_routes() -> None:
 
 
 _register_paimon_routes()
+
+
+def _iceberg_view(template: str) -> Callable[..., Response]:
+    def view(**_params: str) -> Response:
+        headers, body, context = _request_parts()
+        request = app.current_request
+        assert request is not None  # as in _request_parts
+        signed = str((context or {}).get("path") or request.path)
+        result = iceberg_wire.handle(request.method, template, request.uri_params or {}, _query_pairs(), headers,
+                                     body, context, signed, _repeated_headers())
+        return _respond(result)
+    return view
+
+
+def _register_iceberg_routes() -> None:
+    """One Chalice route per Iceberg REST path template, as for Paimon."""
+    methods: dict[str, list[str]] = {}
+    for method, template, _handler in ICEBERG_ROUTES:
+        methods.setdefault(template, []).append(method)
+    for i, (template, verbs) in enumerate(methods.items()):
+        app.route(template, methods=verbs, content_types=_CONTENT_TYPES,
+                  name=f"iceberg_{i}")(_iceberg_view(template))
+
+
+_register_iceberg_routes()
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES), name="cleanup_deleted")

@@ -44,6 +44,14 @@ class ConcurrentModificationException(ServiceError):
     code = "ConcurrentModificationException"
 
 
+class NamespaceNotEmptyException(ServiceError):
+    """Iceberg REST's DropNamespace on a namespace that still holds tables or views (409; Glue's
+    DeleteDatabase would delete them with it)."""
+
+    code = "NamespaceNotEmptyException"
+    status = 409
+
+
 class ResourceNumberLimitExceededException(ServiceError):
     code = "ResourceNumberLimitExceededException"
 

@@ -5,7 +5,7 @@ itself and keeps the Glue table pointing at it (``table_type=ICEBERG``, ``metada
 Order of writes, so that nothing is half-done: the new metadata file first (under a fresh uuid,
 so no reader finds it before the table points at it), then the table item in one atomic store
 write (CreateTable's, or UpdateTable's under the table's VersionId). If the table write is
-refused (one of ``_NOT_WRITTEN``, raised before anything is stored) the file is deleted again;
+refused (one of ``NOT_WRITTEN``, raised before anything is stored) the file is deleted again;
 any other failure may come after the write landed (UpdateTable's search postings, column
 epochs, statistics follow it), so the file is left: a crash, or an error that leaves it
 unreferenced, makes an unreferenced file, which no reader ever opens (Iceberg's own "orphan
@@ -38,7 +38,7 @@ _UPDATE = "UpdateOpenTableFormatInput.UpdateIcebergInput.UpdateIcebergTableInput
 _SUPPORTED_VERSION = "2"
 # The refusals tables.create_table / update_table raise only before their store write (a check
 # or a failed write condition): after one of these no table points at the new file.
-_NOT_WRITTEN = (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
+NOT_WRITTEN = (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                 InvalidInputException, ResourceNumberLimitExceededException)
 
 
@@ -83,18 +83,18 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
             f"{database_location.rstrip('/')}/{warehouse.path_segment(fold(name), uuid.uuid4().hex)}"
             if database_location else "")
         location_member = "TableInput.StorageDescriptor.Location"
-    _check_location(location, location_member)
+    check_location(location, location_member)
     metadata = iceberg_metadata.new_table_metadata(location, schema, spec, order, properties, str(uuid.uuid4()),
-                                                   _now_ms(), where)
+                                                   now_ms(), where)
     location_uri = iceberg_metadata.metadata_file(metadata["location"], 0, str(uuid.uuid4()))
-    doc_input = _table_input(given, name, metadata, location_uri, None)
+    doc_input = glue_table_input(given, name, metadata, location_uri, None)
     if not transaction_id and catalog.get_table(database.uid, fold(name)) is not None:
         raise table_already_exists()  # before writing a file the create would only have to delete
-    _write(location_uri, metadata, location_member)
+    write_metadata(location_uri, metadata, location_member)
     try:
         tables.create_table(ctx, catalog_key, database_name, doc_input, partition_indexes, transaction_id)
-    except _NOT_WRITTEN:
-        _forget(location_uri)
+    except NOT_WRITTEN:
+        forget_metadata(location_uri)
         raise
 
 
@@ -125,23 +125,23 @@ def update_table(ctx: RequestContext, catalog_key: str, database_name: str, name
     if text is None:
         raise InvalidInputException(f"the table's metadata file {current_location} does not exist")
     current = iceberg_metadata.decode(text, current_location)
-    updated = iceberg_metadata.apply_updates(current, current_location, update_input["Updates"], _now_ms(), _UPDATE)
-    _check_location(updated["location"], f"{_UPDATE}.Updates.Location")
+    updated = iceberg_metadata.apply_updates(current, current_location, update_input["Updates"], now_ms(), _UPDATE)
+    check_location(updated["location"], f"{_UPDATE}.Updates.Location")
     number = iceberg_metadata.metadata_number(current_location) + 1
     location_uri = iceberg_metadata.metadata_file(updated["location"], number, str(uuid.uuid4()))
     # Without a TableInput the stored Table is kept: tables.table_document takes only its
     # TableInput members, dropping those the catalog sets itself (CreateTime, VersionId, ...).
     base = table_input if table_input is not None else doc
-    doc_input = _table_input(base, name, updated, location_uri, current_location)
-    _write(location_uri, updated, f"{_UPDATE}.Updates.Location")
+    doc_input = glue_table_input(base, name, updated, location_uri, current_location)
+    write_metadata(location_uri, updated, f"{_UPDATE}.Updates.Location")
     try:
         tables.update_table(ctx, catalog_key, database_name, doc_input, str(version), archive, transaction_id)
-    except _NOT_WRITTEN:
-        _forget(location_uri)
+    except NOT_WRITTEN:
+        forget_metadata(location_uri)
         raise
 
 
-def _table_input(given: dict[str, Any], name: str, metadata: dict[str, Any], location_uri: str,
+def glue_table_input(given: dict[str, Any], name: str, metadata: dict[str, Any], location_uri: str,
                  previous: Optional[str]) -> dict[str, Any]:
     """The TableInput stored for an Iceberg table: the caller's members, with the columns,
     location and Iceberg parameters the metadata file dictates (as pyiceberg's GlueCatalog
@@ -156,7 +156,7 @@ def _table_input(given: dict[str, Any], name: str, metadata: dict[str, Any], loc
             "Parameters": parameters, "StorageDescriptor": storage, "PartitionKeys": []}
 
 
-def _check_location(location: str, member: str) -> None:
+def check_location(location: str, member: str) -> None:
     if not location:
         raise InvalidInputException(f"{member} is required: an Iceberg table needs a location (give one, or "
                                     "create the database with a LocationUri)")
@@ -170,7 +170,7 @@ def _check_location(location: str, member: str) -> None:
         raise
 
 
-def _write(uri: str, metadata: dict[str, Any], member: str) -> None:
+def write_metadata(uri: str, metadata: dict[str, Any], member: str) -> None:
     try:
         warehouse.put(uri, iceberg_metadata.encode(metadata))
     except ServiceError as error:  # outside the roots, or refused by S3: said as such, naming the member
@@ -180,7 +180,7 @@ def _write(uri: str, metadata: dict[str, Any], member: str) -> None:
         raise InvalidInputException(f"{member}: cannot write the Iceberg metadata file {uri}: {error}") from None
 
 
-def _forget(uri: str) -> None:
+def forget_metadata(uri: str) -> None:
     """Delete a metadata file no table points at (the table write was refused); a failure to is
     only logged: the file is unreferenced either way."""
     try:
@@ -189,6 +189,6 @@ def _forget(uri: str) -> None:
         log.warning("could not delete unreferenced Iceberg metadata file %s", uri, exc_info=True)
 
 
-def _now_ms() -> int:
+def now_ms() -> int:
     return int(clock_now() * 1000)
 

@@ -9,7 +9,6 @@ and nowhere else; a bug answers 500 with a generic message, never a traceback.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Collection
@@ -19,7 +18,8 @@ from chalicelib import json_text, metrics
 from chalicelib.domain.paimon import names
 from chalicelib.context import RequestContext, context_from_bearer, require_one_authorization
 from chalicelib.protocol import sigv4
-from chalicelib.protocol.response import MAX_BODY_BYTES, WireResponse
+from chalicelib.protocol.json_body import decode_object
+from chalicelib.protocol.response import WireResponse
 from chalicelib.errors import (AccessDeniedException, AlreadyExistsException, AuthenticationError,
                                ConcurrentModificationException,
                                EntityNotFoundException, RequestEntityTooLargeException,
@@ -136,26 +136,6 @@ def error_response(error: ServiceError) -> tuple[int, dict[str, Any]]:
                     "resourceName": error.resource_name}
 
 
-def _decode_body(raw: bytes | None) -> dict[str, Any]:
-    if raw and len(raw) > MAX_BODY_BYTES:
-        raise RequestEntityTooLargeException(f"Request body exceeds {MAX_BODY_BYTES} bytes")
-    if not raw or raw.isspace():
-        return {}
-    try:
-        data = json.loads(raw.decode("utf-8").lstrip("\ufeff"))
-    except (ValueError, UnicodeDecodeError) as error:
-        raise bad_request(f"Request body is not valid JSON: {error}") from None
-    except RecursionError:
-        raise bad_request("Request body is nested too deeply") from None
-    if not isinstance(data, dict):
-        raise bad_request("Request body must be a JSON object")
-    try:
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise bad_request("Request body holds a lone surrogate escape (strings must be valid Unicode)") from None
-    return data
-
-
 def decode_path(params: dict[str, str] | None) -> dict[str, str]:
     """Path parameters as names: neither chalice local nor API Gateway's REST API decode them, and
     pypaimon encodes form-style (RESTUtil.encode_string: quote_plus), so '+' is a space."""
@@ -191,7 +171,7 @@ def handle(method: str, route: str, path_params: dict[str, str] | None, query: d
         require_one_authorization(headers, repeated)
         caller = sigv4.authenticate_bearer(headers) if sigv4.required() else context_from_bearer(headers, gateway_context)
         request = PaimonRequest(caller, method, route, path,
-                                dict(query or {}), _decode_body(raw_body) if method != "GET" else {})
+                                dict(query or {}), decode_object(raw_body) if method != "GET" else {})
         names.check_path(path)  # a name too long to exist is not found, whatever the route
         from chalicelib.service import access  # with the handler's service, not at cold start
         with access.acting_as(caller):

@@ -1,0 +1,377 @@
+"""Iceberg REST tables: an Iceberg table IS a Glue table with ``table_type=ICEBERG`` and
+``metadata_location`` (what pyiceberg's GlueCatalog, Glue's OpenTableFormatInput and Glue's own
+Iceberg endpoint all read and write), so a table committed here is the one every door sees.
+
+A commit is Iceberg's optimistic protocol on Glue's VersionId lock: read the table (its version
+and current metadata file), check the request's requirements against that metadata, apply its
+updates (``domain.iceberg.table_commits``), write the next metadata file under a fresh name, then
+move the table to it with an UpdateTable conditional on the version read. Of racing committers
+exactly one moves the table; the others get ConcurrentModificationException (the wire's 409
+CommitFailedException) and their file is deleted again (nothing references it either way).
+Several tables commit together through one Lake Formation transaction: all of them or none.
+
+Every entry point checks the caller's Lake Formation permissions under the Glue action it is
+(through ``service.tables``, which checks before any read or write): LoadTable is GetTable,
+a commit UpdateTable, a create CreateTable, a drop DeleteTable.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Optional
+
+from chalicelib.domain.iceberg import metadata as iceberg_metadata
+from chalicelib.domain.iceberg import table_commits
+from chalicelib.domain.iceberg.metadata import ICEBERG, METADATA_LOCATION, TABLE_TYPE
+from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
+                               InvalidInputException, ServiceError)
+from chalicelib.service import access, iceberg_tables, tables, transactions
+from chalicelib.service.iceberg_namespaces import not_found as namespace_not_found
+from chalicelib.service.lookups import fold, require_database
+from chalicelib.store import catalog, warehouse
+
+log = logging.getLogger(__name__)
+
+TABLE = "TABLE"  # the resource type the wire answers as NoSuchTableException
+VIRTUAL_VIEW = "VIRTUAL_VIEW"
+_MEMBER = "CommitTableRequest"
+
+
+@dataclass
+class IcebergTable:
+    """A table as LoadTableResult shows it (``metadata_location`` None: staged, not yet created)."""
+
+    metadata_location: Optional[str]
+    metadata: dict[str, Any]
+
+
+@dataclass
+class TableChange:
+    """One table's part of a multi-table commit."""
+
+    namespace: str
+    name: str
+    requirements: list[dict[str, Any]]
+    updates: list[dict[str, Any]]
+
+
+def table_not_found(namespace: str, name: str) -> EntityNotFoundException:
+    """The 404 of a table, in Iceberg Java's words."""
+    return EntityNotFoundException(f"Table does not exist: {fold(namespace)}.{fold(name)}", TABLE,
+                                   f"{fold(namespace)}.{fold(name)}")
+
+
+def _not_found_as(namespace: str, name: Optional[str], call: Callable[[], Any]) -> Any:
+    """``call()``, its Glue EntityNotFoundException said as the namespace's or the table's 404."""
+    try:
+        return call()
+    except EntityNotFoundException as error:
+        if error.resource_type in ("NAMESPACE", TABLE, "VIEW"):
+            raise
+        if name is None or error.message.startswith("Database "):
+            raise namespace_not_found(fold(namespace)) from None
+        raise table_not_found(namespace, name) from None
+
+
+def _is_iceberg(doc: dict[str, Any]) -> bool:
+    parameters = doc.get("Parameters") or {}
+    return (parameters.get(TABLE_TYPE) or "").upper() == ICEBERG and bool(parameters.get(METADATA_LOCATION))
+
+
+# ---------------------------------------------------------------------------------- reads
+def list_tables(ctx: Any, catalog_key: str, namespace: str, after: Optional[str],
+                limit: int) -> tuple[list[str], Optional[str]]:
+    """Up to ``limit`` table names of a namespace after ``after`` that the caller may see (every
+    Glue table but views, as Glue's endpoint lists them), and the position to resume after."""
+    listing = _not_found_as(namespace, None, lambda: tables.list_tables(ctx, catalog_key, namespace))
+
+    def render(doc: dict[str, Any], version: int) -> Optional[str]:
+        return None if doc.get("TableType") == VIRTUAL_VIEW else str(doc["Name"])
+
+    return listing.page(after, limit, render)
+
+
+def _read(ctx: Any, catalog_key: str, namespace: str, name: str,
+          transaction_id: Optional[str] = None) -> tuple[dict[str, Any], int, str, dict[str, Any]]:
+    """(Glue table, version, metadata location, metadata) of an Iceberg table."""
+    doc, version = _not_found_as(namespace, name,
+                                 lambda: tables.get_table(ctx, catalog_key, namespace, name, transaction_id))
+    if doc.get("TableType") == VIRTUAL_VIEW:
+        raise table_not_found(namespace, name)  # a view is no table to Iceberg
+    if not _is_iceberg(doc):
+        raise InvalidInputException(f"Table {fold(namespace)}.{fold(name)} is not an Iceberg table (its Glue "
+                                    f"Parameters have no {TABLE_TYPE}=ICEBERG and {METADATA_LOCATION})")
+    location = doc["Parameters"][METADATA_LOCATION]
+    return doc, version, location, read_metadata(location)
+
+
+def read_metadata(location: str) -> dict[str, Any]:
+    """A metadata file, read back and checked (InvalidInputException when it cannot be used)."""
+    try:
+        text = warehouse.get(location)
+    except ServiceError:  # outside the roots the server may use, or refused by S3: said as such
+        raise
+    except Exception as error:  # an unreadable location: the table's writer's to fix
+        raise InvalidInputException(f"cannot read the table's metadata file {location}: {error}") from None
+    if text is None:
+        raise InvalidInputException(f"the table's metadata file {location} does not exist")
+    return table_commits.decode_any(text, location)
+
+
+def load_table(ctx: Any, catalog_key: str, namespace: str, name: str, snapshots: str = "all") -> IcebergTable:
+    """The table's current metadata (``snapshots="refs"``: only the snapshots its refs name)."""
+    _, _, location, metadata = _read(ctx, catalog_key, namespace, name)
+    if snapshots == "refs":
+        named = {ref["snapshot-id"] for ref in (metadata.get("refs") or {}).values()}
+        metadata = {**metadata, "snapshots": [s for s in metadata.get("snapshots") or []
+                                              if s.get("snapshot-id") in named]}
+    return IcebergTable(location, metadata)
+
+
+def table_exists(ctx: Any, catalog_key: str, namespace: str, name: str) -> bool:
+    """Whether the namespace holds a table (not a view) of that name."""
+    try:
+        doc, _ = _not_found_as(namespace, name, lambda: tables.get_table(ctx, catalog_key, namespace, name))
+    except EntityNotFoundException:
+        return False
+    return doc.get("TableType") != VIRTUAL_VIEW
+
+
+# ---------------------------------------------------------------------------------- creates
+def _default_location(catalog_key: str, namespace: str, name: str) -> str:
+    """Where a table created without a location goes: under its namespace's LocationUri (as Glue
+    places it), else in the warehouse's managed area, in a directory of its own (the name made
+    safe, plus a fresh id: a dropped table's files never mix with a new one's)."""
+    database = _not_found_as(namespace, None, lambda: require_database(catalog_key, namespace))
+    database_location = (catalog.load(database).get("LocationUri") or "").rstrip("/")
+    fresh = uuid.uuid4().hex
+    if database_location:
+        return f"{database_location}/{warehouse.path_segment(fold(name), fresh)}"
+    return f"{warehouse.table_path(database.name, fold(name), database_uid=database.uid, table_uid=fresh)}-{fresh}"
+
+
+def create_table(ctx: Any, catalog_key: str, namespace: str, request: dict[str, Any],
+                 stage: bool = False) -> IcebergTable:
+    """Create a table from a CreateTableRequest: its first metadata file, then the Glue table
+    pointing at it (one atomic store write). ``stage``: only the metadata, nothing written (a
+    staged create, committed later with assert-create). AlreadyExistsException if the name is
+    taken; EntityNotFoundException (NAMESPACE) if the namespace does not exist."""
+    name = fold(request["name"])
+    access.require("CreateTable", catalog_key, namespace)
+    database = _not_found_as(namespace, None, lambda: require_database(catalog_key, namespace))
+    if catalog.get_table(database.uid, name) is not None:
+        raise AlreadyExistsException(f"Table already exists: {database.name}.{name}")
+    location = request.get("location") or _default_location(catalog_key, namespace, name)
+    if request.get("location"):
+        iceberg_tables.check_location(location, "location")
+    metadata = table_commits.new_table_metadata(request, location.rstrip("/"), str(uuid.uuid4()),
+                                                iceberg_tables.now_ms())
+    if stage:
+        return IcebergTable(None, metadata)
+    return _create(ctx, catalog_key, namespace, name, metadata)
+
+
+def _create(ctx: Any, catalog_key: str, namespace: str, name: str, metadata: dict[str, Any],
+            transaction_id: Optional[str] = None) -> IcebergTable:
+    """Write metadata file 0 and create the Glue table pointing at it."""
+    location_uri = iceberg_metadata.metadata_file(metadata["location"], 0, str(uuid.uuid4()))
+    doc_input = iceberg_tables.glue_table_input({}, name, metadata, location_uri, None)
+    iceberg_tables.write_metadata(location_uri, metadata, "location")
+    try:
+        _not_found_as(namespace, None, lambda: tables.create_table(ctx, catalog_key, namespace, doc_input,
+                                                                   None, transaction_id))
+    except AlreadyExistsException:
+        iceberg_tables.forget_metadata(location_uri)
+        raise AlreadyExistsException(f"Table already exists: {fold(namespace)}.{name}") from None
+    except iceberg_tables.NOT_WRITTEN:
+        iceberg_tables.forget_metadata(location_uri)
+        raise
+    return IcebergTable(location_uri, metadata)
+
+
+def register_table(ctx: Any, catalog_key: str, namespace: str, name: str, metadata_location: str,
+                   overwrite: bool = False) -> IcebergTable:
+    """Register an existing metadata file as a table (``overwrite``: move an existing Iceberg table
+    of that name to it). The file must lie where the server may read, and its table location
+    where a caller may place a table (never the warehouse's managed directories)."""
+    iceberg_tables.check_location(metadata_location, "metadata-location")
+    metadata = read_metadata(metadata_location)
+    iceberg_tables.check_location(metadata["location"], "metadata-location's table location")
+    name = fold(name)
+    doc_input = iceberg_tables.glue_table_input({}, name, metadata, metadata_location, None)
+    if overwrite and table_exists(ctx, catalog_key, namespace, name):
+        doc, version, current, _ = _read(ctx, catalog_key, namespace, name)
+        doc_input = iceberg_tables.glue_table_input(doc, name, metadata, metadata_location, current)
+        _not_found_as(namespace, name, lambda: tables.update_table(ctx, catalog_key, namespace, doc_input,
+                                                                   str(version)))
+        return IcebergTable(metadata_location, metadata)
+    try:
+        _not_found_as(namespace, None, lambda: tables.create_table(ctx, catalog_key, namespace, doc_input))
+    except AlreadyExistsException:
+        raise AlreadyExistsException(f"Table already exists: {fold(namespace)}.{name}") from None
+    return IcebergTable(metadata_location, metadata)
+
+
+# ---------------------------------------------------------------------------------- commits
+def _is_create(requirements: Iterable[dict[str, Any]]) -> bool:
+    return any(isinstance(r, dict) and r.get("type") == "assert-create" for r in requirements)
+
+
+def commit_table(ctx: Any, catalog_key: str, namespace: str, name: str, requirements: list[dict[str, Any]],
+                 updates: list[dict[str, Any]]) -> IcebergTable:
+    """Apply a CommitTableRequest: the requirements hold against the current metadata, the
+    updates make the next one, the table moves to it under the version read.
+    ConcurrentModificationException (409) for a failed requirement or a lost race (nothing
+    written); InvalidInputException (400) for a bad update; EntityNotFoundException (TABLE)."""
+    if _is_create(requirements):
+        return _commit_create(ctx, catalog_key, namespace, name, requirements, updates)
+    doc, version, location, base = _read(ctx, catalog_key, namespace, name)
+    table_commits.check_requirements(base, requirements)
+    if not updates:
+        return IcebergTable(location, base)
+    updated = table_commits.apply_updates(base, location, updates, iceberg_tables.now_ms())
+    new_location = _write_next(updated, location)
+    try:
+        _not_found_as(namespace, name, lambda: tables.update_table(
+            ctx, catalog_key, namespace, iceberg_tables.glue_table_input(doc, fold(name), updated, new_location, location),
+            str(version)))
+    except ConcurrentModificationException:
+        iceberg_tables.forget_metadata(new_location)
+        raise ConcurrentModificationException(f"Commit failed: table {fold(namespace)}.{fold(name)} was changed "
+                                              "by another commit; refresh and retry") from None
+    except iceberg_tables.NOT_WRITTEN:
+        iceberg_tables.forget_metadata(new_location)
+        raise
+    return IcebergTable(new_location, updated)
+
+
+def _write_next(updated: dict[str, Any], base_location: Optional[str]) -> str:
+    """Write the next metadata file (numbered after the base's) and say where."""
+    iceberg_tables.check_location(updated["location"], f"{_MEMBER}.updates (set-location)")
+    number = iceberg_metadata.metadata_number(base_location) + 1 if base_location else 0
+    new_location = iceberg_metadata.metadata_file(updated["location"], max(number, 0), str(uuid.uuid4()))
+    iceberg_tables.write_metadata(new_location, updated, f"{_MEMBER}.updates")
+    return new_location
+
+
+def _commit_create(ctx: Any, catalog_key: str, namespace: str, name: str, requirements: list[dict[str, Any]],
+                   updates: list[dict[str, Any]], transaction_id: Optional[str] = None) -> IcebergTable:
+    """A staged create's commit: the table must not exist (assert-create), its metadata is the
+    updates applied to nothing."""
+    access.require("CreateTable", catalog_key, namespace)
+    database = _not_found_as(namespace, None, lambda: require_database(catalog_key, namespace))
+    exists = catalog.get_table(database.uid, fold(name)) is not None
+    table_commits.check_requirements({} if exists else None, requirements)
+    metadata = table_commits.apply_updates(None, None, updates, iceberg_tables.now_ms())
+    if not metadata.get("location"):
+        metadata["location"] = _default_location(catalog_key, namespace, name)
+    iceberg_tables.check_location(metadata["location"], f"{_MEMBER}.updates (set-location)")
+    try:
+        return _create(ctx, catalog_key, namespace, fold(name), metadata, transaction_id)
+    except AlreadyExistsException:
+        raise ConcurrentModificationException("Requirement failed: table already exists") from None
+
+
+def commit_transaction(ctx: Any, catalog_key: str, changes: list[TableChange]) -> None:
+    """Commit several tables at once: every change lands or none does. The changes are made in
+    one Lake Formation transaction (each table read as the transaction sees it, its new
+    metadata file written, its UpdateTable recorded), then the transaction commits; a failed
+    requirement, a bad update or a racing commit anywhere cancels it and deletes the files."""
+    if len({(fold(c.namespace), fold(c.name)) for c in changes}) != len(changes):
+        raise InvalidInputException("CommitTransactionRequest.table-changes names a table twice")
+    transaction = transactions.start(ctx)
+    written: list[str] = []
+    try:
+        for change in changes:
+            written.append(_commit_in(ctx, catalog_key, change, transaction.transaction_id))
+        status = transactions.commit_transaction(ctx, transaction.transaction_id)
+    except BaseException:
+        _cancel(ctx, transaction.transaction_id)
+        for location in written:
+            iceberg_tables.forget_metadata(location)
+        raise
+    if status not in ("COMMITTED", "COMMIT_IN_PROGRESS"):  # decided either way: in progress only finishes
+        raise ConcurrentModificationException(f"Commit failed: the transaction ended {status}")
+
+
+def _commit_in(ctx: Any, catalog_key: str, change: TableChange, transaction_id: str) -> str:
+    """One table's change inside the transaction; the metadata file it wrote."""
+    if _is_create(change.requirements):
+        return str(_commit_create(ctx, catalog_key, change.namespace, change.name, change.requirements,
+                                  change.updates, transaction_id).metadata_location)
+    doc, version, location, base = _read(ctx, catalog_key, change.namespace, change.name, transaction_id)
+    table_commits.check_requirements(base, change.requirements)
+    updated = table_commits.apply_updates(base, location, change.updates, iceberg_tables.now_ms())
+    new_location = _write_next(updated, location)
+    try:
+        _not_found_as(change.namespace, change.name, lambda: tables.update_table(
+            ctx, catalog_key, change.namespace,
+            iceberg_tables.glue_table_input(doc, fold(change.name), updated, new_location, location), str(version),
+            transaction_id=transaction_id))
+    except BaseException:
+        iceberg_tables.forget_metadata(new_location)
+        raise
+    return new_location
+
+
+def _cancel(ctx: Any, transaction_id: str) -> None:
+    try:
+        transactions.cancel_transaction(ctx, transaction_id)
+    except ServiceError:
+        pass  # committed or aborted already: nothing of it is left to cancel
+    except Exception:
+        log.warning("could not cancel Iceberg multi-table transaction %s", transaction_id, exc_info=True)
+
+
+# ---------------------------------------------------------------------------------- renames, drops
+def rename_table(ctx: Any, catalog_key: str, namespace: str, name: str, new_namespace: str, new_name: str) -> None:
+    """Rename a table, within its namespace or into another (its identity, versions and grants go
+    with it). EntityNotFoundException for the source table or either namespace;
+    AlreadyExistsException if the new name is taken."""
+    if not table_exists(ctx, catalog_key, namespace, name):
+        raise table_not_found(namespace, name)
+    try:
+        tables.rename_table(ctx, catalog_key, namespace, name, new_namespace, new_name)
+    except AlreadyExistsException:
+        raise AlreadyExistsException(f"Table already exists: {fold(new_namespace)}.{fold(new_name)}") from None
+    except EntityNotFoundException as error:
+        if error.message.startswith("Database "):
+            missing = new_namespace if catalog.get_database(catalog_key, fold(namespace)) else namespace
+            raise namespace_not_found(fold(missing)) from None
+        raise table_not_found(namespace, name) from None
+
+
+def drop_table(ctx: Any, catalog_key: str, namespace: str, name: str, purge: bool = False) -> None:
+    """Drop a table (not a view). ``purge``: also its files, where the server may delete them: the
+    whole directory of a table the catalog placed in its managed area, else only the metadata
+    files the catalog wrote (data under a location the caller chose stays, as Glue leaves it)."""
+    doc, _ = _not_found_as(namespace, name, lambda: tables.get_table(ctx, catalog_key, namespace, name))
+    if doc.get("TableType") == VIRTUAL_VIEW:
+        raise table_not_found(namespace, name)
+    metadata: Optional[dict[str, Any]] = None
+    location = str((doc.get("Parameters") or {}).get(METADATA_LOCATION) or "")
+    if purge and _is_iceberg(doc):
+        try:
+            metadata = read_metadata(location)
+        except ServiceError:
+            metadata = None  # unreadable: nothing it names can be proved the catalog's
+    _not_found_as(namespace, name, lambda: tables.delete_table(ctx, catalog_key, namespace, name))
+    if purge and metadata is not None:
+        _purge_files(location, metadata)
+
+
+def _purge_files(metadata_location: str, metadata: dict[str, Any]) -> None:
+    """Delete a dropped table's files the server may delete (see ``drop_table``); a storage error
+    is logged, not raised: the drop has happened."""
+    table_location = metadata.get("location") or ""
+    try:
+        if warehouse.in_managed_area(table_location) and metadata_location.startswith(table_location + "/"):
+            warehouse.delete_tree(table_location)
+            return
+        written = [metadata_location, *(entry.get("metadata-file") for entry in metadata.get("metadata-log") or [])]
+        prefix = table_location.rstrip("/") + "/metadata/"
+        warehouse.delete_many([uri for uri in written if isinstance(uri, str) and uri.startswith(prefix)])
+    except Exception:  # noqa: BLE001 - see the docstring
+        log.warning("files of dropped Iceberg table at %s not purged", table_location, exc_info=True)

@@ -235,9 +235,12 @@ def _promotable(old: Any, new: Any) -> bool:
     return bool(was and now and was.group(2) == now.group(2) and int(now.group(1)) >= int(was.group(1)))
 
 
-def check_evolution(current: dict[str, Any], schema: dict[str, Any], path: str) -> None:
+def check_evolution(current: dict[str, Any], schema: dict[str, Any], path: str, *,
+                    allow_required: bool = False) -> None:
     """A new schema must read the data files the current one wrote: a field id it keeps keeps
-    a type that reads the old values, and an optional field does not become required."""
+    a type that reads the old values, and an optional field does not become required (unless
+    ``allow_required``: an Iceberg client may opt into that change, pyiceberg's
+    ``allow_incompatible_changes``, and the Iceberg REST protocol accepts it)."""
     before = dict(walk_fields(current))
     for field_id, field in walk_fields(schema):
         old = before.get(field_id)
@@ -247,7 +250,7 @@ def check_evolution(current: dict[str, Any], schema: dict[str, Any], path: str) 
             raise _bad(f"{path}.Fields", f"field {field['name']!r} (id {field_id}) cannot change type from "
                                          f"{_show(old['type'])} to {_show(field['type'])}: Iceberg promotes only "
                                          "int to long, float to double and decimal to a wider precision")
-        if field["required"] and not old["required"]:
+        if field["required"] and not old["required"] and not allow_required:
             raise _bad(f"{path}.Fields", f"field {field['name']!r} (id {field_id}) is optional and cannot become "
                                          "required: existing data files may hold nulls")
 

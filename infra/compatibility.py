@@ -23,6 +23,8 @@ from pathlib import Path
 import botocore
 import botocore.session
 
+from chalicelib.protocol.iceberg.routes import PREFIXED, ROUTES as ICEBERG_ROUTES
+from chalicelib.protocol.routing import resolve
 from chalicelib.protocol.served import implemented as served_operations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +93,65 @@ def operations(notes: dict[tuple[str, str], str] | None = None) -> list[Operatio
     return found
 
 
+# Every operation of the Iceberg REST OpenAPI spec (operationId, method, path under the prefix),
+# and whether AWS Glue's /iceberg endpoint serves it (the Glue developer guide's list).
+ICEBERG_SPEC: list[tuple[str, str, str, bool]] = [
+    ("getConfig", "GET", "/config", True),
+    ("listNamespaces", "GET", "/namespaces", True),
+    ("createNamespace", "POST", "/namespaces", True),
+    ("loadNamespaceMetadata", "GET", "/namespaces/{namespace}", True),
+    ("namespaceExists", "HEAD", "/namespaces/{namespace}", False),
+    ("dropNamespace", "DELETE", "/namespaces/{namespace}", True),
+    ("updateProperties", "POST", "/namespaces/{namespace}/properties", True),
+    ("listTables", "GET", "/namespaces/{namespace}/tables", True),
+    ("createTable", "POST", "/namespaces/{namespace}/tables", True),
+    ("loadTable", "GET", "/namespaces/{namespace}/tables/{table}", True),
+    ("tableExists", "HEAD", "/namespaces/{namespace}/tables/{table}", True),
+    ("updateTable", "POST", "/namespaces/{namespace}/tables/{table}", True),
+    ("dropTable", "DELETE", "/namespaces/{namespace}/tables/{table}", True),
+    ("registerTable", "POST", "/namespaces/{namespace}/register", False),
+    ("renameTable", "POST", "/tables/rename", False),
+    ("reportMetrics", "POST", "/namespaces/{namespace}/tables/{table}/metrics", False),
+    ("commitTransaction", "POST", "/transactions/commit", False),
+    ("loadCredentials", "GET", "/namespaces/{namespace}/tables/{table}/credentials", False),
+    ("planTableScan", "POST", "/namespaces/{namespace}/tables/{table}/plan", False),
+    ("fetchPlanningResult", "GET", "/namespaces/{namespace}/tables/{table}/plan/{plan_id}", False),
+    ("cancelPlanning", "DELETE", "/namespaces/{namespace}/tables/{table}/plan/{plan_id}", False),
+    ("fetchScanTasks", "POST", "/namespaces/{namespace}/tables/{table}/tasks", False),
+    ("listViews", "GET", "/namespaces/{namespace}/views", False),
+    ("createView", "POST", "/namespaces/{namespace}/views", False),
+    ("loadView", "GET", "/namespaces/{namespace}/views/{view}", False),
+    ("viewExists", "HEAD", "/namespaces/{namespace}/views/{view}", False),
+    ("replaceView", "POST", "/namespaces/{namespace}/views/{view}", False),
+    ("dropView", "DELETE", "/namespaces/{namespace}/views/{view}", False),
+    ("renameView", "POST", "/views/rename", False),
+    ("registerView", "POST", "/namespaces/{namespace}/register-view", False),
+]
+
+
+def iceberg_status(method: str, path: str, in_glue: bool) -> str:
+    """served (as Glue serves it), beyond Glue (served here, not by Glue's endpoint) or not served
+    (501), from the Iceberg route table."""
+    template = "/iceberg/v1/config" if path == "/config" else PREFIXED + path
+    handler = ICEBERG_ROUTES.get((method, template))
+    if handler is None or resolve(handler).__name__.startswith("unserved"):
+        return "not served"
+    return "served" if in_glue else "beyond Glue"
+
+
+def _iceberg_section() -> list[str]:
+    rows = [(op, method, path, iceberg_status(method, path, in_glue)) for op, method, path, in_glue in ICEBERG_SPEC]
+    counts = {status: sum(1 for row in rows if row[3] == status) for status in ("served", "beyond Glue", "not served")}
+    lines = ["### Compatibility: every Iceberg REST operation", "",
+             f"The Iceberg REST OpenAPI spec's {len(rows)} operations at `<endpoint>/iceberg/v1/catalogs/<id>/...`: "
+             f"{counts['served']} served as AWS Glue serves them, {counts['beyond Glue']} beyond Glue (AWS Glue's "
+             f"endpoint does not serve them), {counts['not served']} not served (HTTP 501, and left out of "
+             "`GET /v1/config`'s `endpoints`).", "",
+             "| Iceberg REST operation | route | status |", "|---|---|---|"]
+    lines += [f"| {op} | `{method} {path}` | {status} |" for op, method, path, status in rows]
+    return lines + [""]
+
+
 def _cell(text: str) -> str:
     # One table row: no line breaks, no bare column separators.
     return " ".join(text.split()).replace("|", "\\|")
@@ -117,6 +178,7 @@ def render(ops: list[Operation] | None = None) -> str:
         not_served = [op.name for op in mine if not op.served]
         lines += ["", f"<details><summary>{title} operations not served ({len(not_served)})</summary>", "",
                   ", ".join(not_served), "", "</details>", ""]
+    lines += _iceberg_section()
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

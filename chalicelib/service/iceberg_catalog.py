@@ -22,6 +22,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
+from chalicelib import page_tokens
 from chalicelib.domain.iceberg import metadata as iceberg_metadata
 from chalicelib.domain.iceberg import table_commits
 from chalicelib.domain.iceberg.metadata import ICEBERG, METADATA_LOCATION, TABLE_TYPE
@@ -117,7 +118,7 @@ def read_metadata(location: str) -> dict[str, Any]:
         raise InvalidInputException(f"cannot read the table's metadata file {location}: {error}") from None
     if text is None:
         raise InvalidInputException(f"the table's metadata file {location} does not exist")
-    return table_commits.decode_any(text, location)
+    return iceberg_metadata.decode(text, location)
 
 
 def load_table(ctx: Any, catalog_key: str, namespace: str, name: str, snapshots: str = "all") -> IcebergTable:
@@ -146,10 +147,14 @@ def _default_location(catalog_key: str, namespace: str, name: str) -> str:
     safe, plus a fresh id: a dropped table's files never mix with a new one's)."""
     database = _not_found_as(namespace, None, lambda: require_database(catalog_key, namespace))
     database_location = (catalog.load(database).get("LocationUri") or "").rstrip("/")
-    fresh = uuid.uuid4().hex
     if database_location:
-        return f"{database_location}/{warehouse.path_segment(fold(name), fresh)}"
-    return f"{warehouse.table_path(database.name, fold(name), database_uid=database.uid, table_uid=fresh)}-{fresh}"
+        return f"{database_location}/{warehouse.path_segment(fold(name), uuid.uuid4().hex)}"
+    # A fresh id and the server's tag over it: a staged create's commit sends this location back,
+    # and only one the server made for this very table skips the check a caller's location gets.
+    fresh = uuid.uuid4().hex[:16]
+    mac = page_tokens.tag(_LOCATION_SCOPE, _location_payload(catalog_key, database.name, name, fresh))
+    directory = warehouse.table_path(database.name, fold(name), database_uid=database.uid, table_uid=fresh)
+    return f"{directory}-{fresh}{mac}"
 
 
 def create_table(ctx: Any, catalog_key: str, namespace: str, request: dict[str, Any],
@@ -171,6 +176,22 @@ def create_table(ctx: Any, catalog_key: str, namespace: str, request: dict[str, 
     if stage:
         return IcebergTable(None, metadata)
     return _create(ctx, catalog_key, namespace, name, metadata)
+
+
+def _placed_by_server(location: str, catalog_key: str, namespace: str, name: str) -> bool:
+    """Whether ``location`` is one ``_default_location`` gave this table (a staged create's, sent
+    back in its commit): the directory id it ends with carries the server's tag for this table."""
+    leaf = location.rstrip("/").rsplit("/", 1)[-1]
+    fresh, mac = leaf[-32:-16], leaf[-16:]
+    return leaf[-33:-32] == "-" and page_tokens.verify_tag(_LOCATION_SCOPE, _location_payload(
+        catalog_key, namespace, name, fresh), mac)
+
+
+_LOCATION_SCOPE = "iceberg-default-location"
+
+
+def _location_payload(catalog_key: str, namespace: str, name: str, fresh: str) -> str:
+    return page_tokens.request_scope(catalog_key, fold(namespace), fold(name), fresh)
 
 
 def _create(ctx: Any, catalog_key: str, namespace: str, name: str, metadata: dict[str, Any],
@@ -232,7 +253,7 @@ def commit_table(ctx: Any, catalog_key: str, namespace: str, name: str, requirem
     if not updates:
         return IcebergTable(location, base)
     updated = table_commits.apply_updates(base, location, updates, iceberg_tables.now_ms())
-    new_location = _write_next(updated, location)
+    new_location = _write_next(updated, base, location)
     try:
         _not_found_as(namespace, name, lambda: tables.update_table(
             ctx, catalog_key, namespace, iceberg_tables.glue_table_input(doc, fold(name), updated, new_location, location),
@@ -247,9 +268,12 @@ def commit_table(ctx: Any, catalog_key: str, namespace: str, name: str, requirem
     return IcebergTable(new_location, updated)
 
 
-def _write_next(updated: dict[str, Any], base_location: Optional[str]) -> str:
-    """Write the next metadata file (numbered after the base's) and say where."""
-    iceberg_tables.check_location(updated["location"], f"{_MEMBER}.updates (set-location)")
+def _write_next(updated: dict[str, Any], base: Optional[dict[str, Any]], base_location: Optional[str]) -> str:
+    """Write the next metadata file (numbered after the base's) and say where. A location the
+    commit moves the table to is the caller's choice, checked as one (the table's own, perhaps
+    the server's managed area, stays usable)."""
+    if base is None or updated["location"] != base.get("location"):
+        iceberg_tables.check_location(updated["location"], f"{_MEMBER}.updates (set-location)")
     number = iceberg_metadata.metadata_number(base_location) + 1 if base_location else 0
     new_location = iceberg_metadata.metadata_file(updated["location"], max(number, 0), str(uuid.uuid4()))
     iceberg_tables.write_metadata(new_location, updated, f"{_MEMBER}.updates")
@@ -267,7 +291,8 @@ def _commit_create(ctx: Any, catalog_key: str, namespace: str, name: str, requir
     metadata = table_commits.apply_updates(None, None, updates, iceberg_tables.now_ms())
     if not metadata.get("location"):
         metadata["location"] = _default_location(catalog_key, namespace, name)
-    iceberg_tables.check_location(metadata["location"], f"{_MEMBER}.updates (set-location)")
+    elif not _placed_by_server(metadata["location"], catalog_key, database.name, name):
+        iceberg_tables.check_location(metadata["location"], f"{_MEMBER}.updates (set-location)")
     try:
         return _create(ctx, catalog_key, namespace, fold(name), metadata, transaction_id)
     except AlreadyExistsException:
@@ -304,7 +329,7 @@ def _commit_in(ctx: Any, catalog_key: str, change: TableChange, transaction_id: 
     doc, version, location, base = _read(ctx, catalog_key, change.namespace, change.name, transaction_id)
     table_commits.check_requirements(base, change.requirements)
     updated = table_commits.apply_updates(base, location, change.updates, iceberg_tables.now_ms())
-    new_location = _write_next(updated, location)
+    new_location = _write_next(updated, base, location)
     try:
         _not_found_as(change.namespace, change.name, lambda: tables.update_table(
             ctx, catalog_key, change.namespace,

@@ -128,7 +128,7 @@ def load_table(ctx: Any, catalog_key: str, namespace: str, name: str, snapshots:
         named = {ref["snapshot-id"] for ref in (metadata.get("refs") or {}).values()}
         metadata = {**metadata, "snapshots": [s for s in metadata.get("snapshots") or []
                                               if s.get("snapshot-id") in named]}
-    return IcebergTable(location, metadata)
+    return IcebergTable(location, table_commits.load_result(metadata))
 
 
 def table_exists(ctx: Any, catalog_key: str, namespace: str, name: str) -> bool:
@@ -250,9 +250,9 @@ def commit_table(ctx: Any, catalog_key: str, namespace: str, name: str, requirem
         return _commit_create(ctx, catalog_key, namespace, name, requirements, updates)
     doc, version, location, base = _read(ctx, catalog_key, namespace, name)
     table_commits.check_requirements(base, requirements)
-    if not updates:
-        return IcebergTable(location, base)
     updated = table_commits.apply_updates(base, location, updates, iceberg_tables.now_ms())
+    if updated == base:  # a commit that changes nothing writes nothing (as Iceberg Java answers it)
+        return IcebergTable(location, base)
     new_location = _write_next(updated, base, location)
     try:
         _not_found_as(namespace, name, lambda: tables.update_table(

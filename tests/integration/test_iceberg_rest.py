@@ -32,12 +32,14 @@ ROWS = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": ["a", "b", "c"],
                                   ("ts", pa.timestamp("us", tz="UTC"))]))
 
 
-def rest_catalog(endpoint: str, account: str, **extra: str) -> RestCatalog:
-    """pyiceberg's RestCatalog configured as for AWS Glue's Iceberg endpoint."""
+def rest_catalog(endpoint: str, account: str, key: tuple[str, str] | None = None, **extra: str) -> RestCatalog:
+    """pyiceberg's RestCatalog configured as for AWS Glue's Iceberg endpoint (``key``: an issued
+    access key; in the open mode the access key id names the account)."""
+    key_id, secret = key or (account, "testing")
     return RestCatalog("glue_rest", **{
         "uri": f"{endpoint}/iceberg", "warehouse": account, "rest.sigv4-enabled": "true",
-        "rest.signing-name": "glue", "rest.signing-region": REGION, "client.access-key-id": account,
-        "client.secret-access-key": "testing", "client.region": REGION, **extra})
+        "rest.signing-name": "glue", "rest.signing-region": REGION, "client.access-key-id": key_id,
+        "client.secret-access-key": secret, "client.region": REGION, **extra})
 
 
 @pytest.fixture

@@ -216,3 +216,50 @@ def test_pages_follow_the_token(endpoint, account, namespace):
     for i in range(5):
         paged.create_table(f"{namespace}.t{i}", SCHEMA)
     assert sorted(paged.list_tables(namespace)) == [(namespace, f"t{i}") for i in range(5)]
+
+
+def _raw(endpoint: str, account: str, method: str, path: str, body: Any = None) -> requests.Response:
+    """A request to the Iceberg REST API as the account's root (open mode: the Credential names it)."""
+    credential = f"AWS4-HMAC-SHA256 Credential={account}/20260101/{REGION}/glue/aws4_request, " \
+                 "SignedHeaders=host, Signature=00"
+    return requests.request(method, f"{endpoint}/iceberg/v1/catalogs/{account}{path}", json=body,
+                            headers={"Authorization": credential})
+
+
+def test_a_multi_table_commit_lands_whole_or_not_at_all(endpoint, account, rest, namespace):
+    one, two = (rest.create_table(f"{namespace}.{name}", SCHEMA) for name in ("one", "two"))
+
+    def change(table: Any, key: str, uuid_text: str) -> dict[str, Any]:
+        return {"identifier": {"namespace": [namespace], "name": table.name()[-1]},
+                "requirements": [{"type": "assert-table-uuid", "uuid": uuid_text}],
+                "updates": [{"action": "set-properties", "updates": {key: "yes"}}]}
+
+    good = [change(one, "both", str(one.metadata.table_uuid)), change(two, "both", str(two.metadata.table_uuid))]
+    assert _raw(endpoint, account, "POST", "/transactions/commit", {"table-changes": good}).status_code == 204
+    assert rest.load_table(f"{namespace}.one").properties["both"] == "yes"
+    assert rest.load_table(f"{namespace}.two").properties["both"] == "yes"
+    # The second change's requirement fails: the first lands neither.
+    bad = [change(one, "half", str(one.metadata.table_uuid)), change(two, "half", str(uuid.uuid4()))]
+    answer = _raw(endpoint, account, "POST", "/transactions/commit", {"table-changes": bad})
+    assert answer.status_code == 409 and answer.json()["error"]["type"] == "CommitFailedException"
+    assert "half" not in rest.load_table(f"{namespace}.one").properties
+    assert "half" not in rest.load_table(f"{namespace}.two").properties
+
+
+def test_bad_requests_get_the_error_model(endpoint, account, namespace):
+    answer = _raw(endpoint, account, "POST", f"/namespaces/{namespace}/tables", {"name": "x"})
+    assert answer.status_code == 400
+    assert answer.json()["error"] == {"message": "Invalid request: schema is required", "type": "BadRequestException",
+                                      "code": 400}
+    answer = _raw(endpoint, account, "POST", f"/namespaces/{namespace}/tables/none", {"updates": "no"})
+    assert answer.status_code == 400
+    answer = _raw(endpoint, account, "GET", f"/namespaces/{namespace}/tables/none")
+    assert (answer.status_code, answer.json()["error"]["type"]) == (404, "NoSuchTableException")
+    answer = _raw(endpoint, account, "GET", "/namespaces/a%1Fb")
+    assert (answer.status_code, answer.json()["error"]["type"]) == (404, "NoSuchNamespaceException")
+    answer = _raw(endpoint, account, "POST", "/namespaces", {"namespace": ["a", "b"]})
+    assert answer.status_code == 400
+    answer = _raw(endpoint, account, "PUT", "/namespaces")
+    assert answer.status_code in (403, 405)
+    assert _raw(endpoint, account, "POST", f"/namespaces/{namespace}/tables/none/metrics",
+                {"report-type": "scan-report"}).status_code == 404

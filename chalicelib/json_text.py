@@ -1,4 +1,5 @@
-"""Response bodies that contain JSON already written, spliced in rather than re-encoded.
+"""Response bodies that contain JSON already written, spliced in rather than re-encoded; and the
+compact JSON codec (orjson where it agrees with ``json``) the layers share.
 
 A partition is stored as its JSON text (store/documents.py). Decoding it only to encode it
 again for the response cost about as much as reading it from DynamoDB, so list results can be
@@ -12,6 +13,59 @@ import functools
 import json
 from decimal import Decimal
 from typing import Any
+
+
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
+_ORJSON: Any = None
+
+
+def _orjson() -> Any:
+    global _ORJSON
+    if _ORJSON is None:
+        import orjson
+        _ORJSON = orjson
+    return _ORJSON
+
+
+def compact(obj: Any) -> bytes:
+    """``json.dumps(obj, separators=(",", ":"), ensure_ascii=False)`` as UTF-8, by orjson.
+
+    orjson writes JSON about ten times faster, the same text for every string, integer and
+    container (checked for every character in tests/unit/test_compact_json.py). It differs in three
+    places, which go to ``json`` instead: what it refuses (integers beyond 64 bits, a lone
+    surrogate: TypeError, which ``json`` then raises in its own way), and NaN and infinities,
+    which it writes as ``null`` (so any ``null`` in its text sends the object to ``json``). Floats
+    may be spelled otherwise (``1e-7`` for ``1e-07``) but read back as the same number. orjson is
+    imported on first use, not with the app: it brings datetime and uuid (~10 ms of a cold start).
+    """
+    try:
+        raw = _orjson().dumps(obj)
+    except TypeError:
+        return _COMPACT.encode(obj).encode("utf-8")
+    if b"null" in raw:
+        return _COMPACT.encode(obj).encode("utf-8")
+    return raw
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads(text)``, by orjson when it can (several times faster); what orjson refuses (a
+    lone surrogate escaped in a string, say) is decoded by ``json``. orjson reads an integer
+    beyond 64 bits as a float: only for texts whose integers are bounded."""
+    try:
+        return _orjson().loads(text)
+    except ValueError:
+        return json.loads(text)
+
+
+def compact_lenient(obj: Any) -> bytes:
+    """``compact`` for texts where a NaN or an infinity may become ``null`` (JSON has neither;
+    ``json`` would write the invalid ``NaN``): orjson always, ``json`` only for what orjson refuses
+    (integers beyond 64 bits, a lone surrogate). For Iceberg metadata and answers, whose nulls are
+    common (``compact`` would hand each of them to ``json``, ten times slower)."""
+    try:
+        return _orjson().dumps(obj)  # type: ignore[no-any-return]
+    except TypeError:
+        return _COMPACT.encode(obj).encode("utf-8")
 
 
 class JsonFragments(list):

@@ -12,51 +12,17 @@ import json
 import zlib
 from typing import Any
 
-import orjson
-
 from chalicelib.errors import InvalidInputException
+# The compact codec is the shared one (orjson where it agrees with json), under the store's names.
+from chalicelib.json_text import compact as compact_json
+from chalicelib.json_text import loads
+
+__all__ = ["MAX_DOCUMENT_BYTES", "compact_json", "decode_document", "decode_document_sized", "document_text",
+           "encode_document", "loads"]
 
 _COMPRESS_ABOVE = 1024
 # DynamoDB items hold 400 KB; leave room for keys and the other attributes of the item.
 MAX_DOCUMENT_BYTES = 380_000
-# json.dumps(obj, separators=(",", ":"), ensure_ascii=False), without building this encoder
-# anew for every call (json.dumps reuses one only for its default arguments). No circular
-# check: what is encoded is built from decoded JSON, which cannot refer to itself.
-_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
-
-
-def compact_json(obj: Any) -> bytes:
-    """``json.dumps(obj, separators=(",", ":"), ensure_ascii=False)`` as UTF-8, by orjson.
-
-    orjson writes a 1 KB partition about ten times faster, the same text for every string,
-    integer and container (checked for every character in tests/unit/test_compact_json.py). It
-    differs in three places, which go to ``json`` instead: what it refuses (integers beyond 64
-    bits, a lone surrogate: TypeError, which ``json`` then raises in its own way), and NaN and
-    infinities, which it writes as ``null`` (so any ``null`` in its text sends the object to
-    ``json``; documents seldom hold one). Floats may be spelled otherwise (``1e-7`` for
-    ``1e-07``) but read back as the same number. Imported with the store, at the first request,
-    not with the app: orjson brings datetime and uuid with it (~10 ms of a cold start).
-    """
-    try:
-        raw = orjson.dumps(obj)
-    except TypeError:
-        return _COMPACT.encode(obj).encode("utf-8")
-    if b"null" in raw:
-        return _COMPACT.encode(obj).encode("utf-8")
-    return raw
-
-
-def loads(text: str | bytes) -> Any:
-    """``json.loads(text)``, by orjson when it can (several times faster on a partition or a
-    DynamoDB answer); what orjson refuses (a lone surrogate escaped in a string, say) is decoded
-    by ``json``. orjson reads an integer beyond 64 bits as a float: only for texts whose integers
-    are bounded (a partition's are int32 or smaller, its timestamps floats; DynamoDB sends the
-    numbers of items as text)."""
-    try:
-        return orjson.loads(text)
-    except ValueError:
-        return json.loads(text)
-
 
 def encode_document(obj: Any, what: str = "object") -> bytes:
     """Serialize ``obj``; InvalidInputException if it cannot be stored whole."""

@@ -10,13 +10,13 @@ Glue's ``metadata_location`` parameter to it.
 from __future__ import annotations
 
 import copy
-import json
 import re
 from typing import Any, Optional
 
 from chalicelib.domain.iceberg.types import (PARTITION_FIELD_ID_START, check_evolution, check_sources,
                                              highest_field_id, read_partition_spec, read_schema, read_sort_order,
                                              read_type)
+from chalicelib import json_text
 from chalicelib.errors import InvalidInputException
 
 FORMAT_VERSION = 2
@@ -85,8 +85,8 @@ def _last_partition_id(spec: dict[str, Any], before: int) -> int:
 
 
 def encode(metadata: dict[str, Any]) -> str:
-    """A metadata file's text."""
-    return json.dumps(metadata, separators=(",", ":"))
+    """A metadata file's text (compact JSON, by orjson: a table of 1,000 snapshots is 500 KB)."""
+    return json_text.compact_lenient(metadata).decode("utf-8")
 
 
 def decode(text: bytes, where: str) -> dict[str, Any]:
@@ -96,7 +96,7 @@ def decode(text: bytes, where: str) -> dict[str, Any]:
     half-way). Optional members the update writes (``properties``, ``metadata-log``) default to
     empty."""
     try:
-        metadata = json.loads(text)
+        metadata = json_text.loads(text)
     except (ValueError, RecursionError):
         metadata = None
     if not isinstance(metadata, dict) or metadata.get("format-version") != FORMAT_VERSION:

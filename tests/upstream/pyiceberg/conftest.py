@@ -82,7 +82,8 @@ def _yaml(properties: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.fixture(scope="session", autouse=True)
+# Module scope: the vendored suite is one module, and the environment is put back right after it.
+@pytest.fixture(scope="module", autouse=True)
 def pyiceberg_test_catalog(endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """PYICEBERG_TEST_CATALOG: a RestCatalog on this service, in an account of the suite's own (the
     upstream clean_up drops every namespace its tests made there)."""

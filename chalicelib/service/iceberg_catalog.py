@@ -216,11 +216,16 @@ def register_table(ctx: Any, catalog_key: str, namespace: str, name: str, metada
                    overwrite: bool = False) -> IcebergTable:
     """Register an existing metadata file as a table (``overwrite``: move an existing Iceberg table
     of that name to it). The file must lie where the server may read, and its table location
-    where a caller may place a table (never the warehouse's managed directories)."""
+    where a caller may place a table (never the warehouse's managed directories). A taken name
+    is AlreadyExistsException before the file is looked at, as the spec's 409 and clients expect."""
+    name = fold(name)
+    if not overwrite:
+        access.require("CreateTable", catalog_key, namespace)
+        if table_exists(ctx, catalog_key, namespace, name):
+            raise AlreadyExistsException(f"Table already exists: {fold(namespace)}.{name}")
     iceberg_tables.check_location(metadata_location, "metadata-location")
     metadata = read_metadata(metadata_location)
     iceberg_tables.check_location(metadata["location"], "metadata-location's table location")
-    name = fold(name)
     doc_input = iceberg_tables.glue_table_input({}, name, metadata, metadata_location, None)
     if overwrite and table_exists(ctx, catalog_key, namespace, name):
         doc, version, current, _ = _read(ctx, catalog_key, namespace, name)

@@ -18,7 +18,9 @@ a commit UpdateTable, a create CreateTable, a drop DeleteTable.
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
@@ -105,11 +107,53 @@ def _read(ctx: Any, catalog_key: str, namespace: str, name: str,
         raise InvalidInputException(f"Table {fold(namespace)}.{fold(name)} is not an Iceberg table (its Glue "
                                     f"Parameters have no {TABLE_TYPE}=ICEBERG and {METADATA_LOCATION})")
     location = doc["Parameters"][METADATA_LOCATION]
-    return doc, version, location, read_metadata(location)
+    return doc, version, location, _current_metadata(location)
+
+
+# ---------------------------------------------------------------------------------- metadata files
+# The current metadata files this process read or wrote, decoded, by location: a metadata file is
+# never rewritten (each commit writes a new one under a fresh name, as Iceberg's writers do), so
+# the table's metadata_location names its content for good and the next commit or load on this
+# process need not read and decode it again (a table of 1,000 snapshots: 500 KB of JSON). Bounded
+# by the files' total size. The dicts are shared: no caller changes one (the commit's updates
+# work on a copy, domain.iceberg.table_commits).
+_FILES: OrderedDict[str, tuple[dict[str, Any], int]] = OrderedDict()
+_FILES_MAX_BYTES = 8 * 1024 * 1024
+_files_bytes = 0
+_files_lock = threading.Lock()
+
+
+def _remember(location: str, metadata: dict[str, Any], size: int) -> None:
+    global _files_bytes
+    with _files_lock:
+        if location in _FILES or size > _FILES_MAX_BYTES // 4:
+            return
+        _FILES[location] = (metadata, size)
+        _files_bytes += size
+        while _files_bytes > _FILES_MAX_BYTES:
+            _, (_, dropped) = _FILES.popitem(last=False)
+            _files_bytes -= dropped
+
+
+def _current_metadata(location: str) -> dict[str, Any]:
+    """The metadata at ``location`` (a table's current metadata file)."""
+    with _files_lock:
+        found = _FILES.get(location)
+        if found is not None:
+            _FILES.move_to_end(location)
+            return found[0]
+    text = _read_file(location)
+    metadata = iceberg_metadata.decode(text, location)
+    _remember(location, metadata, len(text))
+    return metadata
 
 
 def read_metadata(location: str) -> dict[str, Any]:
     """A metadata file, read back and checked (InvalidInputException when it cannot be used)."""
+    return iceberg_metadata.decode(_read_file(location), location)
+
+
+def _read_file(location: str) -> bytes:
     try:
         text = warehouse.get(location)
     except ServiceError:  # outside the roots the server may use, or refused by S3: said as such
@@ -118,7 +162,7 @@ def read_metadata(location: str) -> dict[str, Any]:
         raise InvalidInputException(f"cannot read the table's metadata file {location}: {error}") from None
     if text is None:
         raise InvalidInputException(f"the table's metadata file {location} does not exist")
-    return iceberg_metadata.decode(text, location)
+    return text
 
 
 def load_table(ctx: Any, catalog_key: str, namespace: str, name: str, snapshots: str = "all") -> IcebergTable:
@@ -258,7 +302,7 @@ def commit_table(ctx: Any, catalog_key: str, namespace: str, name: str, requirem
     updated = table_commits.apply_updates(base, location, updates, iceberg_tables.now_ms())
     if updated == base:  # a commit that changes nothing writes nothing (as Iceberg Java answers it)
         return IcebergTable(location, base)
-    new_location = _write_next(updated, base, location)
+    new_location, size = _write_next(updated, base, location)
     try:
         _not_found_as(namespace, name, lambda: tables.update_table(
             ctx, catalog_key, namespace, iceberg_tables.glue_table_input(doc, fold(name), updated, new_location, location),
@@ -270,10 +314,12 @@ def commit_table(ctx: Any, catalog_key: str, namespace: str, name: str, requirem
     except iceberg_tables.NOT_WRITTEN:
         iceberg_tables.forget_metadata(new_location)
         raise
+    _remember(new_location, updated, size)
     return IcebergTable(new_location, updated)
 
 
-def _write_next(updated: dict[str, Any], base: Optional[dict[str, Any]], base_location: Optional[str]) -> str:
+def _write_next(updated: dict[str, Any], base: Optional[dict[str, Any]],
+                base_location: Optional[str]) -> tuple[str, int]:
     """Write the next metadata file (numbered after the base's) and say where. A location the
     commit moves the table to is the caller's choice, checked as one (the table's own, perhaps
     the server's managed area, stays usable)."""
@@ -281,8 +327,7 @@ def _write_next(updated: dict[str, Any], base: Optional[dict[str, Any]], base_lo
         iceberg_tables.check_location(updated["location"], f"{_MEMBER}.updates (set-location)")
     number = iceberg_metadata.metadata_number(base_location) + 1 if base_location else 0
     new_location = iceberg_metadata.metadata_file(updated["location"], max(number, 0), str(uuid.uuid4()))
-    iceberg_tables.write_metadata(new_location, updated, f"{_MEMBER}.updates")
-    return new_location
+    return new_location, iceberg_tables.write_metadata(new_location, updated, f"{_MEMBER}.updates")
 
 
 def _commit_create(ctx: Any, catalog_key: str, namespace: str, name: str, requirements: list[dict[str, Any]],
@@ -334,7 +379,7 @@ def _commit_in(ctx: Any, catalog_key: str, change: TableChange, transaction_id: 
     doc, version, location, base = _read(ctx, catalog_key, change.namespace, change.name, transaction_id)
     table_commits.check_requirements(base, change.requirements)
     updated = table_commits.apply_updates(base, location, change.updates, iceberg_tables.now_ms())
-    new_location = _write_next(updated, base, location)
+    new_location, _ = _write_next(updated, base, location)
     try:
         _not_found_as(change.namespace, change.name, lambda: tables.update_table(
             ctx, catalog_key, change.namespace,

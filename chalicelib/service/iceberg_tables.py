@@ -170,14 +170,17 @@ def check_location(location: str, member: str) -> None:
         raise
 
 
-def write_metadata(uri: str, metadata: dict[str, Any], member: str) -> None:
+def write_metadata(uri: str, metadata: dict[str, Any], member: str) -> int:
+    """Write a metadata file; its size in bytes."""
+    text = iceberg_metadata.encode(metadata)
     try:
-        warehouse.put(uri, iceberg_metadata.encode(metadata))
+        warehouse.put(uri, text)
     except ServiceError as error:  # outside the roots, or refused by S3: said as such, naming the member
         error.message = f"{member}: {error.message}"
         raise
     except Exception as error:  # no such bucket, no access, a read-only path: the location is the caller's
         raise InvalidInputException(f"{member}: cannot write the Iceberg metadata file {uri}: {error}") from None
+    return len(text)
 
 
 def forget_metadata(uri: str) -> None:

@@ -24,13 +24,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
-from chalicelib import page_tokens
 from chalicelib.domain.iceberg import metadata as iceberg_metadata
 from chalicelib.domain.iceberg import table_commits
 from chalicelib.domain.iceberg.metadata import ICEBERG, METADATA_LOCATION, TABLE_TYPE
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException, ServiceError)
-from chalicelib.service import access, iceberg_tables, tables, transactions
+from chalicelib.service import access, iceberg_files, iceberg_tables, tables, transactions
 from chalicelib.service.iceberg_namespaces import not_found as namespace_not_found
 from chalicelib.service.lookups import fold, require_database
 from chalicelib.store import catalog, warehouse
@@ -187,18 +186,14 @@ def table_exists(ctx: Any, catalog_key: str, namespace: str, name: str) -> bool:
 # ---------------------------------------------------------------------------------- creates
 def _default_location(catalog_key: str, namespace: str, name: str) -> str:
     """Where a table created without a location goes: under its namespace's LocationUri (as Glue
-    places it), else in the warehouse's managed area, in a directory of its own (the name made
-    safe, plus a fresh id: a dropped table's files never mix with a new one's)."""
+    places it), else in a directory of its own in the warehouse's managed area, which the server
+    tags as this catalog's (``service.iceberg_files``): a dropped table's files never mix with a
+    new one's, and a purge can prove the directory its to delete."""
     database = _not_found_as(namespace, None, lambda: require_database(catalog_key, namespace))
     database_location = (catalog.load(database).get("LocationUri") or "").rstrip("/")
     if database_location:
         return f"{database_location}/{warehouse.path_segment(fold(name), uuid.uuid4().hex)}"
-    # A fresh id and the server's tag over it: a staged create's commit sends this location back,
-    # and only one the server made for this very table skips the check a caller's location gets.
-    fresh = uuid.uuid4().hex[:16]
-    mac = page_tokens.tag(_LOCATION_SCOPE, _location_payload(catalog_key, database.name, name, fresh))
-    directory = warehouse.table_path(database.name, fold(name), database_uid=database.uid, table_uid=fresh)
-    return f"{directory}-{fresh}{mac}"
+    return iceberg_files.managed_directory(catalog_key, database, name)
 
 
 def create_table(ctx: Any, catalog_key: str, namespace: str, request: dict[str, Any],
@@ -222,26 +217,10 @@ def create_table(ctx: Any, catalog_key: str, namespace: str, request: dict[str, 
     return _create(ctx, catalog_key, namespace, name, metadata)
 
 
-def _placed_by_server(location: str, catalog_key: str, namespace: str, name: str) -> bool:
-    """Whether ``location`` is one ``_default_location`` gave this table (a staged create's, sent
-    back in its commit): the directory id it ends with carries the server's tag for this table."""
-    leaf = location.rstrip("/").rsplit("/", 1)[-1]
-    fresh, mac = leaf[-32:-16], leaf[-16:]
-    return leaf[-33:-32] == "-" and page_tokens.verify_tag(_LOCATION_SCOPE, _location_payload(
-        catalog_key, namespace, name, fresh), mac)
-
-
-_LOCATION_SCOPE = "iceberg-default-location"
-
-
-def _location_payload(catalog_key: str, namespace: str, name: str, fresh: str) -> str:
-    return page_tokens.request_scope(catalog_key, fold(namespace), fold(name), fresh)
-
-
 def _create(ctx: Any, catalog_key: str, namespace: str, name: str, metadata: dict[str, Any],
             transaction_id: Optional[str] = None) -> IcebergTable:
     """Write metadata file 0 and create the Glue table pointing at it."""
-    location_uri = iceberg_metadata.metadata_file(metadata["location"], 0, str(uuid.uuid4()))
+    location_uri = iceberg_files.metadata_file(catalog_key, metadata["location"], 0)
     doc_input = iceberg_tables.glue_table_input({}, name, metadata, location_uri, None)
     iceberg_tables.write_metadata(location_uri, metadata, "location")
     try:
@@ -260,16 +239,26 @@ def register_table(ctx: Any, catalog_key: str, namespace: str, name: str, metada
                    overwrite: bool = False) -> IcebergTable:
     """Register an existing metadata file as a table (``overwrite``: move an existing Iceberg table
     of that name to it). The file must lie where the server may read, and its table location
-    where a caller may place a table (never the warehouse's managed directories). A taken name
-    is AlreadyExistsException before the file is looked at, as the spec's 409 and clients expect."""
+    where a caller may place a table; in the warehouse's managed area, only in a directory the
+    server made for a table of this catalog (a dropped one's, say: ``service.iceberg_files``),
+    never another catalog's. A taken name is AlreadyExistsException before the file is looked
+    at, as the spec's 409 and clients expect."""
     name = fold(name)
     if not overwrite:
         access.require("CreateTable", catalog_key, namespace)
         if table_exists(ctx, catalog_key, namespace, name):
             raise AlreadyExistsException(f"Table already exists: {fold(namespace)}.{name}")
-    iceberg_tables.check_location(metadata_location, "metadata-location")
+    managed = warehouse.in_managed_area(metadata_location)
+    if not managed:
+        iceberg_tables.check_location(metadata_location, "metadata-location")
     metadata = read_metadata(metadata_location)
-    iceberg_tables.check_location(metadata["location"], "metadata-location's table location")
+    location = str(metadata["location"]).rstrip("/")
+    if managed and not (iceberg_files.is_managed_directory(catalog_key, location)
+                        and metadata_location.startswith(location + "/")):
+        # Another catalog's managed table, or no table the server placed: not the caller's to adopt.
+        iceberg_tables.check_location(metadata_location, "metadata-location")
+    if not managed:
+        iceberg_tables.check_location(location, "metadata-location's table location")
     doc_input = iceberg_tables.glue_table_input({}, name, metadata, metadata_location, None)
     if overwrite and table_exists(ctx, catalog_key, namespace, name):
         doc, version, current, _ = _read(ctx, catalog_key, namespace, name)
@@ -302,7 +291,7 @@ def commit_table(ctx: Any, catalog_key: str, namespace: str, name: str, requirem
     updated = table_commits.apply_updates(base, location, updates, iceberg_tables.now_ms())
     if updated == base:  # a commit that changes nothing writes nothing (as Iceberg Java answers it)
         return IcebergTable(location, base)
-    new_location, size = _write_next(updated, base, location)
+    new_location, size = _write_next(catalog_key, updated, base, location)
     try:
         _not_found_as(namespace, name, lambda: tables.update_table(
             ctx, catalog_key, namespace, iceberg_tables.glue_table_input(doc, fold(name), updated, new_location, location),
@@ -318,7 +307,7 @@ def commit_table(ctx: Any, catalog_key: str, namespace: str, name: str, requirem
     return IcebergTable(new_location, updated)
 
 
-def _write_next(updated: dict[str, Any], base: Optional[dict[str, Any]],
+def _write_next(catalog_key: str, updated: dict[str, Any], base: Optional[dict[str, Any]],
                 base_location: Optional[str]) -> tuple[str, int]:
     """Write the next metadata file (numbered after the base's) and say where. A location the
     commit moves the table to is the caller's choice, checked as one (the table's own, perhaps
@@ -326,7 +315,7 @@ def _write_next(updated: dict[str, Any], base: Optional[dict[str, Any]],
     if base is None or updated["location"] != base.get("location"):
         iceberg_tables.check_location(updated["location"], f"{_MEMBER}.updates (set-location)")
     number = iceberg_metadata.metadata_number(base_location) + 1 if base_location else 0
-    new_location = iceberg_metadata.metadata_file(updated["location"], max(number, 0), str(uuid.uuid4()))
+    new_location = iceberg_files.metadata_file(catalog_key, updated["location"], max(number, 0))
     return new_location, iceberg_tables.write_metadata(new_location, updated, f"{_MEMBER}.updates")
 
 
@@ -341,7 +330,7 @@ def _commit_create(ctx: Any, catalog_key: str, namespace: str, name: str, requir
     metadata = table_commits.apply_updates(None, None, updates, iceberg_tables.now_ms())
     if not metadata.get("location"):
         metadata["location"] = _default_location(catalog_key, namespace, name)
-    elif not _placed_by_server(metadata["location"], catalog_key, database.name, name):
+    elif not iceberg_files.is_managed_directory(catalog_key, metadata["location"]):
         iceberg_tables.check_location(metadata["location"], f"{_MEMBER}.updates (set-location)")
     try:
         return _create(ctx, catalog_key, namespace, fold(name), metadata, transaction_id)
@@ -379,7 +368,7 @@ def _commit_in(ctx: Any, catalog_key: str, change: TableChange, transaction_id: 
     doc, version, location, base = _read(ctx, catalog_key, change.namespace, change.name, transaction_id)
     table_commits.check_requirements(base, change.requirements)
     updated = table_commits.apply_updates(base, location, change.updates, iceberg_tables.now_ms())
-    new_location, _ = _write_next(updated, base, location)
+    new_location, _ = _write_next(catalog_key, updated, base, location)
     try:
         _not_found_as(change.namespace, change.name, lambda: tables.update_table(
             ctx, catalog_key, change.namespace,
@@ -434,19 +423,4 @@ def drop_table(ctx: Any, catalog_key: str, namespace: str, name: str, purge: boo
             metadata = None  # unreadable: nothing it names can be proved the catalog's
     _not_found_as(namespace, name, lambda: tables.delete_table(ctx, catalog_key, namespace, name))
     if purge and metadata is not None:
-        _purge_files(location, metadata)
-
-
-def _purge_files(metadata_location: str, metadata: dict[str, Any]) -> None:
-    """Delete a dropped table's files the server may delete (see ``drop_table``); a storage error
-    is logged, not raised: the drop has happened."""
-    table_location = metadata.get("location") or ""
-    try:
-        if warehouse.in_managed_area(table_location) and metadata_location.startswith(table_location + "/"):
-            warehouse.delete_tree(table_location)
-            return
-        written = [metadata_location, *(entry.get("metadata-file") for entry in metadata.get("metadata-log") or [])]
-        prefix = table_location.rstrip("/") + "/metadata/"
-        warehouse.delete_many([uri for uri in written if isinstance(uri, str) and uri.startswith(prefix)])
-    except Exception:  # noqa: BLE001 - see the docstring
-        log.warning("files of dropped Iceberg table at %s not purged", table_location, exc_info=True)
+        iceberg_files.purge(catalog_key, location, metadata)

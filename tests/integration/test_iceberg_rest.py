@@ -23,6 +23,7 @@ from pyiceberg.transforms import DayTransform, IdentityTransform
 from pyiceberg.types import LongType, NestedField, StringType, TimestamptzType
 
 from infra.local.stack import REGION
+from tests.integration.conftest import random_account
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=True), NestedField(2, "name", StringType()),
                 NestedField(3, "ts", TimestamptzType()))
@@ -188,10 +189,26 @@ def test_rename_register_and_drop(rest, fresh_glue, namespace, tmp_path):
     assert not rest.namespace_exists(namespace)
 
 
-def test_a_registered_table_may_not_share_the_managed_area(rest, namespace):
+def test_a_managed_directory_is_registered_only_into_its_own_catalog(endpoint, rest, namespace):
     table = rest.create_table(f"{namespace}.managed", SCHEMA)  # in the warehouse's managed area
+    table.append(ROWS)
+    other = rest_catalog(endpoint, random_account())
+    other.create_namespace(namespace)
     with pytest.raises(ForbiddenError, match="warehouse's own"):
-        rest.register_table(f"{namespace}.twin", table.metadata_location)
+        other.register_table(f"{namespace}.stolen", table.metadata_location)
+    rest.drop_table(f"{namespace}.managed")  # its files stay (no purge): the catalog may adopt them
+    again = rest.register_table(f"{namespace}.adopted", table.metadata_location)
+    assert again.scan().to_arrow().num_rows == 3
+
+
+def test_a_purge_deletes_no_file_another_catalog_wrote(endpoint, rest, namespace, tmp_path):
+    table = rest.create_table(f"{namespace}.theirs", SCHEMA, location=(tmp_path / "theirs").as_uri())
+    table.append(ROWS)
+    other = rest_catalog(endpoint, random_account())
+    other.create_namespace(namespace)
+    other.register_table(f"{namespace}.borrowed", table.metadata_location)
+    other.purge_table(f"{namespace}.borrowed")
+    assert rest.load_table(f"{namespace}.theirs").scan().to_arrow().num_rows == 3
 
 
 def test_purge_removes_a_managed_tables_directory(rest, namespace):

@@ -51,14 +51,7 @@ CAPABILITIES = {
 
 # Tests that cannot pass against Glue's shape: name -> why (strict xfail: one that starts passing
 # fails the run, so the list stays true).
-GLUE_SHAPE: dict[str, str] = {
-    "test_register_table": (
-        "registers the metadata file of a dropped table the catalog had placed in its managed area "
-        "(<warehouse>/<db>.db/...) under a new name; this catalog refuses to register any metadata in "
-        "the managed area (403 ForbiddenException \"is the warehouse's own\"), so that a managed "
-        "directory only ever belongs to the one table the catalog created there and a purge can never "
-        "delete another table's files (Glue's own endpoint serves no register at all)"),
-}
+GLUE_SHAPE: dict[str, str] = {}
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -122,9 +122,14 @@ _files_bytes = 0
 _files_lock = threading.Lock()
 
 
-def _remember(location: str, metadata: dict[str, Any], size: int) -> None:
+def _remember(location: str, metadata: dict[str, Any], size: int, replaces: Optional[str] = None) -> None:
+    """Keep a table's current metadata (``replaces``: the file it succeeds, no table's current one
+    any more, let go at once rather than aged out: a hot table would otherwise fill the cache with
+    its own past versions, which the garbage collector then walks on every full collection)."""
     global _files_bytes
     with _files_lock:
+        if replaces is not None and replaces in _FILES:
+            _files_bytes -= _FILES.pop(replaces)[1]
         if location in _FILES or size > _FILES_MAX_BYTES // 4:
             return
         _FILES[location] = (metadata, size)
@@ -303,7 +308,7 @@ def commit_table(ctx: Any, catalog_key: str, namespace: str, name: str, requirem
     except iceberg_tables.NOT_WRITTEN:
         iceberg_tables.forget_metadata(new_location)
         raise
-    _remember(new_location, updated, size)
+    _remember(new_location, updated, size, replaces=location)
     return IcebergTable(new_location, updated)
 
 

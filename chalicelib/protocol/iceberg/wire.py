@@ -15,6 +15,7 @@ over the path the client signed), or in the open local mode the access key id na
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Collection, Optional, Sequence
 from urllib.parse import unquote
@@ -182,6 +183,7 @@ def handle(method: str, route: str, path_params: Optional[dict[str, str]], query
     the path as the client sent it; ``repeated``: lowercase names of repeated headers)."""
     from chalicelib.protocol.iceberg.routes import ROUTES  # the handler modules load on first use
 
+    started = time.perf_counter()
     metrics.reset()
     try:
         handler = ROUTES.get((method, route))
@@ -214,7 +216,9 @@ def handle(method: str, route: str, path_params: Optional[dict[str, str]], query
         answer = None  # a HEAD answer has no body (the status says it all)
     # orjson: a LoadTableResult of a table of 1,000 snapshots is 500 KB of JSON.
     text = "" if answer is None else json_text.compact_lenient(answer).decode("utf-8")
-    headers_out: dict[str, str | list[str]] = {"x-glue-items-read": str(metrics.items_read())}
+    # Server-Timing (W3C): the server's own time, so a client can tell it from the network's.
+    headers_out: dict[str, str | list[str]] = {"x-glue-items-read": str(metrics.items_read()),
+                                               "Server-Timing": f"app;dur={(time.perf_counter() - started) * 1000:.2f}"}
     if text:
         headers_out["Content-Type"] = JSON
     return WireResponse(status, text, headers_out)

@@ -99,3 +99,22 @@ def test_alter_commits_create_table_creates_and_drop_drops(lake):
     engineer.drop_table("sales.mine")
     with pytest.raises(ForbiddenError):
         engineer.drop_table("sales.orders")
+
+
+def test_views_are_governed_as_the_tables_they_are(lake):
+    from tests.integration.test_iceberg_rest_views import view_version
+
+    lake.as_("admin").create_view("sales.recent", SCHEMA, view_version(("spark", "SELECT id FROM sales.orders"),
+                                                                        namespace="sales"))
+    reader = lake.as_("reader")
+    with pytest.raises(ForbiddenError):
+        reader.list_views("sales")  # it holds nothing in the namespace
+    with pytest.raises(ForbiddenError):
+        reader.load_view("sales.recent")
+    lake.grant("reader", _table("recent"), ["SELECT", "DESCRIBE"])
+    metadata = reader.load_view("sales.recent").metadata
+    [current] = [v for v in metadata.versions if v.version_id == metadata.current_version_id]
+    assert current.representations[0].root.sql == "SELECT id FROM sales.orders"
+    assert reader.list_views("sales") == [("sales", "recent")]
+    with pytest.raises(ForbiddenError):
+        reader.drop_view("sales.recent")

@@ -28,7 +28,7 @@ from chalicelib.domain.iceberg import metadata as iceberg_metadata
 from chalicelib.domain.iceberg import table_commits
 from chalicelib.domain.iceberg.metadata import ICEBERG, METADATA_LOCATION, TABLE_TYPE
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
-                               InvalidInputException, ServiceError)
+                               InvalidInputException, ServiceError, TransactionCanceledException)
 from chalicelib.service import access, iceberg_files, iceberg_tables, tables, transactions
 from chalicelib.service.iceberg_namespaces import not_found as namespace_not_found
 from chalicelib.service.lookups import fold, require_database
@@ -355,14 +355,36 @@ def commit_transaction(ctx: Any, catalog_key: str, changes: list[TableChange]) -
     try:
         for change in changes:
             written.append(_commit_in(ctx, catalog_key, change, transaction.transaction_id))
-        status = transactions.commit_transaction(ctx, transaction.transaction_id)
     except BaseException:
         _cancel(ctx, transaction.transaction_id)
-        for location in written:
-            iceberg_tables.forget_metadata(location)
+        _forget_all(written)
+        raise
+    try:
+        status = transactions.commit_transaction(ctx, transaction.transaction_id)
+    except TransactionCanceledException:
+        _forget_all(written)  # aborted: none of its writes is visible, none ever will be
+        raise ConcurrentModificationException("Commit failed: the transaction was aborted while committing; "
+                                              "retry") from None
+    except BaseException:
+        if not _may_have_landed(ctx, transaction.transaction_id):
+            _forget_all(written)
         raise
     if status not in ("COMMITTED", "COMMIT_IN_PROGRESS"):  # decided either way: in progress only finishes
         raise ConcurrentModificationException(f"Commit failed: the transaction ended {status}")
+
+
+def _forget_all(locations: list[str]) -> None:
+    for location in locations:
+        iceberg_tables.forget_metadata(location)
+
+
+def _may_have_landed(ctx: Any, transaction_id: str) -> bool:
+    """Whether a commit that raised may still have made its writes visible: the files they point
+    at must then stay (an unreferenced file is harmless; a referenced one deleted breaks a table)."""
+    try:
+        return transactions.load_transaction(ctx, transaction_id).status != "ABORTED"
+    except Exception:  # noqa: BLE001 - unsure: keep the files
+        return True
 
 
 def _commit_in(ctx: Any, catalog_key: str, change: TableChange, transaction_id: str) -> str:

@@ -280,3 +280,29 @@ def test_bad_requests_get_the_error_model(endpoint, account, namespace):
     assert answer.status_code in (403, 405)
     assert _raw(endpoint, account, "POST", f"/namespaces/{namespace}/tables/none/metrics",
                 {"report-type": "scan-report"}).status_code == 404
+
+
+def test_racing_multi_table_commits_lose_no_update_and_land_whole(endpoint, account, rest, namespace):
+    for name in ("left", "right"):
+        rest.create_table(f"{namespace}.{name}", SCHEMA)
+    barrier = threading.Barrier(5)
+    outcomes: dict[int, int] = {}
+
+    def commit(i: int) -> None:
+        changes = [{"identifier": {"namespace": [namespace], "name": name}, "requirements": [],
+                    "updates": [{"action": "set-properties", "updates": {f"writer{i}": "yes"}}]}
+                   for name in ("left", "right")]
+        barrier.wait()
+        outcomes[i] = _raw(endpoint, account, "POST", "/transactions/commit", {"table-changes": changes}).status_code
+
+    threads = [threading.Thread(target=commit, args=(i,)) for i in range(5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert set(outcomes.values()) <= {204, 409}, outcomes
+    winners = {f"writer{i}" for i, status in outcomes.items() if status == 204}
+    assert winners
+    for name in ("left", "right"):
+        written = {k for k in rest.load_table(f"{namespace}.{name}").properties if k.startswith("writer")}
+        assert written == winners  # every winner's change, on both tables; no loser's

@@ -38,7 +38,7 @@ def rest_catalog(endpoint: str, account: str, key: tuple[str, str] | None = None
     access key; in the open mode the access key id names the account)."""
     key_id, secret = key or (account, "testing")
     return RestCatalog("glue_rest", **{
-        "uri": f"{endpoint}/iceberg", "warehouse": account, "rest.sigv4-enabled": "true",
+        "uri": f"{endpoint}/iceberg", "warehouse": extra.pop("warehouse", account), "rest.sigv4-enabled": "true",
         "rest.signing-name": "glue", "rest.signing-region": REGION, "client.access-key-id": key_id,
         "client.secret-access-key": secret, "client.region": REGION, **extra})
 
@@ -306,3 +306,22 @@ def test_racing_multi_table_commits_lose_no_update_and_land_whole(endpoint, acco
     for name in ("left", "right"):
         written = {k for k in rest.load_table(f"{namespace}.{name}").properties if k.startswith("writer")}
         assert written == winners  # every winner's change, on both tables; no loser's
+
+
+def test_the_default_catalog_and_unprefixed_paths_name_the_callers_catalog(endpoint, account, rest, namespace):
+    rest.create_table(f"{namespace}.here", SCHEMA)
+    default = rest_catalog(endpoint, account, warehouse=":")
+    assert default.properties["prefix"] == "catalogs/:"
+    assert (namespace, "here") in default.list_tables(namespace)
+    bare = requests.get(f"{endpoint}/iceberg/v1/namespaces/{namespace}/tables",
+                        headers={"Authorization": f"AWS4-HMAC-SHA256 Credential={account}/20260101/{REGION}/glue/"
+                                                  "aws4_request, SignedHeaders=host, Signature=00"})
+    assert bare.json()["identifiers"] == [{"namespace": [namespace], "name": "here"}]
+    other = requests.get(f"{endpoint}/iceberg/v1/config", params={"warehouse": "210987654321"},
+                         headers={"Authorization": f"AWS4-HMAC-SHA256 Credential={account}/20260101/{REGION}/glue/"
+                                                   "aws4_request, SignedHeaders=host, Signature=00"})
+    assert (other.status_code, other.json()["error"]["type"]) == (403, "ForbiddenException")
+    unknown = requests.get(f"{endpoint}/iceberg/v1/config", params={"warehouse": "s3://bucket/path"},
+                           headers={"Authorization": f"AWS4-HMAC-SHA256 Credential={account}/20260101/{REGION}/"
+                                                     "glue/aws4_request, SignedHeaders=host, Signature=00"})
+    assert unknown.status_code == 404 and unknown.json()["error"]["type"] == "NoSuchCatalogException"

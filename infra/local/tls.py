@@ -213,12 +213,12 @@ class _Lock:
         self._path = directory / ".lock"
 
     def __enter__(self) -> None:
-        self._handle = open(self._path, "a")
-        fcntl.flock(self._handle, fcntl.LOCK_EX)
+        self._descriptor = os.open(self._path, os.O_WRONLY | os.O_CREAT, 0o600)
+        fcntl.flock(self._descriptor, fcntl.LOCK_EX)
 
     def __exit__(self, *exc: object) -> None:
-        fcntl.flock(self._handle, fcntl.LOCK_UN)
-        self._handle.close()
+        fcntl.flock(self._descriptor, fcntl.LOCK_UN)
+        os.close(self._descriptor)
 
 
 def ensure(directory: Optional[Path] = None, names: Sequence[str] = DEFAULT_NAMES,

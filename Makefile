@@ -3,7 +3,8 @@
 #   make install the venv (requirements.txt + requirements-dev.txt) and DynamoDB Local; the others run it first
 #   make run     DynamoDB Local (.data/dynamodb) + the API on http://$${HOST:-127.0.0.1}:$${PORT:-8000};
 #                open mode (the access key id names the account, local testing only) unless
-#                GLUE_AUTH=sigv4 make run: signatures verified, first administrator key printed once
+#                GLUE_AUTH=sigv4 make run: signatures verified, first administrator key printed once;
+#                GLUE_TLS=1 make run: https on the same port, CA bundle in .data/tls/ca.pem
 #   make identities ARGS="keys list"   the identities admin command against make run's store
 #   make lint    ruff, the import layering contracts and mypy (settings: pyproject.toml)
 #   make test    lint, then the whole test suite against DynamoDB Local
@@ -57,7 +58,7 @@ $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 	cd $(NPM_DIR) && { $(NPM) ci || $(NPM) install; }
 	touch $@
 
-# HOST (default 127.0.0.1), PORT, DDB_PORT and GLUE_AUTH come from the environment or the
+# HOST (default 127.0.0.1), PORT, DDB_PORT, GLUE_AUTH and GLUE_TLS come from the environment or the
 # command line (make run HOST=0.0.0.0): make exports both to the recipe.
 run: install
 	$(PY) -m infra.local.run

@@ -9,6 +9,10 @@ access key id names the account (as moto and LocalStack do) and no signature is 
 warns loudly when ``HOST`` is not a loopback address. ``GLUE_AUTH=sigv4`` verifies every
 request against the service's own identities and creates (and prints, once) the first
 administrator's key.
+
+``GLUE_TLS=1`` serves the same port over HTTPS only, with a certificate from a CA of this machine's
+own, both kept under ``.data/tls`` (infra/local/tls.py); the banner says how to give clients the
+CA bundle.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import sys
 import threading
 from pathlib import Path
 from types import FrameType
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 from infra.local.dynamodb_local import (
     FAKE_CREDENTIALS,
@@ -34,6 +38,9 @@ from infra.local.dynamodb_local import (
 )
 from infra.local.stack import localstack_dynamodb_endpoint
 
+if TYPE_CHECKING:  # infra.local.tls imports cryptography: only a TLS run loads it
+    from infra.local.tls import TlsFiles
+
 REPO = Path(__file__).resolve().parents[2]
 # GLUE_LOCAL_DATA_DIR: elsewhere than the repository's .data (the tests run make run's code so).
 DATA_DIR = Path(os.environ.get("GLUE_LOCAL_DATA_DIR") or REPO / ".data").resolve()
@@ -43,6 +50,41 @@ OPEN, SIGV4 = "open", "sigv4"
 # key once). Called only when the module exists.
 IDENTITIES_MODULE = "infra.identities"
 BOOTSTRAP = [sys.executable, "-m", IDENTITIES_MODULE, "admin", "bootstrap"]
+
+
+def tls_requested(env: Mapping[str, str]) -> bool:
+    """Whether GLUE_TLS asks for HTTPS: ``1`` (or true/yes/on) does, unset or ``0`` (false/no/off)
+    does not; anything else is a ValueError, so a misspelt value does not serve plain HTTP unawares."""
+    value = (env.get("GLUE_TLS") or "0").strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"GLUE_TLS={env.get('GLUE_TLS')!r}: use 1 (HTTPS) or 0 (plain HTTP)")
+
+
+def certificate_names(host: str) -> list[str]:
+    """The server certificate's names: localhost, 127.0.0.1, ::1, and HOST when it is a name or
+    address of its own (a wildcard bind is reached here through loopback)."""
+    from infra.local.tls import DEFAULT_NAMES
+
+    names = list(DEFAULT_NAMES)
+    if host not in ("", "0.0.0.0", "::") and host not in names:
+        names.append(host)
+    return names
+
+
+def tls_banner(files: "TlsFiles", names: list[str]) -> list[str]:
+    """How to point clients at the local CA, printed under the https URL."""
+    ca = files.ca_cert
+    return [
+        f"  HTTPS: certificate for {', '.join(names)} from the local CA {shown(ca)}; clients must trust that CA:",
+        f"    boto3, the AWS CLI: AWS_CA_BUNDLE={ca} (or verify=..., --ca-bundle ...)",
+        f"    requests, pyiceberg, pypaimon: REQUESTS_CA_BUNDLE={ca} (pyiceberg: or catalog property ssl.cabundle)",
+        f"    DuckDB: SET ca_cert_file = '{ca}';  OpenSSL tools and Python's ssl: SSL_CERT_FILE={ca}",
+        f"    Java: keytool -importcert -noprompt -alias glue-local -file {ca} -keystore glue-local.p12 "
+        "-storepass changeit, then -Djavax.net.ssl.trustStore=glue-local.p12 -Djavax.net.ssl.trustStorePassword=changeit",
+    ]
 
 
 def auth_mode(env: Mapping[str, str]) -> str:
@@ -90,13 +132,13 @@ def host_warning(host: str, mode: str) -> Optional[str]:
     ])
 
 
-def client_url(host: str, port: int) -> str:
+def client_url(host: str, port: int, scheme: str = "http") -> str:
     """The URL to give clients on this machine (a wildcard address is reached through loopback)."""
     if host in ("0.0.0.0", ""):
         host = DEFAULT_HOST
     elif host == "::":
         host = "::1"
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
 def bootstrap_admin() -> bool:
@@ -180,6 +222,10 @@ def main() -> None:
     os.environ.setdefault("GLUE_AUTH_KEY_FILE", str(DATA_DIR / "auth.key"))
     port = int(os.environ.get("PORT", "8000"))
     host = os.environ.get("HOST") or DEFAULT_HOST
+    try:
+        tls = tls_requested(os.environ)
+    except ValueError as exc:
+        sys.exit(str(exc))
     mode = auth_mode(os.environ)
     print(mode_banner(mode), flush=True)
     warning = host_warning(host, mode)
@@ -193,21 +239,34 @@ def main() -> None:
     try:
         ddb = start_dynamodb()
         # Imported only now: the service reads its settings (GLUE_DDB_ENDPOINT...) once, at the store's import.
-        from infra.local.server import make_server, start_cleaner
+        from infra.local.server import make_server, start_cleaner, tls_context
         from infra.local.tables import create_tables
 
         create_tables()
         if mode == SIGV4:
             bootstrap_admin()
+        files: Optional[TlsFiles] = None
+        names = certificate_names(host)
+        if tls:
+            from infra.local.tls import ensure
+
+            try:
+                files = ensure(DATA_DIR / "tls", names)
+            except OSError as exc:
+                sys.exit(f"cannot make the TLS files under {shown(DATA_DIR / 'tls')}: {exc}")
         try:
-            server = make_server(host, port)
+            server = make_server(host, port, tls=tls_context(files.cert, files.key) if files else None)
         except OSError as exc:
             sys.exit(f"cannot serve on {host}:{port}: {exc}; set HOST / PORT to use another address")
         start_cleaner(stop_cleaner)
-        url = client_url(host, port)
+        url = client_url(host, port, "https" if files else "http")
+        ca_option = f" --ca-bundle {files.ca_cert}" if files else ""
+        verify = f', verify="{files.ca_cert}"' if files else ""
         print(f"Glue + Lake Formation API: {url}" + ("" if is_loopback(host) else f" (listening on {host})"))
-        print(f"  aws glue get-databases --endpoint-url {url} --region us-east-1")
-        print(f'  boto3.client("glue", endpoint_url="{url}", region_name="us-east-1").get_databases()')
+        if files:
+            print("\n".join(tls_banner(files, names)))
+        print(f"  aws glue get-databases --endpoint-url {url} --region us-east-1{ca_option}")
+        print(f'  boto3.client("glue", endpoint_url="{url}", region_name="us-east-1"{verify}).get_databases()')
         if mode == OPEN:
             print("  any credentials work; a 12-digit access key id is taken as the account id, "
                   "user:alice (or 123456789012:user:alice) as that IAM user, for Lake Formation permissions")

@@ -14,7 +14,13 @@ and its connection closed without reading further, a request must arrive within
 JSON error (``__type`` + ``x-amzn-ErrorType``), including the 403 for unknown paths, and the app
 sees every value of a repeated header in ``multiValueHeaders``, as behind API Gateway.
 
-Usage: ``python -m infra.local.server --host 127.0.0.1 --port 8000 [--app app:app]``
+With ``--tls-cert``/``--tls-key`` (infra/local/tls.py makes a pair) the port speaks HTTPS only
+(TLS 1.2 or later), for clients that take no ``http://`` endpoint; on AWS, API Gateway terminates
+TLS. Each connection's handshake runs on its own thread, and a plain HTTP request sent to that
+port is answered with a 400 that says so, not left to hang.
+
+Usage: ``python -m infra.local.server --host 127.0.0.1 --port 8000 [--app app:app]
+[--tls-cert server.pem --tls-key server-key.pem]``
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import logging
 import os
 import re
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -65,6 +72,9 @@ _DIGITS = re.compile(r"[0-9]+")
 _CHUNK_SIZE_LINE = re.compile(rb"([0-9A-Fa-f]{1,8})\r\n")
 _MAX_TRAILER_LINES = 32
 CHUNKED = -1  # _framing()'s answer for a chunked body
+# The first byte of every TLS connection: a handshake record (RFC 8446, 5.1). Anything else on a
+# TLS port is most likely a plain HTTP request to an https endpoint.
+TLS_HANDSHAKE_RECORD = b"\x16"
 
 log = logging.getLogger("infra.local.server")
 
@@ -581,14 +591,32 @@ class GatewayHandler(BaseHTTPRequestHandler):
             sys.stderr.write(f"{self.address_string()} - {format % args}\n")
 
 
+def tls_context(cert: Path, key: Path) -> ssl.SSLContext:
+    """The server side of TLS for ``cert`` (PEM, the chain to send) and its ``key``: TLS 1.2 or
+    later, and HTTP/1.1 chosen by ALPN (a client offering h2 too must not expect it here)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cert, key)
+    context.set_alpn_protocols(["http/1.1"])
+    return context
+
+
+def plain_http_refusal() -> bytes:
+    """The answer to a plain HTTP request on the TLS port, as the 400 of this server's others."""
+    body = aws_error("BadRequestException", "This port serves HTTPS only: use an https:// endpoint URL")
+    head = ("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n"
+            f"x-amzn-ErrorType: BadRequestException\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n")
+    return head.encode("ascii") + body
+
+
 class GatewayServer(ThreadingHTTPServer):
-    """A threading HTTP server that owns one LocalGateway for the app."""
+    """A threading HTTP server that owns one LocalGateway for the app (over TLS with ``tls``)."""
 
     daemon_threads = True
     request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], app: Chalice, config: Config, access_log: bool = False,
-                 request_timeout: float = GatewayHandler.timeout):
+                 request_timeout: float = GatewayHandler.timeout, tls: Optional[ssl.SSLContext] = None):
         self.app = thread_safe(app)
         self.gateway = LocalGateway(self.app, config)
         self.gateway.event_converter = ApiGatewayEvents(RouteMatcher(list(self.app.routes)),
@@ -597,7 +625,36 @@ class GatewayServer(ThreadingHTTPServer):
         self.access_log = access_log
         self.request_timeout = request_timeout
         self.large_bodies = threading.BoundedSemaphore(LARGE_BODY_SLOTS)
+        self.tls = tls
         super().__init__(address, GatewayHandler)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """With TLS, the connection's handshake first, on its own thread: a wrapped listening
+        socket would shake hands inside ``accept``, where one silent client stalls all others."""
+        if self.tls is not None:
+            request = self._start_tls(request, client_address)
+            if request is None:
+                return
+        super().process_request_thread(request, client_address)
+
+    def _start_tls(self, sock: socket.socket, client_address: Any) -> Optional[ssl.SSLSocket]:
+        """The connection wrapped in TLS once its handshake is done (within the request timeout),
+        or None, the connection closed, when the client sent plain HTTP, left or failed the handshake."""
+        assert self.tls is not None
+        sock.settimeout(self.request_timeout)
+        try:
+            first = sock.recv(1, socket.MSG_PEEK)
+            if first == TLS_HANDSHAKE_RECORD:
+                return self.tls.wrap_socket(sock, server_side=True)
+            if first:
+                sock.recv(65536)  # what the request sent so far: unread, the close would reset the answer
+                sock.sendall(plain_http_refusal())
+        except ssl.SSLError as exc:  # e.g. a client that does not trust the certificate
+            log.warning("TLS handshake with %s failed: %s", client_address[0], exc)
+        except OSError:  # a timeout or a reset: nothing to tell
+            pass
+        self.shutdown_request(sock)
+        return None
 
 
 def make_server(
@@ -607,11 +664,14 @@ def make_server(
     project_dir: Path = PROJECT_DIR,
     access_log: bool = False,
     request_timeout: float = GatewayHandler.timeout,
+    tls: Optional[ssl.SSLContext] = None,
 ) -> GatewayServer:
-    """Load the app and bind the server (port 0 picks a free port: see ``server.server_port``)."""
+    """Load the app and bind the server (port 0 picks a free port: see ``server.server_port``);
+    with ``tls`` (see :func:`tls_context`) it serves HTTPS only."""
     config = load_config(project_dir)
     app = load_app(app_spec, project_dir)
-    return GatewayServer((host, port), app, config, access_log=access_log, request_timeout=request_timeout)
+    return GatewayServer((host, port), app, config, access_log=access_log, request_timeout=request_timeout,
+                         tls=tls)
 
 
 def start_cleaner(stop: threading.Event) -> Optional[threading.Thread]:
@@ -639,13 +699,18 @@ def main(argv: Optional[list[str]] = None) -> None:
                         default=float(os.environ.get("GLUE_LOCAL_REQUEST_TIMEOUT", GatewayHandler.timeout)),
                         help="seconds a request has from its first line to its last body byte "
                              "(default $GLUE_LOCAL_REQUEST_TIMEOUT or %(default)s)")
+    parser.add_argument("--tls-cert", type=Path, help="serve HTTPS with this PEM certificate (chain)")
+    parser.add_argument("--tls-key", type=Path, help="the private key of --tls-cert")
     args = parser.parse_args(argv)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    tls = tls_context(args.tls_cert, args.tls_key) if args.tls_cert else None
     server = make_server(args.host, args.port, args.app, args.project_dir.resolve(), args.access_log,
-                         args.request_timeout)
+                         args.request_timeout, tls)
     stop_cleaner = threading.Event()
     start_cleaner(stop_cleaner)
-    print(f"Serving {args.app} on http://{args.host}:{server.server_port}", flush=True)
+    print(f"Serving {args.app} on {'https' if tls else 'http'}://{args.host}:{server.server_port}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

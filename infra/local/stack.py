@@ -15,12 +15,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 import boto3
 from botocore.config import Config
 
 from infra.local.dynamodb_local import PREEXEC, DynamoDBLocal, free_port, stop_process
+
+if TYPE_CHECKING:  # infra.local.tls imports cryptography: only a TLS stack loads it
+    from infra.local.tls import TlsFiles
 
 REPO = Path(__file__).resolve().parents[2]
 REGION = "us-east-1"
@@ -31,11 +34,12 @@ CLIENT_CONFIG = Config(retries={"total_max_attempts": 1, "mode": "standard"}, co
 
 
 def client(endpoint: str, service: str = "glue", *, account: Optional[str] = None,
-           access_key: Optional[str] = None, region: str = REGION) -> Any:
+           access_key: Optional[str] = None, region: str = REGION, verify: Union[str, bool, None] = None) -> Any:
     """A boto3 client for the local service.
 
     The service takes the caller's account from the SigV4 access key id: a 12-digit key id
-    *is* the account, so ``account="111122223333"`` signs as that account.
+    *is* the account, so ``account="111122223333"`` signs as that account. ``verify``: the CA
+    bundle of an https endpoint (boto3's own argument).
     """
     return boto3.client(
         service,
@@ -44,6 +48,7 @@ def client(endpoint: str, service: str = "glue", *, account: Optional[str] = Non
         aws_access_key_id=access_key or account or DEFAULT_ACCESS_KEY,
         aws_secret_access_key="testing",
         config=CLIENT_CONFIG,
+        verify=verify,
     )
 
 
@@ -98,25 +103,31 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.
 
 
 class ServerProcess:
-    """``python -m infra.local.server`` as a child process on a fixed port."""
+    """``python -m infra.local.server`` as a child process on a fixed port; over HTTPS with the
+    certificate and key of ``tls`` (see infra/local/tls.py)."""
 
-    def __init__(self, env: dict[str, str], port: Optional[int] = None, log_path: Optional[Path] = None):
+    def __init__(self, env: dict[str, str], port: Optional[int] = None, log_path: Optional[Path] = None,
+                 tls: Optional["TlsFiles"] = None):
         self.env = env
         self.port = port or free_port()
         self.log_path = log_path
+        self.tls = tls
         self.process: Optional[subprocess.Popen[bytes]] = None
 
     @property
     def endpoint(self) -> str:
         """The service URL."""
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30.0) -> "ServerProcess":
         """Start the server and wait until it accepts connections."""
         log = open(self.log_path, "ab") if self.log_path else None
+        command = [sys.executable, "-m", "infra.local.server", "--port", str(self.port)]
+        if self.tls is not None:
+            command += ["--tls-cert", str(self.tls.cert), "--tls-key", str(self.tls.key)]
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "infra.local.server", "--port", str(self.port)],
+                command,
                 cwd=REPO,
                 env=self.env,
                 stdin=subprocess.DEVNULL,
@@ -169,12 +180,13 @@ class CatalogStack:
 
     With ``external_ddb`` (e.g. a LocalStack endpoint) no DynamoDB process is started and
     ``restart_dynamodb`` is unavailable. ``server_env``: extra environment variables for the
-    API server only (test hooks such as GLUE_FAULT_CRASH_AT or GLUE_LF_IDLE_SECONDS).
+    API server only (test hooks such as GLUE_FAULT_CRASH_AT or GLUE_LF_IDLE_SECONDS). ``tls``:
+    the server speaks HTTPS only, with a CA and certificate of the stack's own (``ca_bundle``).
     """
 
     def __init__(self, db_path: Union[str, Path, None] = None, log_dir: Optional[Path] = None,
                  table_prefix: Optional[str] = None, external_ddb: Optional[str] = None,
-                 server_env: Optional[dict[str, str]] = None):
+                 server_env: Optional[dict[str, str]] = None, tls: bool = False):
         self.table_prefix = table_prefix or random_prefix()
         self.log_dir = log_dir
         if log_dir is not None:
@@ -200,16 +212,30 @@ class CatalogStack:
         if not (server_env or {}).get("GLUE_AUTH_KEY_FILE") and not os.environ.get("GLUE_AUTH_KEY_FILE"):
             self._own_auth_dir = tempfile.mkdtemp(prefix="glue-auth-")
             self.env["GLUE_AUTH_KEY_FILE"] = str(Path(self._own_auth_dir) / "auth.key")
+        self.tls: Optional[TlsFiles] = None
+        self._own_tls_dir: Optional[str] = None
+        if tls:
+            from infra.local import tls as local_tls
+
+            self._own_tls_dir = tempfile.mkdtemp(prefix="glue-tls-")
+            self.tls = local_tls.ensure(Path(self._own_tls_dir))
         self.server = ServerProcess({**self.env, **(server_env or {})},
-                                    log_path=log_dir / "server.log" if log_dir else None)
+                                    log_path=log_dir / "server.log" if log_dir else None, tls=self.tls)
 
     @property
     def endpoint(self) -> str:
         """The service URL (stable across restarts)."""
         return self.server.endpoint
 
+    @property
+    def ca_bundle(self) -> Optional[str]:
+        """With ``tls``, the CA bundle that verifies the server's certificate; else None."""
+        return str(self.tls.ca_cert) if self.tls is not None else None
+
     def client(self, service: str = "glue", **kwargs: Any) -> Any:
-        """A boto3 client for this stack's server (see :func:`client` for the arguments)."""
+        """A boto3 client for this stack's server (see :func:`client` for the arguments); with
+        ``tls`` it verifies the server against ``ca_bundle``."""
+        kwargs.setdefault("verify", self.ca_bundle)
         return client(self.endpoint, service, **kwargs)
 
     @property
@@ -244,11 +270,11 @@ class CatalogStack:
         self.server.restart()
 
     def extra_server(self, server_env: dict[str, str], port: Optional[int] = None,
-                     name: str = "extra") -> ServerProcess:
+                     name: str = "extra", tls: Optional["TlsFiles"] = None) -> ServerProcess:
         """One more API server (not started) on this stack's DynamoDB and tables, with extra
-        environment variables; the caller starts and stops it."""
+        environment variables (over HTTPS with ``tls``); the caller starts and stops it."""
         log_path = self.log_dir / f"server-{name}.log" if self.log_dir else None
-        return ServerProcess({**self.env, **server_env}, port=port, log_path=log_path)
+        return ServerProcess({**self.env, **server_env}, port=port, log_path=log_path, tls=tls)
 
     def restart_dynamodb(self) -> None:
         """Restart DynamoDB Local on the same port (data survives only with ``db_path``)."""
@@ -276,6 +302,8 @@ class CatalogStack:
                 shutil.rmtree(self._own_warehouse, ignore_errors=True)
             if self._own_auth_dir is not None:
                 shutil.rmtree(self._own_auth_dir, ignore_errors=True)
+            if self._own_tls_dir is not None:
+                shutil.rmtree(self._own_tls_dir, ignore_errors=True)
 
     def __enter__(self) -> "CatalogStack":
         return self.start()

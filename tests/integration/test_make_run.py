@@ -149,3 +149,23 @@ def test_the_cleaner_runs_and_empties_a_deleted_database(make_run: Callable[...,
     while partitions() and time.monotonic() < deadline:
         time.sleep(0.5)
     assert partitions() == 0, "make run's background cleaner did not delete the partitions"
+
+
+def test_glue_tls_serves_https_on_the_same_port(make_run: Callable[..., MakeRun]) -> None:
+    run = make_run(GLUE_TLS="1")
+    output = run.wait_ready()
+    ca = run.data_dir / "tls" / "ca.pem"
+    assert f"Glue + Lake Formation API: https://127.0.0.1:{run.port}\n" in output + "\n"
+    assert f"AWS_CA_BUNDLE={ca}" in output and f"SET ca_cert_file = '{ca}'" in output
+    assert oct((run.data_dir / "tls" / "server-key.pem").stat().st_mode & 0o777) == "0o600"
+    glue = client(f"https://127.0.0.1:{run.port}", "glue", verify=str(ca))
+    glue.create_database(DatabaseInput={"Name": "over_https"})
+    assert "over_https" in [d["Name"] for d in glue.get_databases()["DatabaseList"]]
+
+
+def test_a_misspelt_glue_tls_is_refused(make_run: Callable[..., MakeRun]) -> None:
+    run = make_run(GLUE_TLS="yes please")
+    assert run.process.wait(30) != 0
+    lines = []
+    while not lines or lines[-1] != "GLUE_TLS='yes please': use 1 (HTTPS) or 0 (plain HTTP)":
+        lines.append(run.lines.get(timeout=10))  # queue.Empty: the message never came

@@ -20,6 +20,8 @@ from chalicelib.protocol.iceberg import wire as iceberg_wire
 from chalicelib.protocol.iceberg.routes import ROUTE_LIST as ICEBERG_ROUTES
 from chalicelib.protocol.lakeformation import wire as lakeformation_wire
 from chalicelib.protocol.paimon import wire as paimon_wire
+from chalicelib.protocol.paimon.routes import CATCH_ALL_METHODS as PAIMON_CATCH_ALL_METHODS
+from chalicelib.protocol.paimon.routes import CATCH_ALL_PATHS as PAIMON_CATCH_ALL
 from chalicelib.protocol.paimon.routes import ROUTE_LIST as PAIMON_ROUTES
 from chalicelib.protocol.response import WireResponse
 
@@ -112,13 +114,24 @@ def _paimon_view(template: str) -> Callable[..., Response]:
 
 
 def _register_paimon_routes() -> None:
-    """One Chalice route per Paimon path template (Chalice has no greedy path parameters)."""
+    """One Chalice route per Paimon path template (Chalice's matcher has no greedy path
+    parameters), then the catch-all routes (routes.CATCH_ALL_PATHS)."""
     methods: dict[str, list[str]] = {}
     for method, template, _handler in PAIMON_ROUTES:
         methods.setdefault(template, []).append(method)
     for i, (template, verbs) in enumerate(methods.items()):
         app.route(template, methods=verbs, content_types=_CONTENT_TYPES,
                   name=f"paimon_{i}")(_paimon_view(template))
+    for i, template in enumerate(PAIMON_CATCH_ALL):
+        app.route(template, methods=PAIMON_CATCH_ALL_METHODS, content_types=_CONTENT_TYPES,
+                  name=f"paimon_unrouted_{i}")(_paimon_unrouted)
+
+
+def _paimon_unrouted(**_params: str) -> Response:
+    """Any other path under /v1: 501 as Paimon's ErrorResponse (wire.unrouted)."""
+    request = app.current_request
+    assert request is not None  # as in _request_parts
+    return _respond(paimon_wire.unrouted(request.method, request.path))
 
 
 _register_paimon_routes()

@@ -248,6 +248,23 @@ def resources() -> dict[str, Any]:
     return result
 
 
+def _declare_greedy_parameters(swagger: dict[str, Any]) -> None:
+    """Declare each greedy path parameter (``{proxy+}``, the Paimon catch-all of app.py) on its
+    methods: chalice's swagger declares only ``{name}`` parameters, and API Gateway's import wants
+    every path parameter declared."""
+    for path, operations in (swagger.get("paths") or {}).items():
+        last = path.rsplit("/", 1)[-1]
+        if not (last.startswith("{") and last.endswith("+}")):
+            continue
+        name = last[1:-2]
+        for method, operation in operations.items():
+            if method.startswith("x-") or not isinstance(operation, dict):
+                continue
+            parameters = operation.setdefault("parameters", [])
+            if not any(p.get("name") == name for p in parameters):
+                parameters.append({"name": name, "in": "path", "required": True, "type": "string"})
+
+
 def finish(chalice_template: dict[str, Any]) -> dict[str, Any]:
     """The deployed template: chalice's (``chalice package --stage prod``) with the parameters,
     tables, key, warehouse, policies, log groups and stage settings of this module."""
@@ -280,6 +297,7 @@ def finish(chalice_template: dict[str, Any]) -> dict[str, Any]:
         policies[0]["PolicyDocument"] = _role_policy(groups)
     apis = [r for r in existing.values() if r["Type"] == "AWS::Serverless::Api"]
     assert len(apis) == 1, "expected chalice's one REST API"
+    _declare_greedy_parameters(apis[0]["Properties"].get("DefinitionBody") or {})
     existing.update(_allowed_location_policies(list(log_groups)))
     existing["ApiAccessLogs"] = _log_group("AccessLogsEnabled")
     apis[0]["Properties"].update({

@@ -42,11 +42,12 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Optional
+from urllib.parse import parse_qs, urlparse
 
 from chalice.app import Chalice
 from chalice.config import Config
 from chalice.local import (CustomLocalChalice, LambdaEventConverter, LocalChalice, LocalGateway, LocalGatewayException,
-                            RouteMatcher)
+                            MatchResult, RouteMatcher)
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 # API Gateway refuses payloads above 10 MiB before they reach the Lambda.
@@ -88,6 +89,44 @@ def thread_safe(app: Chalice) -> Chalice:
         CustomLocalChalice.__bases__ = (LocalChalice, app.__class__)
         app.__class__ = CustomLocalChalice
     return app
+
+
+class GreedyRouteMatcher(RouteMatcher):
+    """chalice's RouteMatcher, plus API Gateway's greedy path parameters (``/a/{proxy+}``): a
+    greedy route matches any path below its fixed part, and only when no other route does (as
+    API Gateway prefers the most specific resource); the longest fixed part wins."""
+
+    def __init__(self, route_urls: list[str]) -> None:
+        super().__init__([url for url in route_urls if not _is_greedy(url)])
+        self.greedy = sorted((url for url in route_urls if _is_greedy(url)), key=lambda url: -url.count("/"))
+
+    def match_route(self, url: str) -> Any:
+        try:
+            return super().match_route(url)
+        except ValueError:
+            pass
+        parsed = urlparse(url)
+        parts = parsed.path.rstrip("/").split("/")
+        for route_url in self.greedy:
+            fixed = route_url.split("/")
+            head, name = fixed[:-1], fixed[-1][1:-2]
+            if len(parts) <= len(head):
+                continue
+            captured: dict[str, str] = {}
+            for got, want in zip(parts, head):
+                if want.startswith("{") and want.endswith("}"):
+                    captured[want[1:-1]] = got
+                elif got != want:
+                    break
+            else:
+                captured[name] = "/".join(parts[len(head):])
+                return MatchResult(route_url, captured, parse_qs(parsed.query, keep_blank_values=True))
+        raise ValueError(f"No matching route found for: {url}")
+
+
+def _is_greedy(url: str) -> bool:
+    last = url.rsplit("/", 1)[-1]
+    return last.startswith("{") and last.endswith("+}")
 
 
 def load_app(spec: str = "app:app", project_dir: Path = PROJECT_DIR) -> Chalice:
@@ -363,10 +402,10 @@ class GatewayHandler(BaseHTTPRequestHandler):
             # __type, and quotes the Authorization header into its JSON unescaped.
             path = self.path.split("?", 1)[0]
             if path.startswith("/v1/"):
-                # A Paimon REST client maps only an ErrorResponse with code 404 to "no such resource".
-                message = json.dumps({"message": f"No Paimon resource at {path[:200]}", "code": 404,
+                # Paimon's clients read a 404 as "no such table": an unrouted path is a 501.
+                message = json.dumps({"message": f"{path[:200]} is not served by this catalog", "code": 501,
                                       "resourceType": None, "resourceName": None})
-                self._send(404, {"Content-Type": "application/json"}, message.encode())
+                self._send(501, {"Content-Type": "application/json"}, message.encode())
                 return
             self._send_error(403, "MissingAuthenticationTokenException",
                              f"Missing Authentication Token: no resource at {path!r}")
@@ -619,9 +658,9 @@ class GatewayServer(ThreadingHTTPServer):
                  request_timeout: float = GatewayHandler.timeout, tls: Optional[ssl.SSLContext] = None):
         self.app = thread_safe(app)
         self.gateway = LocalGateway(self.app, config)
-        self.gateway.event_converter = ApiGatewayEvents(RouteMatcher(list(self.app.routes)),
+        self.gateway.event_converter = ApiGatewayEvents(GreedyRouteMatcher(list(self.app.routes)),
                                                         self.app.api.binary_types)
-        self.routes = RouteMatcher(list(self.app.routes))
+        self.routes = GreedyRouteMatcher(list(self.app.routes))
         self.access_log = access_log
         self.request_timeout = request_timeout
         self.large_bodies = threading.BoundedSemaphore(LARGE_BODY_SLOTS)

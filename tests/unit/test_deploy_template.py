@@ -194,3 +194,14 @@ def test_the_functions_may_use_only_the_stack_s_tables_key_and_log_groups() -> N
     assert by_sid["IdentitySecretsKey"]["Resource"] == "<IdentitiesKey.Arn>"
     functions = [n for n, r in stack.resources.items() if r["Type"] == "AWS::Serverless::Function"]
     assert sorted(by_sid["OwnLogs"]["Resource"]) == sorted(f"<{f}Logs.Arn>" for f in functions)
+
+
+def test_the_paimon_catch_all_is_a_declared_greedy_resource() -> None:
+    # Unrouted /v1 paths answer 501 (app.py's catch-all), so API Gateway must route them to the function.
+    api = next(r for r in template()["Resources"].values() if r["Type"] == "AWS::Serverless::Api")
+    paths = api["Properties"]["DefinitionBody"]["paths"]
+    for path in ("/v1/{prefix}", "/v1/{prefix}/{proxy+}"):
+        assert {"get", "post", "delete"} <= set(paths[path]), path
+    for method in ("get", "post", "put", "delete", "patch"):
+        declared = {p["name"] for p in paths["/v1/{prefix}/{proxy+}"][method]["parameters"]}
+        assert declared == {"prefix", "proxy"}

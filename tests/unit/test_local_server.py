@@ -423,3 +423,18 @@ def test_keep_alive_and_close_follow_the_connection_header(port: int) -> None:
         assert parse(one_answer(sock))[0] == 200
         assert sock.recv(10) == b""  # HTTP/1.0 without keep-alive: closed
 
+
+
+def test_a_greedy_route_matches_only_what_no_other_route_does() -> None:
+    from infra.local.server import GreedyRouteMatcher
+    matcher = GreedyRouteMatcher(["/v1/{prefix}/databases", "/v1/{prefix}/databases/{database}", "/v1/{prefix}",
+                                  "/v1/{prefix}/{proxy+}", "/{operation}"])
+    assert matcher.match_route("/v1/w/databases/d").route == "/v1/{prefix}/databases/{database}"
+    assert matcher.match_route("/v1/w").route == "/v1/{prefix}"
+    found = matcher.match_route("/v1/w/databases/d/tables/t/nothing?x=1")
+    assert found.route == "/v1/{prefix}/{proxy+}"
+    assert found.captured == {"prefix": "w", "proxy": "databases/d/tables/t/nothing"}
+    assert found.query_params == {"x": ["1"]}
+    assert matcher.match_route("/GetTable").route == "/{operation}"
+    with pytest.raises(ValueError):
+        matcher.match_route("/a/b/c")

@@ -65,7 +65,8 @@ def test_body_helpers_name_the_field(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_unknown_route_and_method() -> None:
-    assert call("GET", "/v1/{prefix}/nothing")[0] == 404
+    status, body = call("GET", "/v1/{prefix}/nothing")
+    assert status == 501 and body["resourceType"] is None and body["code"] == 501
     status, body = call("PUT", routes.P + "/databases", {"prefix": "w"})
     assert status == 405 and "GET, POST" in body["message"]
 

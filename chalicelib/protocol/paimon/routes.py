@@ -82,3 +82,11 @@ ROUTE_LIST: list[tuple[str, str, Handler]] = [
 ]
 
 ROUTES: dict[tuple[str, str], Handler] = {(method, path): handler for method, path, handler in ROUTE_LIST}
+
+# Every other path under /v1 answers 501 (wire.unrouted), never API Gateway's or Chalice's 404:
+# Paimon's Java client reads a 404 as "no such table". app.py registers these after the routes
+# above; API Gateway (and infra/local/server.py) try a greedy ``{proxy+}`` only when no other
+# resource matches. ``/v1/{proxy+}`` itself cannot be: API Gateway allows one variable path part
+# among siblings, and ``/v1/{prefix}`` is one.
+CATCH_ALL_PATHS = ("/v1/{prefix}", P + "/{proxy+}")
+CATCH_ALL_METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH"]

@@ -109,6 +109,19 @@ def unserved(what: str) -> Handler:
     return handler
 
 
+def not_served(method: str, path: str) -> PaimonError:
+    """501 for a path (or path template) the catalog does not route. Never a bare 404: Paimon's
+    Java RESTCatalog reads a 404 as "the table/database does not exist", a 501 as a capability
+    this server lacks (NotImplementedException), which it ignores or falls back from."""
+    return PaimonError(501, f"{method} {path[:200]} is not served by this catalog")
+
+
+def unrouted(method: str, path: str) -> WireResponse:
+    """The answer of the catch-all routes under ``/v1`` (app.py): no handler serves ``path``."""
+    status, body = error_response(not_served(method, path))
+    return WireResponse(status, json_text.dumps(body), {"Content-Type": JSON})
+
+
 def error_response(error: ServiceError) -> tuple[int, dict[str, Any]]:
     """The one mapping of catalog exceptions to Paimon's ErrorResponse and status code."""
     if isinstance(error, PaimonError):
@@ -162,7 +175,7 @@ def handle(method: str, route: str, path_params: dict[str, str] | None, query: d
             allowed = sorted(m for m, r in ROUTES if r == route)
             if allowed:
                 raise PaimonError(405, f"Method {method} is not allowed on {route}; use {', '.join(allowed)}")
-            raise PaimonError(404, f"No Paimon resource at {route}")
+            raise not_served(method, route)
         try:
             path = decode_path(path_params)
         except UnicodeDecodeError:

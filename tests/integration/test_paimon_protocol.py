@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import pytest
 import requests
 from pypaimon.api.rest_api import RESTApi
-from pypaimon.api.rest_exception import (BadRequestException, NoSuchResourceException, NotImplementedException,
+from pypaimon.api.rest_exception import (BadRequestException, NotImplementedException,
                                          RESTException)
 from pypaimon.api.rest_util import RESTUtil
 from pypaimon.catalog.catalog_factory import CatalogFactory

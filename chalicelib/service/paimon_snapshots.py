@@ -31,13 +31,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional, Sequence
 
 from chalicelib.domain.paimon.snapshots import (PartitionDelta, SnapshotFormatError, now_utc, parse_snapshot,
-                                                parse_statistics, partition_json, sum_by_partition,
-                                                table_snapshot_json, tag_text)
+                                                iso_duration, parse_statistics, partition_json,
+                                                sum_by_partition, table_snapshot_json, tag_text)
 from chalicelib.domain.partition_keys import first_value_prefix_bounds, partition_sort_key
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException)
 from chalicelib import clock, faults
-from chalicelib.service import access, cleanup, lookups, paging
+from chalicelib.service import access, cleanup, lookups, paging, paimon_tag_files as tag_files
 from chalicelib.service import partitions as glue_partitions
 from chalicelib.service.paging import take_page
 from chalicelib.service.paimon_tables import is_paimon, split_branch
@@ -507,7 +507,7 @@ def rollback(ref: TableRef, snapshot_id: Optional[int], tag: Optional[str],
     deadline = paging.work_deadline()
     head = _settled(table, deadline)
     if tag is not None:
-        found = store.get_tag(table.uid, tag, table.branch)
+        found = tag_files.find_tag(table.uid, table.path, tag, table.branch)
         if found is None:
             raise EntityNotFoundException(f"Tag {tag} does not exist.", TAG, tag)
         snapshot_id = found.snapshot_id
@@ -533,6 +533,7 @@ def rollback(ref: TableRef, snapshot_id: Optional[int], tag: Optional[str],
     _write_latest(table, snapshot_id, seq, lambda: store.finish(table.uid, snapshot_id, seq, table.branch, applied))
     if not applied:
         _finish_stats_later(table)
+    tag_files.clean_tags_above(table.uid, table.path, snapshot_id, table.branch)
     created = 0 if table.branch == MAIN else store.branch_created(table.uid, table.branch)
     if created is None:
         return  # the branch was dropped meanwhile, and its snapshot items with it
@@ -604,7 +605,7 @@ def create_tag(ref: TableRef, name: str, snapshot_id: Optional[int], time_retain
     if stored is None:
         raise EntityNotFoundException(f"Snapshot {number} does not exist.", SNAPSHOT, str(number))
     text = tag_text(stored.snapshot(), now_utc(), retained)
-    if not store.create_tag(table.uid, name, number, text, table.branch):
+    if warehouse.exists(warehouse.tag_file(table.path, name, table.branch)) or not store.create_tag(table.uid, name, number, text, table.branch):
         raise AlreadyExistsException(f"Tag {name} already exists.", TAG, name)
     warehouse.put(warehouse.tag_file(table.path, name, table.branch), text)
 
@@ -621,43 +622,29 @@ def _check_tag_name(name: str) -> None:
 def get_tag(ref: TableRef, name: str) -> dict[str, Any]:
     """GetTagResponse JSON."""
     table = _open("PaimonReadTags", ref)
-    found = store.get_tag(table.uid, name, table.branch)
+    found = tag_files.find_tag(table.uid, table.path, name, table.branch)
     if found is None:
         raise EntityNotFoundException(f"Tag {name} does not exist.", TAG, name)
     raw = found.tagged()
     retained = raw.pop("tagTimeRetained", None)
     raw.pop("tagCreateTime", None)
+    # ISO-8601 as Paimon's servers answer (Java Duration); the file keeps decimal seconds.
     return {"tagName": found.name, "snapshot": raw, "tagCreateTime": found.created,
-            "tagTimeRetained": None if retained is None else str(retained)}
+            "tagTimeRetained": None if retained is None else iso_duration(retained)}
 
 
 def list_tags(ref: TableRef, after: Optional[str], limit: int, prefix: Optional[str]) -> tuple[list[str], Optional[str]]:
     """A page of tag names in name order (those starting with ``prefix``), and the last name
     when more may follow."""
     table = _open("PaimonReadTags", ref)
-    names: list[str] = []
-    cursor = after
-    if prefix and (cursor is None or cursor < prefix):
-        cursor = None
-    while True:
-        batch = store.list_tags(table.uid, cursor, limit + 1, table.branch)
-        for tag in batch:
-            if prefix and not tag.name.startswith(prefix):
-                if tag.name > prefix:
-                    return names, None
-                continue
-            if len(names) == limit:
-                return names, names[-1]
-            names.append(tag.name)
-        if len(batch) < limit + 1:
-            return names, None
-        cursor = batch[-1].name
+    return tag_files.list_tag_names(table.uid, table.path, after, limit, prefix, table.branch)
 
 
 def delete_tag(ref: TableRef, name: str) -> None:
     """Remove a tag: its item, then its file."""
     table = _open("PaimonWriteTags", ref)
-    if not store.delete_tag(table.uid, name, table.branch):
+    if not store.delete_tag(table.uid, name, table.branch) and \
+            tag_files.find_tag(table.uid, table.path, name, table.branch) is None:  # nor a client's tag file
         raise EntityNotFoundException(f"Tag {name} does not exist.", TAG, name)
     warehouse.delete(warehouse.tag_file(table.path, name, table.branch))
 
@@ -775,7 +762,7 @@ def create_branch(ref: TableRef, name: str, from_tag: Optional[str]) -> None:
     start = None
     tag = None
     if from_tag is not None:
-        tag = store.get_tag(table.uid, from_tag, table.branch)
+        tag = tag_files.find_tag(table.uid, table.path, from_tag, table.branch)
         if tag is None:
             raise EntityNotFoundException(f"Tag {from_tag} does not exist.", TAG, from_tag)
         start = store.get_snapshot(table.uid, tag.snapshot_id, table.branch)

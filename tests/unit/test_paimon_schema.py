@@ -296,3 +296,14 @@ def test_immutable_options_are_locked_once_the_table_has_snapshots() -> None:
         apply_changes(old, change, 0, has_snapshots=True)
     assert apply_changes(old, parse_changes([{"action": "setOption", "key": "bucket", "value": "2"}]), 0,
                          has_snapshots=True).options["bucket"] == "2"
+
+
+def test_drop_primary_key_as_flink_sends_it() -> None:
+    # SchemaChange.DropPrimaryKey: {"action": "dropPrimaryKey"}, refused once the table has data.
+    old = TableSchema.from_json(pjson(PTableSchema.from_schema(0, p_schema())))
+    assert old.primary_keys
+    changed = apply_changes(old, parse_changes([{"action": "dropPrimaryKey"}]), 0)
+    assert changed.primary_keys == [] and changed.id == old.id + 1
+    assert [f.name for f in changed.fields] == [f.name for f in old.fields]
+    with pytest.raises(InvalidInputException, match="non-empty"):
+        apply_changes(old, parse_changes([{"action": "dropPrimaryKey"}]), 0, has_snapshots=True)

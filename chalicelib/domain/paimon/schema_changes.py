@@ -132,6 +132,8 @@ def parse_change(data: Any, where: str = "change") -> SchemaChange:
                 "newDefaultValue": _require(data, "newDefaultValue", str, where, optional=True)}
     elif action == "updateColumnPosition":
         args = {"move": _move(data.get("move"), f"{where}.move")}
+    elif action == "dropPrimaryKey":  # Flink's ALTER TABLE ... DROP PRIMARY KEY (no arguments)
+        args = {}
     else:
         raise InvalidInputException(f"{where}.action {action[:60]!r} is not a SchemaChange action")
     return SchemaChange(action, args)
@@ -291,6 +293,7 @@ def apply_changes(old: TableSchema, changes: list[SchemaChange], time_millis: in
     null_to_not_null_disabled = old.options.get(_NULL_TO_NOT_NULL_DISABLED, "true").lower() != "false"
     before_partition = old.options.get(_ADD_COLUMN_BEFORE_PARTITION, "false").lower() == "true"
     renames: dict[str, str] = {}
+    primary_keys = list(old.primary_keys)
 
     for change in changes:
         a = change.args
@@ -333,10 +336,15 @@ def apply_changes(old: TableSchema, changes: list[SchemaChange], time_millis: in
                           lambda f, _d: DataField(f.id, f.name, f.type, f.description, a["newDefaultValue"]))
         elif change.action == "updateColumnPosition":
             _apply_move(fields, None, a["move"])
+        elif change.action == "dropPrimaryKey":
+            # As SchemaManager: a table with data keeps its keys (its files are sorted by them).
+            if has_snapshots:
+                raise InvalidInputException("Cannot drop primary keys on a non-empty table.")
+            primary_keys = []
         else:  # parse_change admits no other action
             raise InvalidInputException(f"Unsupported schema change {change.action!r}")
 
-    primary_keys = [renames.get(k, k) for k in old.primary_keys]
+    primary_keys = [renames.get(k, k) for k in primary_keys]
     for option in ("bucket-key", "sequence.field"):
         if renames and option in options:
             options[option] = ",".join(renames.get(k, k) for k in options[option].split(","))

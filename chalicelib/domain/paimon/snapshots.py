@@ -10,6 +10,7 @@ The shapes are pypaimon 2.1.0's (``pypaimon/snapshot/snapshot.py``, ``table_snap
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
@@ -233,3 +234,36 @@ def tag_text(snapshot_raw: Mapping[str, Any], created: datetime | None = None,
 def now_utc() -> datetime:
     """The current time (aware), for a tag's creation time."""
     return datetime.now(timezone.utc)
+
+
+def iso_duration(seconds: float | int | str) -> str:
+    """A duration as Java's ``Duration.toString`` writes it (ISO-8601, the form Paimon's REST
+    answers carry ``tagTimeRetained`` in): ``PT24H``, ``PT1H30M``, ``PT0.5S``, ``PT0S``."""
+    total = Decimal(str(seconds))
+    sign = "-" if total < 0 else ""
+    total = abs(total)
+    whole = int(total)
+    hours, minutes, secs = whole // 3600, (whole % 3600) // 60, whole % 60
+    fraction = total - whole
+    out = "PT"
+    if hours:
+        out += f"{sign}{hours}H"
+    if minutes:
+        out += f"{sign}{minutes}M"
+    if secs or fraction or (not hours and not minutes):
+        text = str(secs) if not fraction else f"{secs}.{format(fraction, 'f').split('.')[1].rstrip('0')}"
+        out += f"{sign}{text}S"
+    return out
+
+
+def local_datetime_millis(value: Any) -> int | None:
+    """Epoch ms of a Java LocalDateTime array ``[y, mo, d, h, mi(, s(, ns))]`` (the writer's local
+    time, read as this server's); None when it is not one."""
+    if not isinstance(value, list) or len(value) < 5 or not all(isinstance(v, int) for v in value):
+        return None
+    parts = list(value) + [0] * (7 - len(value))
+    try:
+        when = datetime(parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], parts[6] // 1000)
+    except ValueError:
+        return None
+    return int(when.astimezone().timestamp() * 1000)

@@ -15,9 +15,9 @@ from chalicelib.service import paimon_tables
 from chalicelib.service.paimon_tables import PaimonTable
 
 
-def table_response(table: PaimonTable) -> dict[str, Any]:
-    """GetTableResponse."""
-    return {"id": table.id, "name": table.name, "path": table.path, "isExternal": table.is_external,
+def table_response(table: PaimonTable, database: str) -> dict[str, Any]:
+    """GetTableResponse (``database``: the database's name, as Paimon's servers fill it in)."""
+    return {"id": table.id, "database": database.lower(), "name": table.name, "path": table.path, "isExternal": table.is_external,
             "schemaId": table.schema_id, "schema": table.schema.to_json(), "owner": table.owner,
             "createdAt": table.created_at, "createdBy": table.owner, "updatedAt": table.updated_at,
             "updatedBy": table.owner}
@@ -60,7 +60,7 @@ def list_tables(request: PaimonRequest) -> PaimonResponse:
 def list_table_details(request: PaimonRequest) -> PaimonResponse:
     """ListTableDetailsResponse: GetTableResponse of each table, paged."""
     found, token = _listing(request, details=True)
-    return PaimonResponse({"tableDetails": [table_response(t) for t in found], "nextPageToken": token})
+    return PaimonResponse({"tableDetails": [table_response(t, request.path["database"]) for t in found], "nextPageToken": token})
 
 
 def list_tables_globally(request: PaimonRequest) -> PaimonResponse:
@@ -95,7 +95,7 @@ def get_table(request: PaimonRequest) -> PaimonResponse:
     """GetTableResponse."""
     table = paimon_tables.get_table(request.context, catalog_key(request), request.path["database"],
                                     request.path["table"])
-    return PaimonResponse(table_response(table))
+    return PaimonResponse(table_response(table, request.path["database"]))
 
 
 def alter_table(request: PaimonRequest) -> PaimonResponse:

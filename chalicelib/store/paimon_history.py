@@ -1,0 +1,162 @@
+"""What the Java client's extra Paimon routes read and write beyond ``store.paimon``: snapshot
+pages newest first, a table's locator (its id -> its name), schema removals, and the files
+clients write into a table directory themselves (``tag/tag-NAME``, ``consumer/consumer-ID``).
+
+Items are the ``paimon`` table's (keyed by the table uid, so purged with the table); files are
+read and written through ``store.warehouse`` only, and every name becomes a file name only
+after the service checked it (no ``/``, no ``..``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import unquote
+
+from chalicelib.store import paimon as store
+from chalicelib.store import warehouse
+from chalicelib.store.dynamo.models import PaimonItem
+from chalicelib.store.dynamo.retry import conditional
+
+LOCATOR = "locator"
+TAG_PREFIX = "tag-"
+CONSUMER_PREFIX = "consumer-"
+
+
+# ------------------------------------------------------------------------------ snapshots
+def snapshots_below(table_uid: str, high: int, low: int, limit: int, branch: str = store.MAIN
+                    ) -> list[store.StoredSnapshot]:
+    """Snapshot items with low <= id <= high, newest first, at most ``limit`` (one Query)."""
+    if high < low:
+        return []
+    query = PaimonItem.query(table_uid, PaimonItem.key.between(store.snap_key(low, branch), store.snap_key(high, branch)),
+                             consistent_read=True, limit=limit, scan_index_forward=False)
+    return [store._stored(item) for item in store._counted(query)]
+
+
+def earliest_hint(table_path: str, branch: str = store.MAIN) -> int | None:
+    """The id ``snapshot/EARLIEST`` names (snapshot expiry, done by the clients on the files,
+    moves it), None when absent or unreadable."""
+    raw = warehouse.get(warehouse.earliest_file(table_path, branch))
+    try:
+        return int(raw.decode("ascii").strip()) if raw is not None else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+# ------------------------------------------------------------------------------ locator
+def put_locator(table_uid: str, catalog: str, database: str, name: str) -> None:
+    """Remember where the table of ``table_uid`` is named (GetTable by id reads it; a rename that
+    did not update it is found stale, and the reader looks further)."""
+    doc = json.dumps({"catalog": catalog, "database": database, "name": name}).encode("utf-8")
+    PaimonItem(table_uid, LOCATOR, doc=doc).save()
+
+
+def get_locator(table_uid: str) -> dict[str, str] | None:
+    """The catalog, database and name last recorded for ``table_uid``; None if none was."""
+    item = store._get(table_uid, LOCATOR)
+    if item is None or item.doc is None:
+        return None
+    found: dict[str, str] = json.loads(store._text(item))
+    return found
+
+
+def has_state(table_uid: str) -> bool:
+    """Whether ``table_uid`` has Paimon items (its schema 0): a uid of a Paimon table."""
+    return store.first_schema(table_uid) is not None
+
+
+# ------------------------------------------------------------------------------ schemas
+def delete_schemas_above(table_uid: str, schema_id: int, ids: list[int], branch: str = store.MAIN) -> None:
+    """Delete the schema items ``ids`` (all above ``schema_id``), newest first."""
+    for number in sorted((i for i in ids if i > schema_id), reverse=True):
+        item = PaimonItem(table_uid, store.schema_key(number, branch))
+        conditional(lambda item=item: item.delete())
+
+
+# ------------------------------------------------------------------------------ files
+def _names_in(directory: str, prefix: str) -> dict[str, str]:
+    """``{name: uri}`` of the files ``<directory>/<prefix>NAME`` directly in ``directory``."""
+    found: dict[str, str] = {}
+    base = directory.rstrip("/") + "/"
+    for uri in warehouse.list_prefix(directory):
+        relative = uri[len(base):] if uri.startswith(base) else ""
+        if not relative or "/" in relative:
+            continue
+        file_name = unquote(relative)
+        if file_name.startswith(prefix) and len(file_name) > len(prefix):
+            found[file_name[len(prefix):]] = uri
+    return found
+
+
+def tag_directory(table_path: str, branch: str = store.MAIN) -> str:
+    """``tag/`` of the branch."""
+    return f"{warehouse.branch_root(table_path, branch)}/tag"
+
+
+def tag_file_names(table_path: str, branch: str = store.MAIN) -> list[str]:
+    """The names of the tags whose files lie in the branch's ``tag/`` directory, sorted."""
+    return sorted(_names_in(tag_directory(table_path, branch), TAG_PREFIX))
+
+
+def read_tag_file(table_path: str, name: str, branch: str = store.MAIN) -> dict[str, Any] | None:
+    """A tag file's JSON (the snapshot plus tagCreateTime / tagTimeRetained); None when absent or
+    not a JSON object with an integer ``id``."""
+    raw = warehouse.get(warehouse.tag_file(table_path, name, branch))
+    if raw is None:
+        return None
+    try:
+        found = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(found, dict) or not isinstance(found.get("id"), int):
+        return None
+    return found
+
+
+def delete_tag_file(table_path: str, name: str, branch: str = store.MAIN) -> None:
+    """Remove one tag file (nothing if absent)."""
+    warehouse.delete(warehouse.tag_file(table_path, name, branch))
+
+
+def consumer_directory(table_path: str, branch: str = store.MAIN) -> str:
+    """``consumer/`` of the branch (Paimon's ConsumerManager)."""
+    return f"{warehouse.branch_root(table_path, branch)}/consumer"
+
+
+def consumer_file(table_path: str, consumer_id: str, branch: str = store.MAIN) -> str:
+    """``consumer/consumer-ID``."""
+    return f"{consumer_directory(table_path, branch)}/{CONSUMER_PREFIX}{consumer_id}"
+
+
+def consumers(table_path: str, branch: str = store.MAIN) -> dict[str, int]:
+    """``{consumer id: next snapshot}`` of every readable consumer file (``{"nextSnapshot": N}``)."""
+    found: dict[str, int] = {}
+    for name, uri in _names_in(consumer_directory(table_path, branch), CONSUMER_PREFIX).items():
+        raw = warehouse.get(uri)
+        try:
+            value = json.loads(raw) if raw is not None else None
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("nextSnapshot"), int):
+            found[name] = value["nextSnapshot"]
+    return found
+
+
+def write_consumer(table_path: str, consumer_id: str, next_snapshot: int, branch: str = store.MAIN) -> None:
+    """Write ``consumer/consumer-ID`` as Paimon's Consumer JSON."""
+    warehouse.put(consumer_file(table_path, consumer_id, branch), json.dumps({"nextSnapshot": next_snapshot}))
+
+
+def delete_consumer(table_path: str, consumer_id: str, branch: str = store.MAIN) -> None:
+    """Remove ``consumer/consumer-ID`` (nothing if absent)."""
+    warehouse.delete(consumer_file(table_path, consumer_id, branch))
+
+
+def schema_file_ids(table_path: str) -> list[int]:
+    """The ids of the ``schema/schema-N`` files of a directory, ascending."""
+    ids = []
+    for name in _names_in(f"{table_path.rstrip('/')}/schema", "schema-"):
+        if name.isdigit():
+            ids.append(int(name))
+    return sorted(ids)

@@ -125,6 +125,12 @@ ACTIONS: dict[str, Need] = {
     # Creating, dropping and renaming branches, and fast-forwarding main to one (which moves
     # main's snapshots as a rollback does).
     "PaimonWriteBranches": _need(TABLE, ALTER),
+    # A streaming reader's progress (consumer files): reading it is reading the table; moving it
+    # changes which snapshots expiry keeps, as a rollback or tag does.
+    "PaimonReadConsumers": _need(TABLE, SELECT),
+    "PaimonWriteConsumers": _need(TABLE, ALTER),
+    # CREATE OR REPLACE of an existing table: a new schema, as an alter.
+    "PaimonReplaceTable": _need(TABLE, ALTER),
 }
 
 

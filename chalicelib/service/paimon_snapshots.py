@@ -605,7 +605,8 @@ def create_tag(ref: TableRef, name: str, snapshot_id: Optional[int], time_retain
     if stored is None:
         raise EntityNotFoundException(f"Snapshot {number} does not exist.", SNAPSHOT, str(number))
     text = tag_text(stored.snapshot(), now_utc(), retained)
-    if warehouse.exists(warehouse.tag_file(table.path, name, table.branch)) or not store.create_tag(table.uid, name, number, text, table.branch):
+    if warehouse.exists(warehouse.tag_file(table.path, name, table.branch)) or \
+            not store.create_tag(table.uid, name, number, text, table.branch):
         raise AlreadyExistsException(f"Tag {name} already exists.", TAG, name)
     warehouse.put(warehouse.tag_file(table.path, name, table.branch), text)
 

@@ -38,6 +38,7 @@ from chalicelib.service.lookups import Database, Table, fold, require_table
 from chalicelib.service.paimon_databases import require_database
 from chalicelib.store import catalog
 from chalicelib.store import paimon as store
+from chalicelib.store import paimon_history as history
 from chalicelib.store import warehouse
 from chalicelib.attempts import Policy, attempts
 
@@ -209,6 +210,7 @@ def create_table(ctx: RequestContext, catalog_key: str, database_name: str, name
         raise already_exists(database.name, folded) from None
     except EntityNotFoundException:
         raise paimon_databases.not_found(database.name) from None
+    history.put_locator(uid, catalog_key, database.name, folded)  # GetTable by id (service.paimon_table_admin)
 
 
 def _restore_winner(database: Database, name: str, path: str) -> None:
@@ -495,7 +497,7 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
         access.require("CreateTable", catalog_key, new_database_name)
     database = require_database(catalog_key, database_name)
     target = database if fold(new_database_name) == database.name else require_database(catalog_key, new_database_name)
-    _table(database, name)
+    moved = _table(database, name)
     if "$" in fold(new_name):
         raise InvalidInputException(f"Cannot rename to {fold(new_name)}: '$' marks Paimon's system tables.",
                                     TABLE, f"{target.name}.{fold(new_name)}")
@@ -505,6 +507,7 @@ def rename_table(ctx: RequestContext, catalog_key: str, database_name: str, name
         raise already_exists(target.name, new_name) from None
     except EntityNotFoundException:
         raise not_found(database.name, name) from None
+    history.put_locator(moved.uid, catalog_key, target.name, fold(new_name))
 
 
 # -------------------------------------------------------------------------------------- drop

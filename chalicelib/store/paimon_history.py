@@ -16,7 +16,6 @@ from urllib.parse import unquote
 from chalicelib.store import paimon as store
 from chalicelib.store import warehouse
 from chalicelib.store.dynamo.models import PaimonItem
-from chalicelib.store.dynamo.retry import conditional
 
 LOCATOR = "locator"
 TAG_PREFIX = "tag-"
@@ -70,8 +69,7 @@ def has_state(table_uid: str) -> bool:
 def delete_schemas_above(table_uid: str, schema_id: int, ids: list[int], branch: str = store.MAIN) -> None:
     """Delete the schema items ``ids`` (all above ``schema_id``), newest first."""
     for number in sorted((i for i in ids if i > schema_id), reverse=True):
-        item = PaimonItem(table_uid, store.schema_key(number, branch))
-        conditional(lambda item=item: item.delete())
+        PaimonItem(table_uid, store.schema_key(number, branch)).delete()
 
 
 # ------------------------------------------------------------------------------ files
@@ -160,3 +158,28 @@ def schema_file_ids(table_path: str) -> list[int]:
         if name.isdigit():
             ids.append(int(name))
     return sorted(ids)
+
+
+# ------------------------------------------------------------------------------ adoption
+def adopt(table_uid: str, schemas: list[tuple[int, str]], snapshots: list[tuple[int, str | None, str]],
+          records: int) -> None:
+    """A registered directory's state: its schemas after schema 0 (``create_table_state`` wrote
+    that one), the snap items of its snapshots (id, uuid, JSON) and the head moved to the last
+    one, marked published (its files are the directory's own). Only for a uid no table names
+    yet, so nothing races these writes."""
+    for number, text in schemas:
+        store.append_schema(table_uid, number, text)
+    if not snapshots:
+        return
+    with PaimonItem.batch_write() as batch:
+        for number, uuid, text in snapshots:
+            batch.save(PaimonItem(table_uid, store.snap_key(number), doc=text.encode("utf-8"), snapshot_id=number,
+                                  snapshot_uuid=uuid, records=records if number == snapshots[-1][0] else 0,
+                                  size=0, files=0, last_file=0, move_seq=0))
+    last, uuid, text = snapshots[-1]
+    head = PaimonItem(table_uid, store.head_key())
+    actions: list[Any] = [PaimonItem.snapshot_id.set(last), PaimonItem.records.set(records),
+                          PaimonItem.published.set(last), PaimonItem.doc.set(text.encode("utf-8"))]
+    if uuid is not None:
+        actions.append(PaimonItem.snapshot_uuid.set(uuid))
+    head.update(actions=actions, condition=PaimonItem.snapshot_id.does_not_exist())

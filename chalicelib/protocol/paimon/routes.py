@@ -2,7 +2,9 @@
 app.py (to register the routes) and by wire.handle (to dispatch).
 
 Every path pypaimon 2.1.0 sends (api/resource_paths.py, api/rest_api.py), plus the Java client's
-global table/view/function listings and view paths (paimon-api .../rest/ResourcePaths.java).
+(paimon-api .../rest/ResourcePaths.java): global listings, views, table by id, register, replace,
+rollback-schema, snapshots, consumers. tests/unit/test_paimon_openapi.py holds this table against
+Paimon's OpenAPI spec.
 Chalice has no greedy path parameters, so each shape is its own template.
 """
 
@@ -13,9 +15,9 @@ from chalicelib.protocol.routing import families, resolve  # noqa: F401  (resolv
 
 # A handler module is imported on its handler's first call (protocol.routing): app.py reads this
 # table at import to register the routes.
-branches, config, databases, functions, partitions, snapshots, tables, tags, views = families(
-    "chalicelib.protocol.paimon", "branches", "config", "databases", "functions", "partitions", "snapshots", "tables",
-    "tags", "views")
+branches, config, databases, functions, history, partitions, snapshots, tables, tags, views = families(
+    "chalicelib.protocol.paimon", "branches", "config", "databases", "functions", "history", "partitions", "snapshots",
+    "tables", "tags", "views")
 
 P = "/v1/{prefix}"
 DB = P + "/databases/{database}"
@@ -35,15 +37,23 @@ ROUTE_LIST: list[tuple[str, str, Handler]] = [
     ("GET", DB + "/table-details", tables.list_table_details),
     ("GET", P + "/tables", tables.list_tables_globally),
     ("POST", P + "/tables/rename", tables.rename_table),
+    ("GET", P + "/tables/id/{id}", tables.get_table_by_id),
+    ("POST", DB + "/register", tables.register_table),
     ("GET", TABLE, tables.get_table),
     ("POST", TABLE, tables.alter_table),
     ("DELETE", TABLE, tables.drop_table),
     ("GET", TABLE + "/token", unserved("Load table token")),
     ("POST", TABLE + "/auth", unserved("Auth table query")),
+    ("POST", TABLE + "/replace", tables.replace_table),
+    ("POST", TABLE + "/rollback-schema", tables.rollback_schema),
     # snapshots
     ("POST", TABLE + "/commit", snapshots.commit_table),
     ("GET", TABLE + "/snapshot", snapshots.load_snapshot),
     ("POST", TABLE + "/rollback", snapshots.rollback_table),
+    ("GET", TABLE + "/snapshots", history.list_snapshots),
+    ("GET", TABLE + "/snapshots/{version}", history.get_snapshot),
+    ("GET", TABLE + "/consumers", history.list_consumers),
+    ("POST", TABLE + "/consumers/reset", history.reset_consumer),
     # partitions
     ("GET", TABLE + "/partitions", partitions.list_partitions),
     ("POST", TABLE + "/partitions", partitions.create_partitions),

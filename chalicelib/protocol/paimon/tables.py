@@ -1,17 +1,18 @@
 """Tables: create with a Schema, get, alter (SchemaChanges), rename, drop, listings
-(``service.paimon_tables``); the data token and query auth are not served (``routes``: 501)."""
+(``service.paimon_tables``); by id, rollback-schema, replace and register
+(``service.paimon_table_admin``); the data token and query auth are not served (``routes``: 501)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from chalicelib.domain.paimon import names
 from chalicelib.domain.paimon.schema import Schema
 from chalicelib.domain.paimon.schema_changes import parse_changes
 from chalicelib.protocol.paimon import paging
 from chalicelib.protocol.paimon.databases import catalog_key, check_name
-from chalicelib.protocol.paimon.wire import PaimonRequest, PaimonResponse, bad_request
-from chalicelib.service import paimon_tables
+from chalicelib.protocol.paimon.wire import PaimonError, PaimonRequest, PaimonResponse, bad_request
+from chalicelib.service import paimon_table_admin, paimon_tables
 from chalicelib.service.paimon_tables import PaimonTable
 
 
@@ -122,3 +123,42 @@ def rename_table(request: PaimonRequest) -> PaimonResponse:
                                target)
     return PaimonResponse()
 
+
+
+def get_table_by_id(request: PaimonRequest) -> PaimonResponse:
+    """GetTableResponse of the table whose ``id`` is the path's (RESTApi.getTableById)."""
+    database, table = paimon_table_admin.get_table_by_id(request.context, catalog_key(request), request.path["id"])
+    return PaimonResponse(table_response(table, database))
+
+
+def _not_served(call: Callable[[], None]) -> PaimonResponse:
+    try:
+        call()
+    except paimon_table_admin.NotServed as refusal:
+        raise PaimonError(501, str(refusal)) from None
+    return PaimonResponse()
+
+
+def rollback_schema(request: PaimonRequest) -> PaimonResponse:
+    """RollbackSchemaRequest ``{schemaId}``: the schemas above it dropped."""
+    schema_id = request.require("schemaId", int)
+    return _not_served(lambda: paimon_table_admin.rollback_schema(
+        request.context, catalog_key(request), request.path["database"], request.path["table"], schema_id))
+
+
+def replace_table(request: PaimonRequest) -> PaimonResponse:
+    """ReplaceTableRequest ``{schema}``: CREATE OR REPLACE of an existing table (same id and path)."""
+    schema = Schema.from_json(request.require("schema", dict), "schema")
+    return _not_served(lambda: paimon_table_admin.replace_table(
+        request.context, catalog_key(request), request.path["database"], request.path["table"], schema))
+
+
+def register_table(request: PaimonRequest) -> PaimonResponse:
+    """RegisterTableRequest ``{identifier, path}``: adopt an existing table directory."""
+    database, name = _identifier(request, "identifier")
+    if database.lower() != request.path["database"].lower():
+        raise bad_request(f"identifier.database {database!r} differs from the path's database "
+                          f"{request.path['database']!r}")
+    path = request.require("path")
+    paimon_table_admin.register_table(request.context, catalog_key(request), database, name, path)
+    return PaimonResponse()

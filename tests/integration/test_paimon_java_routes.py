@@ -1,0 +1,228 @@
+"""The routes Paimon's Java RESTCatalog calls beyond pypaimon's (issue #50), over HTTP: table by
+id, snapshots by version and paged, consumers and their reset, rollback-schema, replace,
+register; the 501 of an unrouted path; and the defects the Java client met (tag files invisible,
+tags above a rollback target kept, ``tagTimeRetained`` as seconds, ``dropPrimaryKey`` refused,
+no ``database`` in GetTableResponse). pypaimon writes the data and the client-side files (its
+``table.create_tag`` and ConsumerManager write them into the table directory); plain HTTP with
+the Java client's bodies (RESTApi.java) where pypaimon has no call.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+import requests
+from pypaimon.catalog.rest.rest_catalog import RESTCatalog
+from pypaimon.common.identifier import Identifier
+from pypaimon.consumer.consumer import Consumer
+from pypaimon.consumer.consumer_manager import ConsumerManager
+from pypaimon.schema.schema import Schema
+from pypaimon.table.instant import Instant
+
+from tests.integration.test_paimon_commits import WAREHOUSE, catalog, directory, make_table, write  # noqa: F401
+from tests.integration.test_paimon_protocol import ACCOUNT, error_of
+
+PK_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("dt", pa.string(), nullable=False),
+                       pa.field("v", pa.string())])
+HEADERS = {"Authorization": f"Bearer {ACCOUNT}", "Content-Type": "application/json"}
+
+
+def http(method: str, endpoint: str, path: str, body: Any = None, **params: Any) -> requests.Response:
+    return requests.request(method, f"{endpoint}/v1/{WAREHOUSE}/{path}", headers=HEADERS, timeout=60,
+                            data=None if body is None else json.dumps(body), params=params or None)
+
+
+def ok(response: requests.Response) -> Any:
+    assert response.status_code == 200, response.text
+    return response.json() if response.text else None
+
+
+@pytest.fixture
+def orders(make_table, db):  # noqa: F811
+    """A primary-key table with three snapshots (ids 1..3)."""
+    table = make_table("orders", PK_SCHEMA, ["dt"], ["dt", "id"])
+    for i in range(3):
+        write(table, {"id": [i], "dt": ["a"], "v": [f"v{i}"]})
+    return table
+
+
+def t(db: str, *parts: str) -> str:
+    return "/".join([f"databases/{db}/tables/orders", *parts])
+
+
+# ----------------------------------------------------------------------------- 501
+@pytest.mark.parametrize("method, path", [
+    ("GET", "databases/d/tables/t/no-such-thing"), ("POST", "databases/d/tables/t/partitions/nope/x"),
+    ("DELETE", "databases/d/nothing"), ("GET", "nothing"),
+])
+def test_an_unrouted_path_is_501_never_404(endpoint: str, method: str, path: str) -> None:
+    response = http(method, endpoint, path, {} if method == "POST" else None)
+    assert response.status_code == 501
+    assert error_of(response)["resourceType"] is None
+
+
+def test_a_real_404_keeps_its_resource_type(endpoint: str, db: str) -> None:
+    response = http("GET", endpoint, f"databases/{db}/tables/missing")
+    assert response.status_code == 404 and error_of(response)["resourceType"] == "TABLE"
+
+
+# ----------------------------------------------------------------------------- tables
+def test_get_table_by_id_and_the_database_member(endpoint: str, catalog: RESTCatalog, orders, db: str) -> None:  # noqa: F811
+    by_name = ok(http("GET", endpoint, t(db)))
+    assert by_name["database"] == db and by_name["name"] == "orders"
+    by_id = ok(http("GET", endpoint, f"tables/id/{by_name['id']}"))
+    assert by_id == by_name
+    # Renamed, the id still finds it (the locator follows the rename).
+    catalog.rename_table(Identifier.create(db, "orders"), Identifier.create(db, "orders2"))
+    assert ok(http("GET", endpoint, f"tables/id/{by_name['id']}"))["name"] == "orders2"
+    missing = http("GET", endpoint, f"tables/id/{uuid.uuid4()}")
+    assert missing.status_code == 404 and error_of(missing)["resourceType"] == "TABLE"
+    assert http("GET", endpoint, "tables/id/not-a-uuid").status_code == 404
+    details = ok(http("GET", endpoint, f"databases/{db}/table-details"))["tableDetails"]
+    assert [d["database"] for d in details] == [db]
+
+
+def test_drop_primary_key_as_flink_sends_it(endpoint: str, catalog: RESTCatalog, db: str) -> None:  # noqa: F811
+    ident = Identifier.create(db, "keyed")
+    catalog.create_table(ident, Schema.from_pyarrow_schema(PK_SCHEMA, [], ["id"], {"bucket": "1"}), False)
+    ok(http("POST", endpoint, f"databases/{db}/tables/keyed", {"changes": [{"action": "dropPrimaryKey"}]}))
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/keyed"))["schema"]["primaryKeys"] == []
+
+
+def test_replace_table_keeps_identity_and_path(endpoint: str, catalog: RESTCatalog, db: str,  # noqa: F811
+                                               make_table) -> None:  # noqa: F811
+    ident = Identifier.create(db, "r")
+    catalog.create_table(ident, Schema.from_pyarrow_schema(PK_SCHEMA, ["dt"], None, {"bucket": "-1"}), False)
+    before = ok(http("GET", endpoint, f"databases/{db}/tables/r"))
+    schema = dict(before["schema"])
+    schema["fields"] = schema["fields"][:2] + [{"id": 5, "name": "w", "type": "INT"}]
+    schema["options"] = {"bucket": "-1", "owner-note": "replaced"}
+    ok(http("POST", endpoint, f"databases/{db}/tables/r/replace", {"schema": schema}))
+    after = ok(http("GET", endpoint, f"databases/{db}/tables/r"))
+    assert (after["id"], after["path"]) == (before["id"], before["path"])
+    assert after["schemaId"] == before["schemaId"] + 1
+    assert [f["name"] for f in after["schema"]["fields"]] == ["id", "dt", "w"]
+    assert after["schema"]["options"]["owner-note"] == "replaced"
+    # Changing partition keys is Paimon's UnsupportedOperationException: 501.
+    refused = http("POST", endpoint, f"databases/{db}/tables/r/replace", {"schema": {**schema, "partitionKeys": []}})
+    assert refused.status_code == 501
+    missing = http("POST", endpoint, f"databases/{db}/tables/none/replace", {"schema": schema})
+    assert missing.status_code == 404 and error_of(missing)["resourceType"] == "TABLE"
+
+
+def test_rollback_schema_drops_the_schemas_above(endpoint: str, catalog: RESTCatalog, db: str,  # noqa: F811
+                                                 make_table) -> None:  # noqa: F811
+    table = make_table("s", PK_SCHEMA, ["dt"], ["dt", "id"])
+    path = f"databases/{db}/tables/s"
+    for n in range(2):
+        ok(http("POST", endpoint, path, {"changes": [{"action": "setOption", "key": f"k{n}", "value": "1"}]}))
+    assert ok(http("GET", endpoint, path))["schemaId"] == 2
+    ok(http("POST", endpoint, f"{path}/rollback-schema", {"schemaId": 0}))
+    got = ok(http("GET", endpoint, path))
+    assert got["schemaId"] == 0 and "k0" not in got["schema"]["options"]
+    assert not directory(table, "schema", "schema-1").exists() and directory(table, "schema", "schema-0").exists()
+    # A schema a snapshot uses cannot go.
+    ok(http("POST", endpoint, path, {"changes": [{"action": "setOption", "key": "k", "value": "1"}]}))
+    write(catalog.get_table(Identifier.create(db, "s")), {"id": [1], "dt": ["a"], "v": ["x"]})
+    refused = http("POST", endpoint, f"{path}/rollback-schema", {"schemaId": 0})
+    assert refused.status_code == 400 and "still referenced" in error_of(refused)["message"]
+    assert http("POST", endpoint, f"{path}/rollback-schema", {"schemaId": 9}).status_code == 400
+
+
+# ----------------------------------------------------------------------------- snapshots
+def test_snapshot_by_version_and_the_snapshot_list(endpoint: str, orders, db: str) -> None:
+    assert ok(http("GET", endpoint, t(db, "snapshots", "LATEST")))["snapshot"]["id"] == 3
+    assert ok(http("GET", endpoint, t(db, "snapshots", "EARLIEST")))["snapshot"]["id"] == 1
+    assert ok(http("GET", endpoint, t(db, "snapshots", "2")))["snapshot"]["id"] == 2
+    for absent in ("4", "0", "no-such-tag"):
+        response = http("GET", endpoint, t(db, "snapshots", absent))
+        assert response.status_code == 404 and error_of(response)["resourceType"] == "SNAPSHOT"
+    orders.create_tag("t1", snapshot_id=1)  # a tag file pypaimon writes itself
+    tagged = ok(http("GET", endpoint, t(db, "snapshots", "t1")))["snapshot"]
+    assert tagged["id"] == 1 and "tagCreateTime" not in tagged
+    first = ok(http("GET", endpoint, t(db, "snapshots"), maxResults=2))
+    assert [s["id"] for s in first["snapshots"]] == [3, 2] and first["nextPageToken"]
+    rest = ok(http("GET", endpoint, t(db, "snapshots"), maxResults=2, pageToken=first["nextPageToken"]))
+    assert [s["id"] for s in rest["snapshots"]] == [1] and rest["nextPageToken"] is None
+    assert http("GET", endpoint, t(db, "snapshots"), pageToken="junk").status_code == 400
+
+
+# ----------------------------------------------------------------------------- consumers
+def test_consumers_listed_from_their_files_and_reset(endpoint: str, orders, db: str) -> None:
+    manager = ConsumerManager(orders.file_io, orders.table_path)
+    manager.reset_consumer("flink-job", Consumer(2))
+    manager.reset_consumer("another", Consumer(3))
+    listed = ok(http("GET", endpoint, t(db, "consumers")))
+    assert listed == {"consumers": [{"consumerId": "another", "nextSnapshot": 3},
+                                    {"consumerId": "flink-job", "nextSnapshot": 2}], "nextPageToken": None}
+    page = ok(http("GET", endpoint, t(db, "consumers"), maxResults=1))
+    assert [c["consumerId"] for c in page["consumers"]] == ["another"] and page["nextPageToken"]
+    # RESTApi.resetConsumer: POST .../consumers/reset with ResetConsumerRequest.
+    ok(http("POST", endpoint, t(db, "consumers", "reset"), {"consumerId": "flink-job", "nextSnapshotId": 1}))
+    assert manager.consumer("flink-job").next_snapshot == 1
+    missing = http("POST", endpoint, t(db, "consumers", "reset"), {"consumerId": "flink-job", "nextSnapshotId": 9})
+    assert missing.status_code == 404 and error_of(missing)["resourceType"] == "SNAPSHOT"
+    ok(http("POST", endpoint, t(db, "consumers", "reset"), {"consumerId": "flink-job", "nextSnapshotId": None}))
+    assert manager.consumer("flink-job") is None
+    bad = http("POST", endpoint, t(db, "consumers", "reset"), {"consumerId": "../x", "nextSnapshotId": 1})
+    assert bad.status_code == 400
+
+
+# ----------------------------------------------------------------------------- tags
+def test_tag_files_are_seen_and_a_rollback_removes_tags_above(endpoint: str, catalog: RESTCatalog, orders,  # noqa: F811
+                                                              db: str) -> None:
+    ident = Identifier.create(db, "orders")
+    orders.create_tag("file-tag", snapshot_id=3, time_retained="1d")  # tag/tag-file-tag, no catalog item
+    catalog.create_tag(ident, "api-tag", snapshot_id=1, time_retained="12h")
+    assert catalog.list_tags_paged(ident).elements == ["api-tag", "file-tag"]
+    got = ok(http("GET", endpoint, t(db, "tags", "file-tag")))
+    assert got["snapshot"]["id"] == 3 and got["tagTimeRetained"] == "PT24H" and got["tagCreateTime"] > 0
+    assert ok(http("GET", endpoint, t(db, "tags", "api-tag")))["tagTimeRetained"] == "PT12H"
+    # A branch from a file tag.
+    catalog.create_branch(ident, "b1", "file-tag")
+    assert "b1" in catalog.list_branches(ident)
+    # Rolling back to snapshot 2 removes the tag of snapshot 3 (item-less, a file) as Paimon does.
+    catalog.rollback_to(ident, Instant.snapshot(2))
+    assert catalog.list_tags_paged(ident).elements == ["api-tag"]
+    assert not directory(orders, "tag", "tag-file-tag").exists()
+    # Rollback to a file tag, and its deletion.
+    orders2 = catalog.get_table(ident)
+    orders2.create_tag("file-one", snapshot_id=1)
+    catalog.rollback_to(ident, Instant.tag("file-one"))
+    assert ok(http("GET", endpoint, t(db, "snapshots", "LATEST")))["snapshot"]["id"] == 1
+    ok(http("DELETE", endpoint, t(db, "tags", "file-one")))
+    assert http("GET", endpoint, t(db, "tags", "file-one")).status_code == 404
+    # A name a tag file already holds is taken.
+    orders2.create_tag("taken", snapshot_id=1)
+    assert http("POST", endpoint, t(db, "tags"), {"tagName": "taken"}).status_code == 409
+
+
+# ----------------------------------------------------------------------------- register
+def test_register_adopts_a_directory_inside_the_roots_only(endpoint: str, catalog: RESTCatalog, orders,  # noqa: F811
+                                                           db: str, tmp_path: Path) -> None:
+    source = directory(orders)
+    copy = tmp_path / "adopted"
+    shutil.copytree(source, copy)
+    body = {"identifier": {"database": db, "object": "adopted"}, "path": copy.as_uri()}
+    ok(http("POST", endpoint, f"databases/{db}/register", body))
+    got = ok(http("GET", endpoint, f"databases/{db}/tables/adopted"))
+    assert got["isExternal"] and got["path"] == copy.as_uri()
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/adopted/snapshot"))["snapshot"]["snapshot"]["id"] == 3
+    table = catalog.get_table(Identifier.create(db, "adopted"))
+    write(table, {"id": [9], "dt": ["b"], "v": ["new"]})  # commits go on from the adopted head
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/adopted/snapshots/LATEST"))["snapshot"]["id"] == 4
+    assert http("POST", endpoint, f"databases/{db}/register", body).status_code == 409
+    # Never a caller's path outside the roots, nor the warehouse's managed directories.
+    for path in ("file:///etc", source.as_uri(), (tmp_path / "empty").as_uri(), "file:///tmp/../etc"):
+        response = http("POST", endpoint, f"databases/{db}/register",
+                        {"identifier": {"database": db, "object": "x"}, "path": path})
+        assert response.status_code in (400, 403), (path, response.text)
+    other = http("POST", endpoint, f"databases/{db}/register",
+                 {"identifier": {"database": "elsewhere", "object": "x"}, "path": copy.as_uri()})
+    assert other.status_code == 400

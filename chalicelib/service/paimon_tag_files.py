@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
+from chalicelib.domain.paimon import names
 from chalicelib.domain.paimon.snapshots import local_datetime_millis
 from chalicelib.store import paimon as store
 from chalicelib.store import paimon_history as files
@@ -33,6 +34,8 @@ def _file_name_ok(name: str) -> bool:
 
 def find_tag(table_uid: str, table_path: str, name: str, branch: str = store.MAIN) -> Optional[store.StoredTag]:
     """The tag ``name``: its item, else its file (None: neither)."""
+    if names.too_long("tag", name) is not None:
+        return None  # no tag can have it (nor can DynamoDB hold the key)
     found = store.get_tag(table_uid, name, branch)
     if found is not None or not _file_name_ok(name):
         return found
@@ -40,13 +43,13 @@ def find_tag(table_uid: str, table_path: str, name: str, branch: str = store.MAI
 
 
 def _item_names(table_uid: str, branch: str) -> list[str]:
-    names: list[str] = []
+    found: list[str] = []
     cursor: Optional[str] = None
     while True:
         batch = store.list_tags(table_uid, cursor, 1000, branch)
-        names.extend(tag.name for tag in batch)
+        found.extend(tag.name for tag in batch)
         if len(batch) < 1000:
-            return names
+            return found
         cursor = batch[-1].name
 
 
@@ -59,11 +62,11 @@ def all_tag_names(table_uid: str, table_path: str, branch: str = store.MAIN) -> 
 def list_tag_names(table_uid: str, table_path: str, after: Optional[str], limit: int, prefix: Optional[str],
                    branch: str = store.MAIN) -> tuple[list[str], Optional[str]]:
     """A page of tag names after ``after`` starting with ``prefix``, and the last name when more follow."""
-    names = [n for n in all_tag_names(table_uid, table_path, branch)
-             if (after is None or n > after) and (not prefix or n.startswith(prefix))]
-    if len(names) > limit:
-        return names[:limit], names[limit - 1]
-    return names, None
+    page = [n for n in all_tag_names(table_uid, table_path, branch)
+            if (after is None or n > after) and (not prefix or n.startswith(prefix))]
+    if len(page) > limit:
+        return page[:limit], page[limit - 1]
+    return page, None
 
 
 def clean_tags_above(table_uid: str, table_path: str, snapshot_id: int, branch: str = store.MAIN) -> list[str]:

@@ -64,7 +64,7 @@ def names(endpoint: str) -> Iterator[dict[str, str]]:
     response = post("views", view)
     assert response.status_code == 200, response.text
     yield {"prefix": WAREHOUSE, "database": database, "table": "t", "tag": "tg", "branch": "b", "function": "f",
-           "view": "v"}
+           "view": "v", "version": "1", "id": catalog.rest_api.get_table(ident).id}
     catalog.drop_database(database, ignore_if_not_exists=True, cascade=True)
 
 

@@ -71,7 +71,8 @@ def _number(value: object) -> int | None:
 
 
 def _update(table_uid: str, key: str, stats: Reported, item: object, replace: bool) -> dict:
-    sets, adds = [], []
+    sets: list[str] = []
+    adds: list[str] = []
     values: dict[str, dict[str, str]] = {":one": dj.n(1)}
     revision = _number(getattr(item, "revision", None))
     for name, reported in (("p_records", stats.records), ("p_bytes", stats.size), ("p_files", stats.files)):

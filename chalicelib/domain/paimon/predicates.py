@@ -23,10 +23,10 @@ is a PredicateError, which the protocol answers 400.
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from chalicelib.domain import expressions
-from chalicelib.domain.expressions import (TRUE, And, Between, Compare, In, IsNull, Like, Literal, Node, Or,
+from chalicelib.domain.expressions import (TRUE, And, Between, Compare, In, Like, Literal, Node, Or,
                                            TrueExpr)
 from chalicelib.domain.keycodec import STRING, kind_of
 from chalicelib.errors import InvalidInputException
@@ -55,9 +55,9 @@ class _False:
 FALSE = _False()
 
 
-def translate(text: Any, keys: Sequence[tuple[str, str]]) -> Node | _False:
+def translate(text: Any, keys: Sequence[tuple[str, str]]) -> Optional[Node]:
     """The bound expression tree (``expressions`` nodes, ``KeyRef`` columns, typed literals) of
-    the predicate JSON ``text`` over the partition keys ``[(name, glue_type), ...]``; FALSE when
+    the predicate JSON ``text`` over the partition keys ``[(name, glue_type), ...]``; None when
     nothing can match. A superset of the predicate where it cannot be exact (module docstring)."""
     if not isinstance(text, str) or not text.strip():
         raise PredicateError("filter is required: the JSON of a Paimon predicate over the partition columns")
@@ -65,8 +65,8 @@ def translate(text: Any, keys: Sequence[tuple[str, str]]) -> Node | _False:
         tree = json.loads(text)
     except ValueError as why:
         raise PredicateError(f"filter is not JSON: {why}") from None
-    counter = [0]
-    return _node(tree, list(keys), 0, counter)
+    node = _node(tree, list(keys), 0, [0])
+    return None if isinstance(node, _False) else node
 
 
 def _node(tree: Any, keys: list[tuple[str, str]], depth: int, counter: list[int]) -> Node | _False:

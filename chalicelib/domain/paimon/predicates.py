@@ -1,6 +1,6 @@
 """Paimon's partition predicate JSON (``ListPartitionsByFilterRequest.filter``) as the expression
 tree GetPartitions' Expression binds to, so the same planner, index ranges, digest and evaluator
-serve it (docs/design.md, "Paimon list-by-filter").
+serve it (docs/design.md, "The Java client's partition calls").
 
 The JSON is Paimon's ``JsonSerdeUtil.toFlatJson(predicate)`` (paimon-common
 ``org.apache.paimon.predicate``): ``{"kind": "COMPOUND", "function": "AND"|"OR", "children": [...]}``

@@ -301,3 +301,28 @@ def test_a_format_tables_partitions_through_the_new_routes(endpoint, db, glue, t
     response = post(endpoint, db, "fmt", "drop", {"partitionSpecs": specs[4:], "ignoreIfNotExists": True})
     assert response.json()["dropped"] == specs[4:]
     assert (location).exists()  # the server never deletes data files
+
+
+def test_list_by_filter_on_an_explicit_index_carries_the_statistics(endpoint, db, catalog, glue):
+    make_table(catalog, db, "indexed")
+    specs = [{"region": r, "hr": str(h)} for r in REGIONS for h in range(6)]
+    stats = [{"spec": s, "recordCount": int(s["hr"]) + 1, "fileSizeInBytes": 10, "fileCount": 1,
+              "lastFileCreationTime": 3} for s in specs]
+    response = post(endpoint, db, "indexed", "", {"partitionSpecs": specs, "partitionStatistics": stats,
+                                                  "replaceStatistics": True})
+    assert response.status_code == 200, response.text
+    glue.create_partition_index(DatabaseName=db, TableName="indexed",
+                                PartitionIndex={"IndexName": "by_hr", "Keys": ["hr"]})
+    for _ in range(100):
+        indexes = glue.get_partition_indexes(DatabaseName=db, TableName="indexed")["PartitionIndexDescriptorList"]
+        if indexes and indexes[0]["IndexStatus"] == "ACTIVE":
+            break
+    predicate = leaf("EQUAL", "hr", [4], "INT", 1)
+    found, items, _ = by_filter(endpoint, db, "indexed", predicate)
+    assert names(found) == [f"{r}/4" for r in REGIONS]
+    assert {p["recordCount"] for p in found} == {5} and {p["fileCount"] for p in found} == {1}
+    assert items <= 2 * len(found) + 6, items  # the entries, then the partitions by key
+    # Marked done through the index's copy of the document too.
+    post(endpoint, db, "indexed", "mark", {"specs": [{"region": "eu", "hr": "4"}]})
+    found, _, _ = by_filter(endpoint, db, "indexed", predicate)
+    assert {p["spec"]["region"]: p["done"] for p in found} == {"ap": False, "eu": True, "sa": False, "us": False}

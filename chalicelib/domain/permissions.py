@@ -119,6 +119,9 @@ ACTIONS: dict[str, Need] = {
     "PaimonRenameTable": _need(TABLE, ALTER),
     "PaimonListPartitions": _need(TABLE, SELECT),
     "PaimonCreatePartitions": _need(TABLE, INSERT),
+    # Unregistering partitions is Glue's BatchDeletePartition; marking them done rewrites them.
+    "PaimonDropPartitions": _need(TABLE, DELETE),
+    "PaimonMarkDonePartitions": _need(TABLE, INSERT, ALTER),
     "PaimonReadTags": _need(TABLE),
     "PaimonWriteTags": _need(TABLE, ALTER),
     "PaimonReadBranches": _need(TABLE),

@@ -40,6 +40,7 @@ from chalicelib import clock, faults
 from chalicelib.service import access, cleanup, lookups, paging, paimon_tag_files as tag_files
 from chalicelib.service import partitions as glue_partitions
 from chalicelib.service.paging import take_page
+from chalicelib.service.paimon_partitions import is_done
 from chalicelib.service.paimon_tables import is_paimon, split_branch
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
@@ -681,7 +682,8 @@ def list_partitions(ref: TableRef, after: Optional[str], limit: int, prefix: str
             return None
         demand.keep()
         return partition_json(dict(zip(table.keys, values)), int(record.p_records or 0),
-                              int(record.p_bytes or 0), int(record.p_files or 0), int(record.p_last or 0))
+                              int(record.p_bytes or 0), int(record.p_files or 0), int(record.p_last or 0),
+                              done=is_done(record.doc))
 
     # Within the response's byte and work budgets: a long run of partitions whose names do not
     # match ends the call with a token after the last one examined.

@@ -57,6 +57,10 @@ ROUTE_LIST: list[tuple[str, str, Handler]] = [
     # partitions
     ("GET", TABLE + "/partitions", partitions.list_partitions),
     ("POST", TABLE + "/partitions", partitions.create_partitions),
+    ("POST", TABLE + "/partitions/drop", partitions.drop_partitions),
+    ("POST", TABLE + "/partitions/mark", partitions.mark_done_partitions),
+    ("POST", TABLE + "/partitions/list-by-names", partitions.list_partitions_by_names),
+    ("POST", TABLE + "/partitions/list-by-filter", partitions.list_partitions_by_filter),
     # tags
     ("GET", TABLE + "/tags", tags.list_tags),
     ("POST", TABLE + "/tags", tags.create_tag),

@@ -28,17 +28,12 @@ from chalicelib.protocol.paimon.tables import table_response
 from chalicelib.service.paimon_tables import PaimonTable
 
 SPEC = Path(__file__).parent / "data" / "paimon-rest-catalog-open-api.yaml"
-_PENDING = "pending: the partition routes are another change's (protocol/paimon/partitions.py)"
 
 # (method, path) of the spec not served, and why (each answers 501, which the Java client reads as
 # a capability the server lacks).
 UNSERVED: dict[tuple[str, str], str] = {
     ("GET", "/v1/{prefix}/databases/{database}/tables/{table}/token"): "data tokens wait for STS credentials",
     ("POST", "/v1/{prefix}/databases/{database}/tables/{table}/auth"): "row/column query auth is not served",
-    ("POST", "/v1/{prefix}/databases/{database}/tables/{table}/partitions/drop"): _PENDING,
-    ("POST", "/v1/{prefix}/databases/{database}/tables/{table}/partitions/mark"): _PENDING,
-    ("POST", "/v1/{prefix}/databases/{database}/tables/{table}/partitions/list-by-names"): _PENDING,
-    ("POST", "/v1/{prefix}/databases/{database}/tables/{table}/partitions/list-by-filter"): _PENDING,
 }
 # Routes beyond the spec, and whose they are.
 EXTRA: dict[tuple[str, str], str] = {

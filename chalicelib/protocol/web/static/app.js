@@ -232,6 +232,8 @@ async function viewTable(db, name, tab, query) {
       onclick: () => { location.hash = `#/t/${enc(db)}/${enc(name)}/${id}`; } }, label)));
   render(h("h2", {}, `Table ${db}.${name}`), tabs, body);
   body.setAttribute("aria-labelledby", `tab-${tab}`);
+  // The first page of partitions needs only the table's name: asked alongside GetTable, not after it.
+  if (tab === "partitions") query.early = partitionsPage(db, name, query);
   let t;
   try { t = (await glue("GetTable", { DatabaseName: db, Name: name })).data.Table; noteAccount(t.CatalogId); }
   catch (err) { body.replaceChildren(errorBox(err)); return; }
@@ -270,9 +272,20 @@ async function tabOverview(t, body) {
   } catch (err) { indexes.replaceChildren(errorBox(err)); }
 }
 
-async function tabPartitions(t, body, query) {
+function partitionsPage(db, name, query) {
   const expression = query.get("expression") || "";
   const tokens = (query.get("pages") || "").split(",").filter(Boolean);  // NextTokens of the pages before
+  const params = { DatabaseName: db, TableName: name, MaxResults: PAGE_SIZE, ExcludeColumnSchema: true };
+  if (expression) params.Expression = expression;
+  if (tokens.length) params.NextToken = decodeURIComponent(tokens[tokens.length - 1]);
+  const answer = glue("GetPartitions", params);
+  answer.catch(() => {});  // reported where it is awaited
+  return answer;
+}
+
+async function tabPartitions(t, body, query) {
+  const expression = query.get("expression") || "";
+  const tokens = (query.get("pages") || "").split(",").filter(Boolean);
   const form = h("form", { class: "inline", onsubmit: (e) => { e.preventDefault(); go(input.value, []); } },
     h("label", { for: "expression" }, "Expression",
       h("input", { id: "expression", class: "wide mono", value: expression, placeholder: "year = '2024' AND month > '06'", spellcheck: "false" })),
@@ -286,12 +299,8 @@ async function tabPartitions(t, body, query) {
     if (pages.length) q.set("pages", pages.join(","));
     location.hash = `#/t/${enc(t.DatabaseName)}/${enc(t.Name)}/partitions${q.toString() ? "?" + q : ""}`;
   }
-  const params = { DatabaseName: t.DatabaseName, TableName: t.Name, MaxResults: PAGE_SIZE, ExcludeColumnSchema: true };
-  if (expression) params.Expression = expression;
-  const current = tokens.length ? decodeURIComponent(tokens[tokens.length - 1]) : null;
-  if (current) params.NextToken = current;
   try {
-    const { data, itemsRead } = await glue("GetPartitions", params);
+    const { data, itemsRead } = await (query.early || partitionsPage(t.DatabaseName, t.Name, query));
     const keys = (t.PartitionKeys || []).map((k) => k.Name);
     const parts = data.Partitions || [];
     out.replaceChildren(

@@ -316,7 +316,7 @@ async function tabPartitions(t, body, query) {
 }
 
 function bar(value, max, label) {
-  const width = 120, filled = max > 0 ? Math.max(1, Math.round((width * value) / max)) : 0;
+  const width = 120, filled = max > 0 && value > 0 ? Math.max(1, Math.round((width * value) / max)) : 0;
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("class", "bar"); svg.setAttribute("width", width); svg.setAttribute("height", 12);

@@ -245,6 +245,25 @@ def test_iceberg_snapshots_and_governed_objects(browser: Any, endpoint: str, glu
     no_script_errors(browser)
 
 
+def test_paimon_schema_snapshots_tags_and_branches(browser: Any, endpoint: str, glue: Any) -> None:
+    from pypaimon.catalog.catalog_factory import CatalogFactory
+    from pypaimon.common.identifier import Identifier
+
+    from tests.integration.test_paimon_catalog import simple_schema
+    from tests.integration.test_paimon_protocol import options
+
+    db = f"ui_paimon_{uuid.uuid4().hex[:8]}"
+    glue.create_database(DatabaseInput={"Name": db})
+    CatalogFactory.create(options(endpoint)).create_table(Identifier.create(db, "logs"), simple_schema(True), False)
+    browser.get(f"{endpoint}/ui#/t/{db}/logs/history")  # Paimon REST: table, snapshots, tags, branches
+    wait(browser, lambda d: ready(d) and "Branches" in view_text(d))
+    text = view_text(browser)
+    assert "id INT" in text and "name STRING" in text and "dt STRING" in text
+    assert not browser.find_elements(By.CSS_SELECTOR, "#view .error"), text
+    shot(browser, "paimon")
+    no_script_errors(browser)
+
+
 @pytest.fixture(scope="module")
 def sigv4_server(stack: CatalogStack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
     """A server with SigV4 verification on, and an issued admin key: (endpoint, key id, secret)."""

@@ -264,6 +264,46 @@ def test_paimon_schema_snapshots_tags_and_branches(browser: Any, endpoint: str, 
     no_script_errors(browser)
 
 
+def test_who_may_see_or_change_a_table_as_another_principal(browser: Any, endpoint: str) -> None:
+    # Open mode's "act as": an account of its own, whose data lake administrator sees every grant.
+    account = "444455556666"
+    steward = f"{account}:user:steward"
+    glue = boto3.client("glue", endpoint_url=endpoint, region_name=REGION, aws_access_key_id=account,
+                        aws_secret_access_key="x", config=CLIENT_CONFIG)
+    lf = boto3.client("lakeformation", endpoint_url=endpoint, region_name=REGION, aws_access_key_id=account,
+                      aws_secret_access_key="x", config=CLIENT_CONFIG)
+    db = f"ui_grants_{uuid.uuid4().hex[:8]}"
+    glue.create_database(DatabaseInput={"Name": db})
+    glue.create_table(DatabaseName=db, TableInput=_table_input("orders", _columns()))
+    settings = lf.get_data_lake_settings()["DataLakeSettings"]
+    settings["DataLakeAdmins"] = [{"DataLakePrincipalIdentifier": f"arn:aws:iam::{account}:user/steward"}]
+    lf.put_data_lake_settings(DataLakeSettings=settings)
+    boto3.client("lakeformation", endpoint_url=endpoint, region_name=REGION, aws_access_key_id=steward,
+                 aws_secret_access_key="x", config=CLIENT_CONFIG).grant_permissions(
+        Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{account}:user/alice"},
+        Resource={"Table": {"DatabaseName": db, "Name": "orders"}}, Permissions=["SELECT"])
+
+    browser.get(f"{endpoint}/ui")
+    wait(browser, ready)
+    browser.find_element(By.XPATH, "//button[text()='act as…']").click()
+    prompt = wait(browser, lambda d: d.switch_to.alert)
+    prompt.send_keys(steward)
+    prompt.accept()
+    wait(browser, lambda d: f"account {steward}" in d.find_element(By.ID, "who").text)
+    browser.get(f"{endpoint}/ui#/t/{db}/orders/access")
+    browser.refresh()  # "act as" is the tab's own choice: a reload returns to the default account
+    wait(browser, lambda d: ready(d) and "EntityNotFoundException" in view_text(d))
+    browser.find_element(By.XPATH, "//button[text()='act as…']").click()
+    prompt = wait(browser, lambda d: d.switch_to.alert)
+    prompt.send_keys(steward)
+    prompt.accept()
+    wait(browser, lambda d: ready(d) and f"arn:aws:iam::{account}:user/alice" in view_text(d))
+    text = view_text(browser)
+    assert "SELECT" in text and "IAM_ALLOWED_PRINCIPALS" in text
+    shot(browser, "access")
+    no_script_errors(browser)
+
+
 @pytest.fixture(scope="module")
 def sigv4_server(stack: CatalogStack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, str]]:
     """A server with SigV4 verification on, and an issued admin key: (endpoint, key id, secret)."""

@@ -440,7 +440,8 @@ function accessPanel(resource, arn, tagsTitle = "Tags") {
       const answer = await lf("ListPermissions", { Resource: resource, MaxResults: 100 });
       parts.push(table(["Principal", "Permissions", "Grantable"], (answer.PrincipalResourcePermissions || []).map((p) =>
         row(h("span", { class: "mono" }, (p.Principal || {}).DataLakePrincipalIdentifier || ""), (p.Permissions || []).join(", "), (p.PermissionsWithGrantOption || []).join(", "))),
-        "Lake Formation permissions (ListPermissions)"));
+        "Lake Formation permissions (ListPermissions)"),
+        h("p", { class: "muted" }, "ListPermissions answers what the caller may see: a data lake administrator sees every grant."));
     } catch (err) { parts.push(h("p", {}, "Permissions: "), errorBox(err)); }
     if (arn) {
       try {

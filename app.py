@@ -124,6 +124,12 @@ def _page_or_operation(operation: str, get: Callable[[], WireResponse]) -> Respo
 
 @app.route("/ui", methods=["GET", "POST"], content_types=_CONTENT_TYPES)
 def ui_page() -> Response:
+    request = app.current_request
+    assert request is not None  # as in _request_parts
+    called = str((request.context or {}).get("path") or request.path)
+    if request.method == "GET" and called.endswith("/"):
+        # /ui/ matches this route too, but the page's relative links need /ui.
+        return _respond(web_wire.redirect_to_page("../ui"))
     return _page_or_operation("ui", web_wire.page)
 
 

@@ -69,6 +69,11 @@ def test_a_browser_at_the_root_is_sent_to_the_page(endpoint: str) -> None:
     assert b"<title>Catalog browser</title>" in body and "script-src 'self'" in headers["content-security-policy"]
 
 
+def test_the_page_with_a_trailing_slash_is_sent_to_the_page(endpoint: str) -> None:
+    status, headers, _ = _get(endpoint + "/ui/")  # its relative links (ui/app.js) need /ui
+    assert status == 302 and headers["location"] == "../ui"
+
+
 def test_other_gets_of_the_root_keep_their_aws_answer(endpoint: str) -> None:
     status, headers, body = _get(endpoint + "/", {"Content-Type": "application/x-amz-json-1.1"})
     assert status == 405 and json.loads(body)["__type"] == "MethodNotAllowedException"

@@ -64,9 +64,9 @@ def wants_html(headers: dict[str, str]) -> bool:
     return "text/html" in headers.get("accept", "").lower()
 
 
-def redirect_to_page() -> WireResponse:
-    """``GET /`` from a browser: to the page, relative so a stage path (``/prod/``) is kept."""
-    return WireResponse(302, "", {"Location": "ui", "Content-Type": "text/plain", "Cache-Control": "no-cache"})
+def redirect_to_page(location: str = "ui") -> WireResponse:
+    """``GET /`` from a browser (or ``/ui/``): to the page, relative so a stage path (``/prod/``) is kept."""
+    return WireResponse(302, "", {"Location": location, "Content-Type": "text/plain", "Cache-Control": "no-cache"})
 
 
 def health() -> WireResponse:

@@ -79,7 +79,14 @@ lint: $(PY_STAMP)
 	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/mypy
 
-test: install $(PIPELINES_STAMP) lint
+# The catalog browser's tests (tests/integration/test_ui_browser.py) drive Debian's Chromium
+# through chromedriver; nothing is downloaded at test time.
+CHROMIUM_STAMP := $(VENV)/.chromium-installed
+$(CHROMIUM_STAMP): $(PY_STAMP)
+	{ command -v chromium && command -v chromedriver; } >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver; }
+	touch $@
+
+test: install $(PIPELINES_STAMP) $(CHROMIUM_STAMP) lint
 	$(PY) -m pytest $(TESTS) $(PYTEST_ARGS)
 
 pipelines-test: install $(PIPELINES_STAMP)

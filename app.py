@@ -24,6 +24,7 @@ from chalicelib.protocol.paimon.routes import CATCH_ALL_METHODS as PAIMON_CATCH_
 from chalicelib.protocol.paimon.routes import CATCH_ALL_PATHS as PAIMON_CATCH_ALL
 from chalicelib.protocol.paimon.routes import ROUTE_LIST as PAIMON_ROUTES
 from chalicelib.protocol.response import WireResponse
+from chalicelib.protocol.web import wire as web_wire
 
 composition.compose()
 app = Chalice(app_name="glue-catalog")
@@ -97,6 +98,54 @@ def lakeformation(operation: str) -> Response:
     headers, body, context = _request_parts()
     return _respond(lakeformation_wire.handle(operation, headers, body, context, _query_pairs(),
                                               _repeated_headers()))
+
+
+# -- The catalog browser and the health endpoint (chalicelib/protocol/web) ----------------------
+# GET / from a browser leads to the page; any other GET / keeps Chalice's 405, AWS-shaped by the
+# middleware. The page's own paths take POST too, answered as the Lake Formation operation of
+# that name they were before these routes existed.
+
+@app.route("/", methods=["GET"], content_types=_CONTENT_TYPES)
+def root_page() -> Response:
+    headers, _body, _context = _request_parts()
+    if web_wire.wants_html(headers):
+        return _respond(web_wire.redirect_to_page())
+    return _respond(framework.reshape(405, {"Code": "MethodNotAllowedError", "Message": "Unsupported method: GET"},
+                                      {}, True, tuple(_CONTENT_TYPES)))
+
+
+def _page_or_operation(operation: str, get: Callable[[], WireResponse]) -> Response:
+    request = app.current_request
+    assert request is not None  # as in _request_parts
+    if request.method == "POST":
+        return lakeformation(operation)
+    return _respond(get())
+
+
+@app.route("/ui", methods=["GET", "POST"], content_types=_CONTENT_TYPES)
+def ui_page() -> Response:
+    request = app.current_request
+    assert request is not None  # as in _request_parts
+    called = str((request.context or {}).get("path") or request.path)
+    if request.method == "GET" and called.endswith("/"):
+        # /ui/ matches this route too, but the page's relative links need /ui.
+        return _respond(web_wire.redirect_to_page("../ui"))
+    return _page_or_operation("ui", web_wire.page)
+
+
+@app.route("/ui/{name}", methods=["GET"], content_types=_CONTENT_TYPES)
+def ui_file(name: str) -> Response:
+    return _respond(web_wire.page(name))
+
+
+@app.route("/health", methods=["GET", "POST"], content_types=_CONTENT_TYPES)
+def health() -> Response:
+    return _page_or_operation("health", web_wire.health)
+
+
+@app.route("/ping", methods=["GET", "POST"], content_types=_CONTENT_TYPES)
+def ping() -> Response:
+    return _page_or_operation("ping", web_wire.health)
 
 
 def _paimon_view(template: str) -> Callable[..., Response]:

@@ -205,3 +205,12 @@ def test_the_paimon_catch_all_is_a_declared_greedy_resource() -> None:
     for method in ("get", "post", "put", "delete", "patch"):
         declared = {p["name"] for p in paths["/v1/{prefix}/{proxy+}"][method]["parameters"]}
         assert declared == {"prefix", "proxy"}
+
+
+def test_the_catalog_browser_and_health_are_routed_by_the_api() -> None:
+    # GET / (a browser's redirect to /ui), the page, its allow-listed files and the health probe.
+    api = next(r for r in template()["Resources"].values() if r["Type"] == "AWS::Serverless::Api")
+    paths = api["Properties"]["DefinitionBody"]["paths"]
+    assert {"get", "post"} <= set(paths["/"])
+    for path in ("/ui", "/ui/{name}", "/health", "/ping"):
+        assert "get" in paths[path], path

@@ -48,7 +48,7 @@ def test_importing_the_app_loads_no_handler_family() -> None:
     nor the service and store below them, before the first request."""
     code = ("import sys, app; print(sorted(m for m in sys.modules if m.startswith(('chalicelib.service', "
             "'chalicelib.store', 'chalicelib.protocol.aws_json.common')) or (m.startswith('chalicelib.protocol.') "
-            "and m.rsplit('.', 1)[-1] not in ('wire', 'routes', 'aws_json', 'glue', 'lakeformation', 'paimon', 'iceberg', "
+            "and m.rsplit('.', 1)[-1] not in ('wire', 'routes', 'aws_json', 'glue', 'lakeformation', 'paimon', 'iceberg', 'web', "
             "'model', 'quick_check', 'validate', 'shape_rules', 'sigv4', 'framework', 'response', 'routing', "
             "'json_body'))))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

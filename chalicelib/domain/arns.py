@@ -21,7 +21,7 @@ from chalicelib.errors import InvalidInputException
 _ARN = re.compile(r"arn:(aws(?:-(?:cn|us-gov|iso(?:-[bef])?))?):glue:([^:]*):([^:]*):(.*)", re.DOTALL)
 _ACCOUNT = re.compile(r"\d{12}")
 # The number of names after the resource type, per catalog resource type.
-NAME_COUNTS = {"catalog": 0, "database": 1, "table": 2, "connection": 1, "userDefinedFunction": 2}
+NAME_COUNTS = {"catalog": 0, "database": 1, "table": 2, "connection": 1, "userDefinedFunction": 2, "crawler": 1}
 
 
 @dataclass(frozen=True)

@@ -44,12 +44,13 @@ def load_engine() -> Any:
 
 
 def principal_key(account_id: str, role: str) -> str:
-    """The open mode's access key id naming the crawler's role in its account (the account's
-    root when the Role is not a role name or ARN)."""
+    """The open mode's access key id naming the crawler's role in the crawler's account (the
+    account's root when the Role is not a role name or ARN). The crawl writes into the
+    crawler's own catalog, whatever account a Role ARN names."""
     match = _ROLE.fullmatch(role or "")
     if not match:
         return account_id
-    return f"{match.group(1) or account_id}:role:{match.group(2)}"
+    return f"{account_id}:role:{match.group(2)}"
 
 
 def clients(endpoint: str, region: str, account_id: str, role: str) -> tuple[Any, Any]:

@@ -100,8 +100,8 @@ def _validate(definition: dict[str, Any], catalog_key: str) -> None:
             raise InvalidInputException(f"S3 target path must be of the form s3://bucket/prefix: {path[:300]}")
     recrawl = (definition.get("RecrawlPolicy") or {}).get("RecrawlBehavior")
     policy = definition.get("SchemaChangePolicy") or {}
-    if recrawl == "CRAWL_NEW_FOLDERS_ONLY" and (policy.get("UpdateBehavior", "LOG") != "LOG"
-                                                 or policy.get("DeleteBehavior", "LOG") != "LOG"):
+    if recrawl == "CRAWL_NEW_FOLDERS_ONLY" and (policy.get("UpdateBehavior", "UPDATE_IN_DATABASE") != "LOG"
+                                                 or policy.get("DeleteBehavior", "DEPRECATE_IN_DATABASE") != "LOG"):
         raise InvalidInputException("The SchemaChangePolicy for \"Crawl new folders only\" Amazon S3 target "
                                     "crawlers can only be LOG.")
     configuration = definition.get("Configuration")

@@ -5,6 +5,7 @@
     arn:<partition>:glue:<region>:<account>:table/<database>/<table>
     arn:<partition>:glue:<region>:<account>:connection/<connection>
     arn:<partition>:glue:<region>:<account>:userDefinedFunction/<database>/<function>
+    arn:<partition>:glue:<region>:<account>:crawler/<crawler>
 
 Database names cannot contain ``/`` in practice (Hive), so a table ARN's first ``/`` after the
 database name ends it; the rest is the table (or function) name.

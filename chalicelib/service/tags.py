@@ -1,6 +1,6 @@
 """Tags of Data Catalog resources: TagResource, UntagResource, GetTags, and the Tags of a create.
 
-AWS tags these catalog resources only: databases and connections ("AWS tags in AWS Glue"); a
+AWS tags these catalog resources: databases, connections and crawlers ("AWS tags in AWS Glue"); a
 table, function or catalog ARN is InvalidInputException here, as there. A resource's tags are one
 document (``store.catalog_documents``) keyed by the resource's *identity*: a uid minted when the
 resource is created, so a resource deleted and re-created under the same name starts untagged

@@ -132,7 +132,8 @@ def create_crawler(catalog_key: str, request: dict[str, Any]) -> None:
     _validate(definition, catalog_key)
     stamp = now()
     crawler: dict[str, Any] = {"Name": request["Name"], **definition, "State": "READY", "CrawlElapsedTime": 0,
-                               "CreationTime": stamp, "LastUpdated": stamp, "Version": 1}
+                               "CreationTime": stamp, "LastUpdated": stamp, "Version": 1,
+                               "CatalogId": catalog_key.split("\x01", 1)[-1]}
     if request.get("Schedule"):
         validate_schedule(request["Schedule"])
         crawler["Schedule"] = {"ScheduleExpression": request["Schedule"], "State": "SCHEDULED"}

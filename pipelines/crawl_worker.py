@@ -31,7 +31,8 @@ HEARTBEAT_SECONDS = float(os.environ.get("GLUE_CRAWL_HEARTBEAT_SECONDS", "5"))
 STALE_SECONDS = float(os.environ.get("GLUE_CRAWL_STALE_SECONDS", "60"))
 # The engine module (tests name a stub): it has run_crawl and CrawlFailed.
 ENGINE = os.environ.get("GLUE_CRAWL_ENGINE", "pipelines.crawl")
-_ROLE = re.compile(r"(?:arn:[^:]+:iam::(\d{12}):role/(?:.*/)?)?([\w+=,.@-]{1,64})")
+# A Role as CreateCrawler takes it: a name, with a path (service-role/Name), or an IAM role ARN.
+_ROLE = re.compile(r"(?:arn:[^:]+:iam::\d{12}:role/)?(?:[\w+=,.@-]+/)*([\w+=,.@-]{1,64})")
 
 
 def load_engine() -> Any:
@@ -44,13 +45,13 @@ def load_engine() -> Any:
 
 
 def principal_key(account_id: str, role: str) -> str:
-    """The open mode's access key id naming the crawler's role in the crawler's account (the
-    account's root when the Role is not a role name or ARN). The crawl writes into the
-    crawler's own catalog, whatever account a Role ARN names."""
+    """The open mode's access key id naming the crawler's role in the crawler's account. The
+    crawl writes into the crawler's own catalog, whatever account a Role ARN names; a Role that
+    names no role is ValueError (never the account's root: that would bypass Lake Formation)."""
     match = _ROLE.fullmatch(role or "")
     if not match:
-        return account_id
-    return f"{account_id}:role:{match.group(2)}"
+        raise ValueError(f"The crawler's Role {role[:300]!r} is not an IAM role name or role ARN")
+    return f"{account_id}:role:{match.group(1)}"
 
 
 def clients(endpoint: str, region: str, account_id: str, role: str) -> tuple[Any, Any]:

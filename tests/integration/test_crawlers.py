@@ -262,3 +262,25 @@ def test_a_worker_killed_mid_run_is_taken_over(crawl_server, tmp_path) -> None:
     [crawl] = glue.list_crawls(CrawlerName="k")["Crawls"]
     assert crawl["State"] == "COMPLETED" and crawl["Summary"] == "resumed"
     assert glue.get_crawler_metrics(CrawlerNameList=["k"])["CrawlerMetricsList"][0]["TablesUpdated"] == 2
+
+
+def test_the_crawl_writes_as_the_crawlers_role_under_lake_formation(crawl_server) -> None:
+    server = crawl_server()
+    account = random_account()
+    glue = client(server.endpoint, "glue", account=account)
+    lf = client(server.endpoint, "lakeformation", account=account)
+    lf.put_data_lake_settings(DataLakeSettings={
+        "DataLakeAdmins": [{"DataLakePrincipalIdentifier": f"arn:aws:iam::{account}:root"}],
+        "CreateDatabaseDefaultPermissions": [], "CreateTableDefaultPermissions": []})
+    glue.create_database(DatabaseInput={"Name": "lake"})  # no default grants: the role holds nothing on it
+    glue.create_crawler(Name="lf", Role="service-role/CrawlRole", DatabaseName="lake", Targets=S3,
+                        Description="table")
+    glue.start_crawler(Name="lf")
+    crawler = wait_for(ready(glue, "lf"))
+    assert crawler["LastCrawl"]["Status"] == "FAILED"
+    assert "AccessDenied" in crawler["LastCrawl"]["ErrorMessage"]
+    lf.grant_permissions(Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{account}:role/CrawlRole"},
+                         Resource={"Database": {"Name": "lake"}}, Permissions=["CREATE_TABLE"])
+    glue.start_crawler(Name="lf")
+    wait_for(lambda: glue.get_crawler(Name="lf")["Crawler"].get("LastCrawl", {}).get("Status") == "SUCCEEDED")
+    assert glue.get_table(DatabaseName="lake", Name="stub")["Table"]["Name"] == "stub"

@@ -151,6 +151,19 @@ class Worker:
             stop.wait(poll_seconds)
 
 
+def handler(event: Any, context: Any) -> dict[str, int]:
+    """The entry point of a deployed worker (a function of its own, packaged with pipelines/ and
+    pyarrow; invoked on a schedule): crawl queued runs while the invocation has more than
+    ``GLUE_CRAWL_STALE_SECONDS`` left, so a run is never cut off holding a fresh claim for long
+    (one cut off anyway is taken over by the next invocation once its heartbeat is stale)."""
+    worker = Worker(os.environ.get("GLUE_CRAWL_ENDPOINT", "http://127.0.0.1:8000"))
+    crawled = 0
+    remaining = getattr(context, "get_remaining_time_in_millis", lambda: 0)
+    while remaining() / 1000.0 > worker.stale_seconds and worker.run_once():
+        crawled += 1
+    return {"crawled": crawled}
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """``python -m pipelines.crawl_worker --endpoint URL``: a worker on its own."""
     import argparse

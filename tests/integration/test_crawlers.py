@@ -284,3 +284,21 @@ def test_the_crawl_writes_as_the_crawlers_role_under_lake_formation(crawl_server
     glue.start_crawler(Name="lf")
     wait_for(lambda: glue.get_crawler(Name="lf")["Crawler"].get("LastCrawl", {}).get("Status") == "SUCCEEDED")
     assert glue.get_table(DatabaseName="lake", Name="stub")["Table"]["Name"] == "stub"
+
+
+def test_a_run_that_keeps_losing_its_worker_ends_failed(crawl_server) -> None:
+    """Claims that go stale before their first heartbeat (stale after 1 s, heartbeats every 3 s):
+    two workers keep taking the run from each other; each loser learns it at its heartbeat and
+    drops the run; after three claims the run ends FAILED instead of RUNNING for ever."""
+    queue = f"q-{uuid.uuid4().hex}"
+    env = {"GLUE_CRAWL_QUEUE": queue, "GLUE_CRAWL_STALE_SECONDS": "1", "GLUE_CRAWL_HEARTBEAT_SECONDS": "3"}
+    first, second = crawl_server(**env), crawl_server(**env)
+    account = random_account()
+    glue = client(first.endpoint, "glue", account=account)
+    glue.create_crawler(Name="lost", Role="r", Targets=S3, Description="block")
+    glue.start_crawler(Name="lost")
+    crawler = wait_for(ready(client(second.endpoint, "glue", account=account), "lost"), timeout=60)
+    assert crawler["LastCrawl"]["Status"] == "FAILED"
+    assert "interrupted 3 times" in crawler["LastCrawl"]["ErrorMessage"]
+    [crawl] = glue.list_crawls(CrawlerName="lost")["Crawls"]
+    assert crawl["State"] == "FAILED"

@@ -165,6 +165,21 @@ def finish(claim: Claim, outcome: str, result: Optional[dict[str, Any]] = None, 
     return False
 
 
+def cancel_unclaimed(catalog_key: str, crawler_name: str) -> bool:
+    """StopCrawler's second step: a run no worker has claimed yet ends CANCELLED at once (so a
+    crawler is never left STOPPING where no worker runs). A claim racing this loses on its
+    condition, or this does, never both. Whether the run was ended here."""
+    entry = store.get(crawler_scope(catalog_key), crawler_name)
+    current = (entry.doc.get("Run") or {}).get("Key") if entry else None
+    if current is None:
+        return False
+    run = store.get(runs_scope(catalog_key), current)
+    if run is None or run.doc["State"] != "RUNNING" or run.doc["Worker"].get("Owner") is not None:
+        return False
+    claim = Claim(catalog_key, crawler_name, store.queue_key(catalog_key, crawler_name), "", {}, run)
+    return finish(claim, "CANCELLED", {"Summary": "stopped before any worker claimed it"})
+
+
 def progress_metrics(claim: Claim) -> dict[str, Any]:
     """The crawler's metrics as GetCrawlerMetrics would show them now (for logs)."""
     entry = store.get(crawler_scope(claim.catalog_key), claim.crawler_name)

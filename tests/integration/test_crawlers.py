@@ -302,3 +302,16 @@ def test_a_run_that_keeps_losing_its_worker_ends_failed(crawl_server) -> None:
     assert "interrupted 3 times" in crawler["LastCrawl"]["ErrorMessage"]
     [crawl] = glue.list_crawls(CrawlerName="lost")["Crawls"]
     assert crawl["State"] == "FAILED"
+
+
+def test_stopping_a_run_no_worker_claimed_ends_it_at_once(crawl_server) -> None:
+    server = crawl_server(GLUE_CRAWL_WORKER="0")
+    glue = client(server.endpoint, "glue", account=random_account())
+    glue.create_crawler(Name="idle", Role="r", Targets=S3)
+    glue.start_crawler(Name="idle")
+    assert glue.get_crawler(Name="idle")["Crawler"]["State"] == "RUNNING"  # queued: no worker here
+    glue.stop_crawler(Name="idle")
+    crawler = glue.get_crawler(Name="idle")["Crawler"]
+    assert crawler["State"] == "READY" and crawler["LastCrawl"]["Status"] == "CANCELLED"
+    assert glue.list_crawls(CrawlerName="idle")["Crawls"][0]["State"] == "STOPPED"
+    glue.start_crawler(Name="idle")  # READY again

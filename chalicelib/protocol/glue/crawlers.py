@@ -13,7 +13,7 @@ from typing import Any
 
 from chalicelib.context import RequestContext
 from chalicelib.protocol.aws_json.common import make_token, page_size, read_token
-from chalicelib.service import classifiers, crawlers
+from chalicelib.service import classifiers, crawl_runs, crawlers
 
 
 def _paged(key: str, page: list[Any], token: str | None) -> dict[str, Any]:
@@ -73,8 +73,10 @@ def start_crawler(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]
 
 
 def stop_crawler(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """Ask the running crawl to stop (STOPPING, then READY with LastCrawl CANCELLED)."""
+    """Ask the running crawl to stop (STOPPING, then READY with LastCrawl CANCELLED); a run no
+    worker has claimed yet ends at once."""
     crawlers.stop_crawler(ctx.catalog_key({}), params["Name"])
+    crawl_runs.cancel_unclaimed(ctx.catalog_key({}), params["Name"])
     return {}
 
 

@@ -54,13 +54,15 @@ def principal_key(account_id: str, role: str) -> str:
     return f"{account_id}:role:{match.group(1)}"
 
 
-def clients(endpoint: str, region: str, account_id: str, role: str) -> tuple[Any, Any]:
-    """(glue, s3) boto3 clients for a crawl: Glue against this service as the crawler's role."""
+def clients(endpoint: str, region: str, account_id: str, role: str,
+            verify: Optional[str] = None) -> tuple[Any, Any]:
+    """(glue, s3) boto3 clients for a crawl: Glue against this service as the crawler's role
+    (``verify``: the CA bundle of a local HTTPS endpoint)."""
     import boto3
 
     session = boto3.session.Session(aws_access_key_id=principal_key(account_id, role),
                                     aws_secret_access_key="crawler", region_name=region)
-    glue = session.client("glue", endpoint_url=endpoint)
+    glue = session.client("glue", endpoint_url=endpoint, verify=verify)
     s3 = boto3.session.Session(region_name=region).client("s3")
     return glue, s3
 
@@ -70,12 +72,13 @@ class Worker:
 
     def __init__(self, endpoint: str, stale_seconds: float = STALE_SECONDS,
                  heartbeat_seconds: float = HEARTBEAT_SECONDS,
-                 make_clients: Callable[[str, str, str, str], tuple[Any, Any]] = clients) -> None:
+                 make_clients: Callable[..., tuple[Any, Any]] = clients, verify: Optional[str] = None) -> None:
         self.endpoint = endpoint
         self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.stale_seconds = stale_seconds
         self.heartbeat_seconds = heartbeat_seconds
         self.make_clients = make_clients
+        self.verify = verify
 
     def run_once(self) -> bool:
         """Claim one run and crawl it to its end; False when none was waiting."""
@@ -117,7 +120,8 @@ class Worker:
         try:
             engine = load_engine()
             region = claim.catalog_key.split("\x01", 1)[0]
-            glue, s3 = self.make_clients(self.endpoint, region, claim.account_id, claim.crawler.get("Role", ""))
+            glue, s3 = self.make_clients(self.endpoint, region, claim.account_id, claim.crawler.get("Role", ""),
+                                         self.verify)
             from chalicelib.service import classifiers
             found, missing = classifiers.find_classifiers(claim.catalog_key, list(claim.crawler.get("Classifiers") or ()))
             if missing:

@@ -259,7 +259,8 @@ def main() -> None:
         except OSError as exc:
             sys.exit(f"cannot serve on {host}:{port}: {exc}; set HOST / PORT to use another address")
         start_cleaner(stop_cleaner)
-        start_crawl_worker(stop_cleaner, local_endpoint(host, port, files is not None))
+        start_crawl_worker(stop_cleaner, local_endpoint(host, port, files is not None),
+                           str(files.ca_cert) if files else None)
         url = client_url(host, port, "https" if files else "http")
         ca_option = f" --ca-bundle {files.ca_cert}" if files else ""
         verify = f', verify="{files.ca_cert}"' if files else ""

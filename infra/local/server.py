@@ -726,15 +726,18 @@ def start_cleaner(stop: threading.Event) -> Optional[threading.Thread]:
     return thread
 
 
-def start_crawl_worker(stop: threading.Event, endpoint: str) -> Optional[threading.Thread]:
+def start_crawl_worker(stop: threading.Event, endpoint: str,
+                       ca_bundle: Optional[str] = None) -> Optional[threading.Thread]:
     """Start the crawl worker (pipelines.crawl_worker: claims the runs StartCrawler queues and
     crawls them through ``endpoint``), which is a function of its own when deployed; None when
-    GLUE_CRAWL_WORKER=0. Call after ``make_server``, like ``start_cleaner``."""
+    GLUE_CRAWL_WORKER=0. ``ca_bundle``: what the worker's client trusts of a local HTTPS endpoint.
+    Call after ``make_server``, like ``start_cleaner``."""
     if os.environ.get("GLUE_CRAWL_WORKER", "1") == "0":
         return None
     from pipelines.crawl_worker import Worker
 
-    thread = threading.Thread(target=Worker(endpoint).serve_forever, args=(stop,), name="crawl-worker", daemon=True)
+    worker = Worker(endpoint, verify=ca_bundle)
+    thread = threading.Thread(target=worker.serve_forever, args=(stop,), name="crawl-worker", daemon=True)
     thread.start()
     return thread
 

@@ -20,6 +20,7 @@ from chalicelib.service.databases import now
 from chalicelib.store import crawls as store
 
 MAX_ATTEMPTS = 3
+# Runtimes the median of GetCrawlerMetrics is taken over.
 _RUNTIMES_KEPT = 20
 _FINISH_ATTEMPTS = 8
 

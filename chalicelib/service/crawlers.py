@@ -33,8 +33,6 @@ _TARGET_LISTS = ("S3Targets", "JdbcTargets", "MongoDBTargets", "DynamoDBTargets"
                  "IcebergTargets", "HudiTargets")
 # CloudWatch Logs names AWS gives a crawler's logs (nothing is written there here).
 LOG_GROUP = "/aws-glue/crawlers"
-# Runtimes the median of GetCrawlerMetrics is taken over.
-_RUNTIMES_KEPT = 20
 
 
 class CrawlerRunningException(ServiceError):

@@ -201,6 +201,9 @@ class Settings:
     fault_stop_at: str = _setting(
         "GLUE_FAULT_STOP_AT", TESTS, "the server stops itself (SIGSTOP) once at this named fault point",
         default="", empty_is_unset=False)
+    crawl_queue: str = _setting(
+        "GLUE_CRAWL_QUEUE", TESTS, "the queue StartCrawler puts crawl runs on and the crawl workers poll: "
+        "a test's own server and worker use one of their own", default="crawl-queue")
 
     # ------------------------------------------------------------------------------ set by the platform
     lambda_function_name: str | None = _setting(

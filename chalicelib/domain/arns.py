@@ -5,6 +5,7 @@
     arn:<partition>:glue:<region>:<account>:table/<database>/<table>
     arn:<partition>:glue:<region>:<account>:connection/<connection>
     arn:<partition>:glue:<region>:<account>:userDefinedFunction/<database>/<function>
+    arn:<partition>:glue:<region>:<account>:crawler/<crawler>
 
 Database names cannot contain ``/`` in practice (Hive), so a table ARN's first ``/`` after the
 database name ends it; the rest is the table (or function) name.
@@ -21,7 +22,7 @@ from chalicelib.errors import InvalidInputException
 _ARN = re.compile(r"arn:(aws(?:-(?:cn|us-gov|iso(?:-[bef])?))?):glue:([^:]*):([^:]*):(.*)", re.DOTALL)
 _ACCOUNT = re.compile(r"\d{12}")
 # The number of names after the resource type, per catalog resource type.
-NAME_COUNTS = {"catalog": 0, "database": 1, "table": 2, "connection": 1, "userDefinedFunction": 2}
+NAME_COUNTS = {"catalog": 0, "database": 1, "table": 2, "connection": 1, "userDefinedFunction": 2, "crawler": 1}
 
 
 @dataclass(frozen=True)

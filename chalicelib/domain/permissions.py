@@ -59,8 +59,9 @@ def _need(level: str, *permissions: str) -> Need:
 
 # The one table: every catalog action of every protocol that Lake Formation governs, by the
 # service core's name for it (Glue's operation names; Lake Formation's and Paimon's own where
-# Glue has none). Connections, tags, resource policies and catalog settings are IAM's, not
-# Lake Formation's: they are not here, as on AWS.
+# Glue has none). Connections, crawlers, classifiers, tags, resource policies and catalog
+# settings are IAM's, not Lake Formation's: they are not here, as on AWS. (A crawl's own writes
+# reach the catalog through the Glue API as the crawler's role and are checked as its.)
 ACTIONS: dict[str, Need] = {
     # databases
     "CreateDatabase": _need(CATALOG, CREATE_DATABASE),

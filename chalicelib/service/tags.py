@@ -1,6 +1,6 @@
 """Tags of Data Catalog resources: TagResource, UntagResource, GetTags, and the Tags of a create.
 
-AWS tags these catalog resources only: databases and connections ("AWS tags in AWS Glue"); a
+AWS tags these catalog resources: databases, connections and crawlers ("AWS tags in AWS Glue"); a
 table, function or catalog ARN is InvalidInputException here, as there. A resource's tags are one
 document (``store.catalog_documents``) keyed by the resource's *identity*: a uid minted when the
 resource is created, so a resource deleted and re-created under the same name starts untagged
@@ -50,8 +50,17 @@ def _connection_identity(catalog_key: str, names: tuple[str, ...]) -> str:
     return connection_identity(entry.doc)
 
 
-# The taggable resource types (AWS tags databases and connections, not tables or functions).
-_TAGGABLE: dict[str, Resolver] = {"database": _database_identity, "connection": _connection_identity}
+def _crawler_identity(catalog_key: str, names: tuple[str, ...]) -> str:
+    entry = catalog_entries.get(catalog_entries.scope(catalog_key, "crawler"), names[0])
+    if entry is None:
+        raise EntityNotFoundException(f"Crawler entry with name {names[0]} does not exist", "Crawler", names[0])
+    crawler = entry.doc["Crawler"]
+    return documents.connection_identity(crawler["Name"], crawler["CreationTime"])
+
+
+# The taggable resource types (AWS tags databases, connections and crawlers, not tables or functions).
+_TAGGABLE: dict[str, Resolver] = {"database": _database_identity, "connection": _connection_identity,
+                                  "crawler": _crawler_identity}
 # Resources GetResourcePolicy / DeleteResourcePolicy accept an ARN of (besides the catalog).
 POLICY_RESOURCES: dict[str, Resolver] = {"database": _database_identity, "table": _table_identity}
 

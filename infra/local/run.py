@@ -239,7 +239,7 @@ def main() -> None:
     try:
         ddb = start_dynamodb()
         # Imported only now: the service reads its settings (GLUE_DDB_ENDPOINT...) once, at the store's import.
-        from infra.local.server import make_server, start_cleaner, tls_context
+        from infra.local.server import local_endpoint, make_server, start_cleaner, start_crawl_worker, tls_context
         from infra.local.tables import create_tables
 
         create_tables()
@@ -259,6 +259,8 @@ def main() -> None:
         except OSError as exc:
             sys.exit(f"cannot serve on {host}:{port}: {exc}; set HOST / PORT to use another address")
         start_cleaner(stop_cleaner)
+        start_crawl_worker(stop_cleaner, local_endpoint(host, port, files is not None),
+                           str(files.ca_cert) if files else None)
         url = client_url(host, port, "https" if files else "http")
         ca_option = f" --ca-bundle {files.ca_cert}" if files else ""
         verify = f', verify="{files.ca_cert}"' if files else ""

@@ -726,6 +726,30 @@ def start_cleaner(stop: threading.Event) -> Optional[threading.Thread]:
     return thread
 
 
+def start_crawl_worker(stop: threading.Event, endpoint: str,
+                       ca_bundle: Optional[str] = None) -> Optional[threading.Thread]:
+    """Start the crawl worker (pipelines.crawl_worker: claims the runs StartCrawler queues and
+    crawls them through ``endpoint``), which is a function of its own when deployed; None when
+    GLUE_CRAWL_WORKER=0. ``ca_bundle``: what the worker's client trusts of a local HTTPS endpoint.
+    Call after ``make_server``, like ``start_cleaner``."""
+    if os.environ.get("GLUE_CRAWL_WORKER", "1") == "0":
+        return None
+    from pipelines.crawl_worker import Worker
+
+    worker = Worker(endpoint, verify=ca_bundle)
+    thread = threading.Thread(target=worker.serve_forever, args=(stop,), name="crawl-worker", daemon=True)
+    thread.start()
+    return thread
+
+
+def local_endpoint(host: str, port: int, tls: bool) -> str:
+    """The URL this process's own workers reach the server at."""
+    reach = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+    if ":" in reach and not reach.startswith("["):
+        reach = f"[{reach}]"
+    return f"{'https' if tls else 'http'}://{reach}:{port}"
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Command-line entry point: serve until interrupted."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -749,6 +773,7 @@ def main(argv: Optional[list[str]] = None) -> None:
                          args.request_timeout, tls)
     stop_cleaner = threading.Event()
     start_cleaner(stop_cleaner)
+    start_crawl_worker(stop_cleaner, local_endpoint(args.host, server.server_port, tls is not None))
     print(f"Serving {args.app} on {'https' if tls else 'http'}://{args.host}:{server.server_port}", flush=True)
     try:
         server.serve_forever()

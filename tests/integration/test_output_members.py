@@ -290,6 +290,31 @@ def _other_reads(c: Catalog) -> dict[str, Recipe]:
         return [read() for read in reads]
 
     db_path = f"arn:aws:glue:{region}:{c.account}:database/{c.db}"
+    def crawler() -> None:
+        """Every kind of classifier with every member, and a crawler with every member (never
+        started: the session server's worker would crawl it with the real engine)."""
+        g.create_classifier(CsvClassifier={
+            "Name": "csv", "Delimiter": ";", "QuoteSymbol": "'", "ContainsHeader": "PRESENT", "Header": ["a", "b"],
+            "DisableValueTrimming": True, "AllowSingleColumn": True, "CustomDatatypeConfigured": True,
+            "CustomDatatypes": ["INT"], "Serde": "OpenCSVSerDe"})
+        g.create_classifier(GrokClassifier={"Name": "grok", "Classification": "log", "GrokPattern": "%{WORD:w}",
+                                            "CustomPatterns": "W [a-z]+"})
+        g.create_classifier(JsonClassifier={"Name": "json", "JsonPath": "$[*]"})
+        g.create_classifier(XMLClassifier={"Name": "xml", "Classification": "xml", "RowTag": "row"})
+        g.create_crawler(
+            Name="crawl", Role=f"arn:aws:iam::{c.account}:role/crawler", DatabaseName=c.db, Description="d",
+            Targets={"S3Targets": [{"Path": "s3://bucket/data/", "Exclusions": ["**.tmp"], "SampleSize": 10}]},
+            Schedule="cron(0 12 * * ? *)", Classifiers=["csv"], TablePrefix="p_",
+            SchemaChangePolicy={"UpdateBehavior": "LOG", "DeleteBehavior": "LOG"},
+            RecrawlPolicy={"RecrawlBehavior": "CRAWL_EVERYTHING"},
+            LineageConfiguration={"CrawlerLineageSettings": "ENABLE"},
+            LakeFormationConfiguration={"UseLakeFormationCredentials": True, "AccountId": c.account},
+            Configuration='{"Version": 1.0}', CrawlerSecurityConfiguration="sec", Tags={"t": "v"})
+
+    def crawler_reads(*reads: Callable[[], dict[str, Any]]) -> list[dict[str, Any]]:
+        once(crawler)
+        return [read() for read in reads]
+
 
     def after(setup: Callable[[], None], *reads: Callable[[], dict[str, Any]]) -> list[dict[str, Any]]:
         once(setup)
@@ -303,6 +328,15 @@ def _other_reads(c: Catalog) -> dict[str, Recipe]:
         "GetConnection": lambda c: after(connection, lambda: g.get_connection(Name="jdbc")),
         "GetConnections": lambda c: after(connection, g.get_connections,
                                           lambda: g.get_connections(HidePassword=True)),
+        "GetCrawler": lambda c: crawler_reads(lambda: g.get_crawler(Name="crawl")),
+        "GetCrawlers": lambda c: crawler_reads(g.get_crawlers),
+        "ListCrawlers": lambda c: crawler_reads(g.list_crawlers, lambda: g.list_crawlers(Tags={"t": "v"})),
+        "BatchGetCrawlers": lambda c: crawler_reads(lambda: g.batch_get_crawlers(CrawlerNames=["crawl", "none"])),
+        "GetCrawlerMetrics": lambda c: crawler_reads(g.get_crawler_metrics),
+        "ListCrawls": lambda c: crawler_reads(lambda: g.list_crawls(CrawlerName="crawl")),
+        "GetClassifier": lambda c: crawler_reads(*(lambda n=n: g.get_classifier(Name=n)
+                                                   for n in ("csv", "grok", "json", "xml"))),
+        "GetClassifiers": lambda c: crawler_reads(g.get_classifiers),
         "GetDataCatalogEncryptionSettings": encryption,
         "GetResourcePolicy": lambda c: after(policy, g.get_resource_policy),
         "GetResourcePolicies": lambda c: after(policy, g.get_resource_policies),

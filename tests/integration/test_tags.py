@@ -99,7 +99,7 @@ def test_missing_database_is_entity_not_found(fresh_glue, account):
     ("arn:aws:glue:us-east-1:{account}:database", "database ARN ends in 'database/<name>'"),
     ("arn:aws:glue:us-east-1:{account}:database/", "database ARN ends in"),
     ("arn:aws:glue:us-east-1:{account}:table/db1", "table ARN ends in 'table/<name>/<name>'"),
-    ("arn:aws:glue:us-east-1:{account}:crawler/c1", "resource type 'crawler' is not a Data Catalog"),
+    ("arn:aws:glue:us-east-1:{account}:job/j1", "resource type 'job' is not a Data Catalog"),
     ("arn:aws:glue::{account}:database/db1", "names no region"),
     ("arn:aws:glue:us-east-1:12345:database/db1", "12 digits"),
     ("arn:aws:glue:eu-west-1:{account}:database/db1", "region eu-west-1"),

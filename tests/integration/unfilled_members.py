@@ -55,6 +55,17 @@ _GRANT = {
 }
 _VERIFICATION = "nothing checks a registered location's bucket or role here, so there is no status to report"
 
+_CRAWLER = {
+    "LastCrawl": "the recipe's crawler never runs (the session server's worker would crawl it with the real "
+                 "engine); test_crawlers.py checks LastCrawl after runs",
+    **{f"Targets.{kind}": "round-trips as given; the recipe's crawler has S3 targets only"
+       for kind in ("CatalogTargets", "DeltaTargets", "DynamoDBTargets", "HudiTargets", "IcebergTargets",
+                    "JdbcTargets", "MongoDBTargets")},
+    **{f"Targets.S3Targets[].{member}": "round-trips as given; not in the recipe's S3 target"
+       for member in ("ConnectionName", "DlqEventQueueArn", "EventQueueArn")},
+}
+
+
 UNFILLED: dict[str, dict[str, str]] = {
     "GetDatabase": {},
     "GetDatabases": {},
@@ -93,4 +104,12 @@ UNFILLED: dict[str, dict[str, str]] = {
     },
     "DescribeResource": {"ResourceInfo.VerificationStatus": _VERIFICATION},
     "ListResources": {"ResourceInfoList[].VerificationStatus": _VERIFICATION},
+    "GetCrawler": _under("Crawler.", _CRAWLER),
+    "GetCrawlers": {**_under("Crawlers[].", _CRAWLER), "NextToken": _ONE_PAGE},
+    "BatchGetCrawlers": _under("Crawlers[].", _CRAWLER),
+    "ListCrawlers": {"NextToken": _ONE_PAGE},
+    "GetCrawlerMetrics": {"NextToken": _ONE_PAGE},
+    "ListCrawls": {"NextToken": _ONE_PAGE},
+    "GetClassifier": {},
+    "GetClassifiers": {"NextToken": _ONE_PAGE},
 }

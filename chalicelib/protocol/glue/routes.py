@@ -11,9 +11,10 @@ from chalicelib.protocol.aws_json.wire import Handler
 from chalicelib.protocol.routing import families
 
 (databases, tables, table_versions, partition_reads, partition_writes, partition_indexes, statistics, search,
- user_functions, connections, tags, catalog_settings) = families(
+ user_functions, connections, tags, catalog_settings, crawlers) = families(
     "chalicelib.protocol.glue", "databases", "tables", "table_versions", "partition_reads", "partition_writes",
-    "partition_indexes", "statistics", "search", "user_functions", "connections", "tags", "catalog_settings")
+    "partition_indexes", "statistics", "search", "user_functions", "connections", "tags", "catalog_settings",
+    "crawlers")
 
 ROUTES: dict[str, Handler] = {
     # databases
@@ -75,6 +76,26 @@ ROUTES: dict[str, Handler] = {
     "GetTags": tags.get_tags,
     "TagResource": tags.tag_resource,
     "UntagResource": tags.untag_resource,
+    # crawlers and classifiers
+    "BatchGetCrawlers": crawlers.batch_get_crawlers,
+    "CreateClassifier": crawlers.create_classifier,
+    "CreateCrawler": crawlers.create_crawler,
+    "DeleteClassifier": crawlers.delete_classifier,
+    "DeleteCrawler": crawlers.delete_crawler,
+    "GetClassifier": crawlers.get_classifier,
+    "GetClassifiers": crawlers.get_classifiers,
+    "GetCrawler": crawlers.get_crawler,
+    "GetCrawlerMetrics": crawlers.get_crawler_metrics,
+    "GetCrawlers": crawlers.get_crawlers,
+    "ListCrawlers": crawlers.list_crawlers,
+    "ListCrawls": crawlers.list_crawls,
+    "StartCrawler": crawlers.start_crawler,
+    "StartCrawlerSchedule": crawlers.start_crawler_schedule,
+    "StopCrawler": crawlers.stop_crawler,
+    "StopCrawlerSchedule": crawlers.stop_crawler_schedule,
+    "UpdateClassifier": crawlers.update_classifier,
+    "UpdateCrawler": crawlers.update_crawler,
+    "UpdateCrawlerSchedule": crawlers.update_crawler_schedule,
     # catalog settings
     "DeleteResourcePolicy": catalog_settings.delete_resource_policy,
     "GetCatalogImportStatus": catalog_settings.get_catalog_import_status,

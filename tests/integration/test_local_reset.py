@@ -121,3 +121,15 @@ def test_the_request_log_turned_down(own_stack: CatalogStack) -> None:
     assert own_stack.log_dir is not None
     text = (own_stack.log_dir / "server-quiet.log").read_text()
     assert "GetDatabases" not in text and "/no/such/path" not in text
+
+
+def test_a_server_fault_is_logged_with_its_traceback(own_stack: CatalogStack) -> None:
+    """Last in this module: it takes DynamoDB Local away (a store outage is the server's fault)."""
+    assert own_stack.dynamodb is not None and own_stack.log_dir is not None
+    own_stack.dynamodb.stop()
+    glue = own_stack.client("glue")
+    with pytest.raises(glue.exceptions.InternalServiceException):
+        glue.get_databases()
+    text = log_text(own_stack.log_dir / "server.log", "glue GetDatabases 500 ")
+    assert "glue GetDatabases 500 " in text
+    assert "Traceback (most recent call last)" in text and "unhandled error in glue:GetDatabases" in text

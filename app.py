@@ -7,12 +7,14 @@ decode, dispatch through the protocol's route table, encode); chalicelib.composi
 the protocols run on, once, here at import.
 """
 
+import logging
+import time
 from typing import Any, Callable, cast
 
 from chalice import Chalice, Rate, Response
 from chalice.app import Request
 
-from chalicelib import composition
+from chalicelib import composition, settings
 from chalicelib.protocol import framework
 from chalicelib.protocol.aws_json.wire import JSON_11, REST_JSON
 from chalicelib.protocol.glue import wire as glue_wire
@@ -29,6 +31,13 @@ from chalicelib.protocol.web import wire as web_wire
 composition.compose()
 app = Chalice(app_name="glue-catalog")
 
+# One line per request at INFO (GLUE_LOG_LEVEL=WARNING turns them off); the adapters' own loggers
+# (chalicelib.*) log a 5xx with its traceback at ERROR, a client's mistake not at all. Levels are set
+# here because Lambda's root logger is at WARNING and make run's is configured by infra/local/run.py.
+request_log = logging.getLogger("glue_catalog.requests")
+for _logger in ("glue_catalog", "chalicelib"):
+    logging.getLogger(_logger).setLevel(settings.current().log_level)
+
 # Chalice answers 415 to any content type a route does not list; Glue clients send
 # application/x-amz-json-1.1 and some tools send plain JSON.
 _CONTENT_TYPES = [JSON_11, REST_JSON, "application/x-amz-json-1.0", "text/plain",
@@ -37,6 +46,38 @@ _CONTENT_TYPES = [JSON_11, REST_JSON, "application/x-amz-json-1.0", "text/plain"
 
 def _respond(result: WireResponse) -> Response:
     return Response(body=result.body, status_code=result.status, headers=result.headers)
+
+
+def request_line(method: str, route: str, params: Any, headers: Any, status: int, seconds: float,
+                 items_read: Any) -> str:
+    """The request log's line: protocol, operation (Glue, Lake Formation) or method and route template
+    (Paimon, Iceberg: no names of the caller's in the log), status, milliseconds, DynamoDB items read
+    (``-`` where the response reports none, such as a refusal before the store)."""
+    if route == "/":
+        protocol, operation = "glue", str(headers.get("x-amz-target") or "").rpartition(".")[2][:100] or "-"
+    elif route == "/{operation}":
+        protocol, operation = "lakeformation", str((params or {}).get("operation") or "-")[:100]
+    elif route.startswith("/v1/"):
+        protocol, operation = "paimon", f"{method} {route}"
+    elif route.startswith("/iceberg/"):
+        protocol, operation = "iceberg", f"{method} {route}"
+    else:
+        protocol, operation = "http", f"{method} {route}"
+    shown = items_read if items_read is not None else "-"
+    return f"{protocol} {operation} {status} {seconds * 1000:.1f} ms items_read={shown}"
+
+
+@app.middleware("http")
+def log_each_request(request: Request, get_response: Callable[[Request], Response]) -> Response:
+    """One log line per request (outermost, so the status is the one sent)."""
+    started = time.perf_counter()
+    response = get_response(request)
+    if request is not None and request_log.isEnabledFor(logging.INFO):
+        headers = response.headers or {}
+        request_log.info(request_line(request.method, request.path, request.uri_params, request.headers,
+                                      response.status_code, time.perf_counter() - started,
+                                      headers.get("x-glue-items-read")))
+    return response
 
 
 @app.middleware("http")

@@ -77,6 +77,16 @@ def _on(value: str) -> bool:
     return value == "1"
 
 
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _log_level(value: str) -> str:
+    level = value.strip().upper()
+    if level not in _LOG_LEVELS:
+        raise ValueError(value)
+    return level
+
+
 class Settings:
     """Every setting the service reads, typed, with its default (see the module's docstring).
 
@@ -114,6 +124,11 @@ class Settings:
         default="123456789012", empty_is_unset=False)
 
     # ------------------------------------------------------------------------------ for tuning
+    log_level: str = _setting(
+        "GLUE_LOG_LEVEL", TUNING,
+        "the service's log level (`DEBUG`, `INFO`, `WARNING`, `ERROR`): at `INFO` one line per request (protocol, "
+        "operation or path, status, milliseconds, DynamoDB items read; `make run`'s terminal, CloudWatch when "
+        "deployed); `WARNING` leaves only errors (a 5xx with its traceback)", default="INFO", parse=_log_level)
     table_prefix: str = _setting(
         "GLUE_TABLE_PREFIX", TUNING, "prefix of the DynamoDB table names (the deployed template always uses the "
         "default)", default="glue_catalog_", empty_is_unset=False)

@@ -18,6 +18,7 @@ GLUE_AUTH_KMS_KEY_ID deployed). A secret access key is printed once, when it is 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
 import time
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"Arn": principal.arn, "Admin": principal.admin}))
     elif command == ("principals", "list"):
         for principal in identities.list_principals():
-            print(json.dumps({"Arn": principal.arn, "Admin": principal.admin, "Created": principal.created}))
+            print(json.dumps({"Arn": principal.arn, "Admin": principal.admin, "Created": iso_time(principal.created)}))
     elif command == ("principals", "delete"):
         print(f"deleted {args.arn} and {identities.delete_principal(args.arn)} access key(s)")
     elif command == ("keys", "create"):
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     elif command == ("keys", "list"):
         for key in identities.list_keys(args.principal):
             print(json.dumps({"AccessKeyId": key.key_id, "Principal": key.principal, "Status": key.status,
-                              "Created": key.created}))
+                              "Created": iso_time(key.created)}))
     elif command in (("keys", "disable"), ("keys", "enable")):
         identities.set_key_status(args.key_id, identities.ACTIVE if args.action == "enable" else identities.INACTIVE)
         print(f"{args.key_id}: {'Active' if args.action == 'enable' else 'Inactive'}")
@@ -114,6 +115,11 @@ def run(args: argparse.Namespace) -> int:
     elif command == ("admin", "bootstrap"):
         return _bootstrap(args.arn)
     return 0
+
+
+def iso_time(epoch: float) -> str:
+    """An epoch second as ISO 8601 UTC, as AWS prints CreateDate (``2026-01-02T03:04:05Z``)."""
+    return datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -134,10 +140,11 @@ def parser() -> argparse.ArgumentParser:
         keys.add_parser(action).add_argument("key_id")
     keys.add_parser("migrate", help="re-seal every secret still in the legacy format 1 as format 2")
     tokens = groups.add_parser("tokens").add_subparsers(dest="action", required=True)
-    token = tokens.add_parser("create")
-    token.add_argument("--key", required=True)
-    token.add_argument("--region", default=REGION)
-    token.add_argument("--days", type=float, default=30.0)
+    token = tokens.add_parser("create", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                              help="a Paimon bearer token for an Active access key")
+    token.add_argument("--key", required=True, help="the access key id the token signs for")
+    token.add_argument("--region", default=REGION, help="the catalog region the token is for")
+    token.add_argument("--days", type=float, default=30.0, help="days until the token expires")
     admin = groups.add_parser("admin").add_subparsers(dest="action", required=True)
     admin.add_parser("bootstrap").add_argument("--arn", default=DEFAULT_ADMIN)
     return top

@@ -25,7 +25,7 @@ from typing import Any, Optional, Sequence
 from pipelines import catalog, layout, schema
 from pipelines.catalog import BatchOutcome, CatalogConfig
 from pipelines.checks import parse_index  # noqa: F401  (its home was here)
-from pipelines.runtime import Progress, SparkLike, Timer, resolve, say, ship_package
+from pipelines.runtime import Progress, SparkLike, Timer, per_second, resolve, say, ship_package
 
 
 class RegisterError(Exception):
@@ -104,7 +104,7 @@ class RegisterSummary:
     def text(self) -> str:
         keys = ", ".join(f"{k['Name']}:{k['Type']}" for k in self.partition_keys)
         s = self.seconds
-        rate = f" = {self.partitions_per_second:,.0f} partitions added/s" if self.added else ""
+        rate = f" = {per_second(self.partitions_per_second)} partitions added/s" if self.added else ""
         wall = ""
         if "spark_start" in s:  # set by the CLI
             wall = (f" (Spark start {s['spark_start']:.2f} s, stop {s.get('spark_stop', 0):.2f} s)"

@@ -92,6 +92,12 @@ class Timer:
         return time.perf_counter() - self.started
 
 
+def per_second(rate: float) -> str:
+    """A rate for people: whole numbers from 10 up, two significant digits below (14 partitions
+    in 33 s is 0.42/s, not 0/s)."""
+    return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
+
+
 class Progress:
     """Prints ``label: done/total`` to stderr every ``interval`` seconds while a long step runs;
     ``current`` is polled (e.g. a Spark accumulator's value)."""
@@ -120,7 +126,7 @@ class Progress:
         elapsed = time.perf_counter() - self._start
         rate = done / elapsed if elapsed > 0 else 0.0
         share = f" ({100 * done / self.total:.0f}%)" if self.total else ""
-        print(f"  {self.label}: {done:,}/{self.total:,}{share}, {rate:,.0f}/s", file=self.stream, flush=True)
+        print(f"  {self.label}: {done:,}/{self.total:,}{share}, {per_second(rate)}/s", file=self.stream, flush=True)
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()

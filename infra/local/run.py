@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import ipaddress
+import logging
 import os
 import signal
 import socket
@@ -231,6 +232,10 @@ def main() -> None:
     warning = host_warning(host, mode)
     if warning:
         print(warning, file=sys.stderr, flush=True)
+    # The service's log (one line per request at INFO, a 5xx with its traceback; GLUE_LOG_LEVEL) on
+    # this terminal; the level itself is set by app.py from the setting.
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    logging.getLogger("pynamodb").setLevel(logging.WARNING)  # its settings notes at every start
     ddb: Optional[DynamoDBLocal] = None
     server = None
     # The cleaner of deleted databases and tables (Lambda's scheduled function): without it their

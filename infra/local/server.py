@@ -78,6 +78,11 @@ CHUNKED = -1  # _framing()'s answer for a chunked body
 TLS_HANDSHAKE_RECORD = b"\x16"
 
 log = logging.getLogger("infra.local.server")
+# The app's request log (app.py): the answers this edge gives itself go to the same logger, as
+# API Gateway's own refusals would show in its access log.
+request_log = logging.getLogger("glue_catalog.requests")
+# Open mode only, never deployed: empties the catalog (chalicelib/store/reset.py).
+RESET_PATH = "/_local/reset"
 
 
 def thread_safe(app: Chalice) -> Chalice:
@@ -382,6 +387,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
 
     def handle_gateway(self) -> None:
         """Read the body, run the app through the gateway and send its response."""
+        self._started = time.perf_counter()
+        self._app_answered = False
         try:
             body = self._read_body()
         except BodyTooLarge as exc:
@@ -394,6 +401,9 @@ class GatewayHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             message = f"The request did not arrive within {self.server.request_timeout:g} seconds"
             self._send_error(408, "RequestTimeoutException", message)
+            return
+        if self.path.split("?", 1)[0] == RESET_PATH and self.command == "POST":
+            self._reset(body)
             return
         try:
             self.server.routes.match_route(self.path)
@@ -438,12 +448,39 @@ class GatewayHandler(BaseHTTPRequestHandler):
             # The request (and its body) would otherwise stay referenced by this thread for as
             # long as the keep-alive connection idles.
             self.server.app.current_request = None
+        self._app_answered = True  # app.py logged it
         out_headers: dict[str, Any] = dict(response.get("headers") or {})
         out_headers.update(response.get("multiValueHeaders") or {})
         out_body = response.get("body")
         if response.get("isBase64Encoded") and out_body is not None:
             out_body = base64.b64decode(out_body)
         self._send(response["statusCode"], out_headers, out_body)
+
+    def _reset(self, body: Optional[bytes]) -> None:
+        """``POST /_local/reset``: empty the catalog, every account, in open mode only."""
+        from chalicelib.protocol import sigv4
+
+        if sigv4.required():
+            self._send_error(403, "AccessDeniedException",
+                             f"{RESET_PATH} is served in open mode only; this server verifies signatures (GLUE_AUTH)")
+            return
+        try:
+            request = json.loads(body) if body and body.strip() else {}
+        except ValueError:
+            request = None
+        if not isinstance(request, dict) or request:
+            self._send_error(400, "InvalidInputException",
+                             f"{RESET_PATH} takes no parameters: it empties the catalog of every account")
+            return
+        from chalicelib.store.reset import empty_catalog
+
+        try:
+            deleted = empty_catalog()
+        except Exception:  # the store's fault: logged with its traceback, answered as a 500
+            log.exception("%s failed", RESET_PATH)
+            self._send_error(500, "InternalServiceException", "the reset failed part way; retry it")
+            return
+        self._send(200, {"Content-Type": "application/json"}, json.dumps({"ItemsDeleted": deleted}).encode())
 
     # -- request body -------------------------------------------------------------------
 
@@ -610,6 +647,10 @@ class GatewayHandler(BaseHTTPRequestHandler):
         except OSError:
             self.close_connection = True
         self.log_request(status, len(body))
+        if not getattr(self, "_app_answered", True) and request_log.isEnabledFor(logging.INFO):
+            milliseconds = (time.perf_counter() - self._started) * 1000
+            path = (self.path or "").split("?", 1)[0][:200]
+            request_log.info(f"http {self.command} {path} {status} {milliseconds:.1f} ms items_read=-")
 
     def send_error(self, code: int, message: Optional[str] = None, explain: Optional[str] = None) -> None:
         """http.server's own errors (malformed request line, headers too long) as AWS JSON.

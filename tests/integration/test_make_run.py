@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -65,6 +66,19 @@ class MakeRun:
                 return "\n".join(self.output)
         pytest.fail("make run did not come up:\n" + "\n".join(self.output))
 
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        """The first line printed from now on that contains ``text``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            self.output.append(line)
+            if text in line:
+                return line
+        pytest.fail(f"make run printed no line with {text!r}:\n" + "\n".join(self.output))
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -100,6 +114,10 @@ def test_open_mode_on_every_interface_warns_and_hides_the_store(make_run: Callab
     glue = client(f"http://127.0.0.1:{run.port}", "glue")
     glue.create_database(DatabaseInput={"Name": "made_by_make_run"})
     assert "made_by_make_run" in [d["Name"] for d in glue.get_databases()["DatabaseList"]]
+    # The request log on make run's terminal: the time, then one line per request.
+    logged = run.wait_for("glue GetDatabases 200 ")
+    assert re.fullmatch(r"\d\d:\d\d:\d\d glue GetDatabases 200 \d+\.\d ms items_read=\d+", logged), logged
+    assert not any("pynamo" in line for line in run.output)  # PynamoDB's notes at start stay quiet
 
     key_file = run.data_dir / "dynamodb" / KEY_FILE_NAME
     assert oct(key_file.stat().st_mode & 0o777) == "0o600"

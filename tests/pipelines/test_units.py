@@ -127,3 +127,11 @@ def test_a_refused_call_is_halved_until_the_bad_entry_stands_alone(monkeypatch):
     assert outcome.done == 7 and [f["Values"] for f in outcome.failed] == [["bad"]]
     assert outcome.failed[0]["ErrorCode"] == "InvalidInputException"
     assert len(fake.calls) == 7  # 8 -> 4+4 -> 2+2 -> 1+1
+
+
+@pytest.mark.parametrize("rate, shown", [(14 / 33, "0.42"), (0.0, "0"), (3.14159, "3.1"), (9.96, "10"),
+                                         (10.4, "10"), (12_345.6, "12,346")])
+def test_rates_are_shown_with_their_digits(rate: float, shown: str) -> None:
+    from pipelines.runtime import per_second
+
+    assert per_second(rate) == shown

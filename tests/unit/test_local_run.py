@@ -109,8 +109,8 @@ def test_make_identities_needs_make_run_first(tmp_path: Path) -> None:
 
     from infra.local.stack import REPO
 
-    # -o install: the check comes first, and nothing is (re)installed into the shared venv.
-    result = subprocess.run(["make", "-s", "-f", str(REPO / "Makefile"), "-C", str(tmp_path), "-o", "install",
+    # -o the server's stamp: the check comes first, and nothing is (re)installed into the shared venv.
+    result = subprocess.run(["make", "-s", "-f", str(REPO / "Makefile"), "-C", str(tmp_path), "-o", ".venv/.run-installed",
                              "identities", "ARGS=keys list"], capture_output=True, text=True, check=False)
     assert result.returncode != 0
     assert "catalog-access-key-id is missing: start make run first" in result.stderr

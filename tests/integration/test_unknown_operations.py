@@ -11,7 +11,7 @@ from chalicelib.protocol import served
 
 
 @pytest.mark.parametrize("service, operation, call", [
-    ("glue", "GetJobs", lambda glue, lf: glue.get_jobs()),
+    ("glue", "CreateJob", lambda glue, lf: glue.create_job(Name="etl", Role="r", Command={"Name": "glueetl"})),
     ("lakeformation", "ListLFTags", lambda glue, lf: lf.list_lf_tags()),
 ])
 def test_unserved_operation_is_unknown_operation_naming_it(glue, lakeformation, service, operation, call):

@@ -38,7 +38,7 @@ def test_notes_mark_operations_partly_served() -> None:
 
 
 @pytest.mark.parametrize("notes, message", [
-    ({("glue", "GetJobs"): "x"}, "not served"),
+    ({("glue", "CreateJob"): "x"}, "not served"),
     ({("glue", "NoSuchOperation"): "x"}, "not an operation"),
 ])
 def test_stale_notes_are_refused(notes: dict, message: str) -> None:

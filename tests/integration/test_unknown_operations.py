@@ -1,6 +1,6 @@
 """Operations botocore's models have but this service does not serve: through boto3, each is a
 clean UnknownOperationException naming the operation, for Glue (JSON 1.1) and Lake Formation
-(REST-JSON). README's compatibility table lists them (infra/compatibility.py)."""
+(REST-JSON). docs/compatibility.md lists them (infra/compatibility.py)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""The README's tables of the service's settings, rendered from chalicelib/settings.py.
+"""docs/settings.md's tables of the service's settings, rendered from chalicelib/settings.py.
 
     .venv/bin/python -m infra.settings_table          # print the tables
-    .venv/bin/python -m infra.settings_table --write  # rewrite them in README.md
+    .venv/bin/python -m infra.settings_table --write  # rewrite them in docs/settings.md
 
-tests/unit/test_settings.py fails when README.md holds anything else between the markers.
+tests/unit/test_settings.py fails when docs/settings.md holds anything else between the markers.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from chalicelib import settings
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+SETTINGS_DOC = Path(__file__).resolve().parents[1] / "docs" / "settings.md"
 BEGIN = "<!-- the service's settings: generated from chalicelib/settings.py by python -m infra.settings_table -->"
 END = "<!-- end of the generated settings -->"
 _HEADINGS = {
@@ -47,25 +47,25 @@ def render() -> str:
 
 
 def current(readme: str) -> str:
-    """The generated block as README.md holds it ("" when the markers are missing)."""
+    """The generated block as docs/settings.md holds it ("" when the markers are missing)."""
     start, end = readme.find(BEGIN), readme.find(END)
     return readme[start:end + len(END)] if 0 <= start < end else ""
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="rewrite the tables in README.md")
+    parser.add_argument("--write", action="store_true", help="rewrite the tables in docs/settings.md")
     args = parser.parse_args(argv)
     table = render()
     if not args.write:
         print(table)
         return 0
-    readme = README.read_text()
+    readme = SETTINGS_DOC.read_text()
     found = current(readme)
     if not found:
-        print(f"README.md has no block between {BEGIN!r} and {END!r}", file=sys.stderr)
+        print(f"docs/settings.md has no block between {BEGIN!r} and {END!r}", file=sys.stderr)
         return 1
-    README.write_text(readme.replace(found, table))
+    SETTINGS_DOC.write_text(readme.replace(found, table))
     return 0
 
 

@@ -22,7 +22,7 @@ What stands in for what, and nothing else is changed:
 
 Markers: an HTML comment on the line right before a block's fence.
 
-- ``<!-- readme-test: skip: REASON -->``: never run (deploying to AWS).
+- ``<!-- readme-test: skip: REASON -->``: never run (deploying to AWS; DataHub, a manual check).
 - ``<!-- readme-test: slow -->``: run by ``test_readme_slow_blocks`` (marked slow: it starts Spark),
   in the README's order, one after the other (the Spark snippet reads what the pipeline block
   registered).
@@ -184,6 +184,26 @@ def test_the_readme_has_blocks_of_each_kind() -> None:
     assert any("chalice deploy" in b.text for b in BLOCKS if b.marker == "skip")
     assert SLOW and any("python -m pipelines" in b.text for b in SLOW)
     assert all(expected_output(b) for b in BLOCKS if b.language == "python" and not b.marker)
+
+
+def test_the_readme_starts_with_the_point() -> None:
+    """Issue #53: what it is, the two commands and a short boto3 example come first: the first
+    Python example opens within the README's first 60 lines and is at most a dozen lines long."""
+    first = next(b for b in BLOCKS if b.language == "python")
+    assert first.line <= 60, f"the README's first example opens at line {first.line}"
+    assert len(first.text.splitlines()) <= 12 and "boto3.client(" in first.text
+    commands = next(b for b in BLOCKS if b.language == "sh")
+    assert commands.line < first.line and "make run" in commands.text and "make test" in commands.text
+
+
+def test_the_engine_lines_that_install_here_are_run() -> None:
+    """The engine section's blocks for clients the dev venv has (the AWS CLI with a profile, Daft)
+    are ordinary blocks, so test_readme_block runs them; DataHub's is a documented manual check."""
+    engines = README.read_text().split("## Point your engine at it\n", 1)[1].split("\n## ", 1)[0]
+    runs = [b for b in FAST if b.text in engines]
+    assert any("--profile catalog" in b.text for b in runs)
+    assert any("Catalog.from_glue" in b.text for b in runs)
+    assert any("datahub ingest" in b.text for b in BLOCKS if b.marker == "skip")
 
 
 @pytest.mark.parametrize("block", FAST, ids=[b.id for b in FAST])

@@ -1,4 +1,4 @@
-"""The README's compatibility table is generated (infra/compatibility.py) and kept current."""
+"""docs/compatibility.md's compatibility table is generated (infra/compatibility.py) and kept current."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from chalicelib.protocol.served import implemented
 from infra import compatibility
 
 
-def test_readme_section_is_current() -> None:
-    readme = compatibility.README.read_text(encoding="utf-8")
+def test_the_compatibility_page_is_current() -> None:
+    readme = compatibility.PAGE.read_text(encoding="utf-8")
     assert compatibility.rewrite(readme, compatibility.render()) == readme, (
-        f"README.md's compatibility table is out of date: run {compatibility.COMMAND}")
+        f"docs/compatibility.md's compatibility table is out of date: run {compatibility.COMMAND}")
 
 
 def test_every_model_operation_appears_once_with_its_status() -> None:
@@ -38,7 +38,7 @@ def test_notes_mark_operations_partly_served() -> None:
 
 
 @pytest.mark.parametrize("notes, message", [
-    ({("glue", "GetJobs"): "x"}, "not served"),
+    ({("glue", "CreateJob"): "x"}, "not served"),
     ({("glue", "NoSuchOperation"): "x"}, "not an operation"),
 ])
 def test_stale_notes_are_refused(notes: dict, message: str) -> None:
@@ -53,7 +53,7 @@ def test_the_notes_file_names_only_served_operations() -> None:
 def test_check_mode_reports_a_stale_readme(tmp_path, monkeypatch, capsys) -> None:
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n{compatibility.BEGIN}\nold table\n{compatibility.END}\nrest\n", encoding="utf-8")
-    monkeypatch.setattr(compatibility, "README", readme)
+    monkeypatch.setattr(compatibility, "PAGE", readme)
     assert compatibility.main(["--check"]) == 1
     assert compatibility.COMMAND in capsys.readouterr().err
     assert compatibility.main([]) == 0

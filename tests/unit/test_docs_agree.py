@@ -1,5 +1,5 @@
 """The docs agree with the code (issue #17): every make target is documented, every setting the
-code reads is in the README's settings table, every repository path the docs name exists, and
+code reads is in docs/settings.md (and the few a newcomer sets in the README's short table), every repository path the docs name exists, and
 every benchmark row says whether its target was met. (The README's commands themselves run in
 tests/integration/test_readme_commands.py.)
 """
@@ -72,12 +72,22 @@ def settings_read_by_the_code() -> set[str]:
 
 
 def test_every_setting_is_in_the_settings_table() -> None:
-    documented = {name for row in table_rows(section(README, "### Settings"))
+    documented = {name for row in table_rows(DOCS["settings.md"])
                   for name in re.findall(r"`([A-Za-z][A-Za-z0-9_]+)`", row[0])}
     read = settings_read_by_the_code()
     assert {"GLUE_DEFAULT_ACCOUNT_ID", "GLUE_TABLE_PREFIX", "PORT"} <= read  # the scan finds them
     missing = sorted(read - documented)
-    assert not missing, f"settings the code reads that the README's settings table does not list: {missing}"
+    assert not missing, f"settings the code reads that docs/settings.md does not list: {missing}"
+
+
+def test_the_readme_lists_a_newcomer_s_settings_only() -> None:
+    """About six, each one documented in docs/settings.md too; the README links there."""
+    short = {name for row in table_rows(section(README, "## Quick start"))
+             for name in re.findall(r"`([A-Za-z][A-Za-z0-9_]+)`", row[0])}
+    full = {name for row in table_rows(DOCS["settings.md"]) for name in re.findall(r"`([A-Za-z][A-Za-z0-9_]+)`", row[0])}
+    assert 4 <= len(short) <= 10 and short <= full, short
+    assert "](docs/settings.md)" in section(README, "## Quick start")
+    assert "<!-- the service's settings" not in README
 
 
 # Backticked repository paths: under a top-level folder of the repository or a chalicelib package

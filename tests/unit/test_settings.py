@@ -1,5 +1,5 @@
 """The service's settings (chalicelib/settings.py): read as the modules read them before they had
-one home, documented in the README exactly as declared, and the only reader of the environment
+one home, documented in docs/settings.md exactly as declared, and the only reader of the environment
 in chalicelib."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_the_readme_tables_are_the_declared_settings() -> None:
     """Every setting documented, every documented setting declared, defaults as declared (the
-    README's block is the rendering: `python -m infra.settings_table --write` updates it)."""
-    block = settings_table.current((REPO / "README.md").read_text())
-    assert block, "README.md lacks the generated settings block"
+    docs/settings.md's block is the rendering: `python -m infra.settings_table --write` updates it)."""
+    block = settings_table.current((REPO / "docs" / "settings.md").read_text())
+    assert block, "docs/settings.md lacks the generated settings block"
     documented = set(re.findall(r"^\| `([A-Za-z_]+)`", block, re.M))
     declared = {spec.names[0] for spec in settings.specs().values()}
     assert documented == declared

@@ -11,10 +11,10 @@ from chalicelib.protocol.aws_json.wire import Handler
 from chalicelib.protocol.routing import families
 
 (databases, tables, table_versions, partition_reads, partition_writes, partition_indexes, statistics, search,
- user_functions, connections, tags, catalog_settings, crawlers) = families(
+ user_functions, connections, tags, catalog_settings, crawlers, absent_resources) = families(
     "chalicelib.protocol.glue", "databases", "tables", "table_versions", "partition_reads", "partition_writes",
     "partition_indexes", "statistics", "search", "user_functions", "connections", "tags", "catalog_settings",
-    "crawlers")
+    "crawlers", "absent_resources")
 
 ROUTES: dict[str, Handler] = {
     # databases
@@ -104,4 +104,20 @@ ROUTES: dict[str, Handler] = {
     "GetResourcePolicy": catalog_settings.get_resource_policy,
     "PutDataCatalogEncryptionSettings": catalog_settings.put_data_catalog_encryption_settings,
     "PutResourcePolicy": catalog_settings.put_resource_policy,
+    # resources never held (jobs, triggers, ...): empty listings
+    "GetDevEndpoints": absent_resources.get_dev_endpoints,
+    "GetJobs": absent_resources.get_jobs,
+    "GetMLTransforms": absent_resources.get_m_l_transforms,
+    "GetSecurityConfigurations": absent_resources.get_security_configurations,
+    "GetTriggers": absent_resources.get_triggers,
+    "ListBlueprints": absent_resources.list_blueprints,
+    "ListCustomEntityTypes": absent_resources.list_custom_entity_types,
+    "ListDataQualityRulesets": absent_resources.list_data_quality_rulesets,
+    "ListDevEndpoints": absent_resources.list_dev_endpoints,
+    "ListJobs": absent_resources.list_jobs,
+    "ListMLTransforms": absent_resources.list_m_l_transforms,
+    "ListSessions": absent_resources.list_sessions,
+    "ListTriggers": absent_resources.list_triggers,
+    "ListUsageProfiles": absent_resources.list_usage_profiles,
+    "ListWorkflows": absent_resources.list_workflows,
 }

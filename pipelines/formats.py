@@ -99,3 +99,33 @@ def format_of_table(table: dict[str, Any]) -> tuple[str, dict[str, str]]:
         return "csv", {"sep": sep, "header": header}
     raise ValueError(f"cannot tell the file format of table {table.get('Name')} "
                      f"(classification {classification!r}, SerDe {library!r})")
+
+
+# Names that are documentation or bookkeeping beside data files, never data themselves: a
+# README.txt in a partition folder must not break a read (Spark would try it as Parquet).
+NOT_DATA_EXTENSIONS = frozenset({
+    "txt", "md", "markdown", "rst", "html", "htm", "pdf", "log", "crc", "xml", "yaml", "yml", "ini", "cfg",
+    "conf", "sh", "py", "sql", "jpg", "jpeg", "png", "gif", "svg", "doc", "docx", "xls", "xlsx", "zip", "tar",
+    "bak", "tmp", "swp", "manifest"})
+NOT_DATA_NAMES = frozenset({"readme", "license", "notice", "changelog", "manifest"})
+
+
+def maybe_data(name: str) -> bool:
+    """Whether a file name can be a data file of any format (Hadoop's hidden names and
+    documentation/bookkeeping files are not)."""
+    base = name.rsplit("/", 1)[-1]
+    if not base or base.startswith(("_", ".")):
+        return False
+    if base.lower() in NOT_DATA_NAMES:
+        return False
+    stem, dot, extension = base.rpartition(".")
+    return not (dot and stem and extension.lower() in NOT_DATA_EXTENSIONS)
+
+
+def is_data_file(name: str, fmt: str) -> bool:
+    """Whether ``name`` is read as a ``fmt`` data file: it may be data, and its extension (if it
+    names a format) names this one. Extension-less names (Hive's ``000000_0``) are data."""
+    if not maybe_data(name):
+        return False
+    named = format_of(name)
+    return named is None or named == fmt

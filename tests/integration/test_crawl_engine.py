@@ -293,3 +293,23 @@ def test_delta_and_iceberg_targets(s3: Any, glue: Any) -> None:
     assert clicks["Parameters"]["table_type"] == "ICEBERG"
     assert clicks["Parameters"]["metadata_location"].endswith("00001-abc.metadata.json")
     assert columns(clicks) == [("url", "string"), ("at", "timestamp")]
+
+
+def test_cli_runs_the_same_engine(s3: Any, glue: Any, endpoint: str, tmp_path: Path, capsys: Any,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from infra.local.stack import DEFAULT_ACCESS_KEY
+    from pipelines.crawl.__main__ import main
+    root, database = f"cli-{uuid.uuid4().hex[:8]}", f"crawl_{uuid.uuid4().hex[:8]}"
+    put(s3, f"{root}/t/k=1/a.parquet", parquet({"a": [1]}))
+    definition = tmp_path / "crawler.json"
+    definition.write_text(json.dumps(crawler(root, database)))
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", s3.meta.endpoint_url)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", DEFAULT_ACCESS_KEY)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    assert main(["--definition", str(definition), "--endpoint-url", endpoint, "--region", REGION]) == 0
+    assert json.loads(capsys.readouterr().out)["PartitionsCreated"] == 1
+    broken = crawler(root, database)
+    broken["Targets"]["S3Targets"][0]["Path"] = "s3://no-such-bucket-for-crawl/x"
+    definition.write_text(json.dumps(broken))
+    assert main(["--definition", str(definition), "--endpoint-url", endpoint, "--region", REGION]) == 1
+    assert "no-such-bucket-for-crawl" in capsys.readouterr().err

@@ -82,6 +82,20 @@ def report(label: str, result: dict[str, Any], wall: float) -> str:
             f"catalog reads {reads:.2f} s ({reads / wall:.0%}), catalog writes {writes:.2f} s ({writes / wall:.0%})")
 
 
+def start_stack(tmp: Path) -> CatalogStack:
+    """The catalog stack, started before the lake is written; on a loaded machine DynamoDB Local
+    may miss its start timeout, so up to three tries."""
+    for attempt in range(3):
+        stack = CatalogStack(log_dir=tmp / f"stack-{attempt}")
+        try:
+            stack.start()
+            return stack
+        except TimeoutError as error:
+            log(f"stack did not start ({error}); again")
+            stack.stop()
+    raise RuntimeError("the catalog stack did not start three times")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folders", type=int, default=10_000)
@@ -97,9 +111,10 @@ def main(argv: list[str] | None = None) -> int:
         wait_for_port(port, moto)
         s3 = make_client("s3", f"http://127.0.0.1:{port}", threads=32)
         s3.create_bucket(Bucket=BUCKET)
+        stack = start_stack(tmp)
         log(f"writing {folders:,} partition folders to moto S3 ...")
         put_lake(s3, 0, folders)
-        with CatalogStack(log_dir=tmp / "stack") as stack:
+        try:
             glue = make_client("glue", stack.endpoint, threads=8)
             first, wall1 = crawl(glue, s3)
             same, wall2 = crawl(glue, s3)
@@ -107,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             put_lake(s3, folders, extra)
             new, wall3 = crawl(glue, s3, RecrawlPolicy={"RecrawlBehavior": "CRAWL_NEW_FOLDERS_ONLY"},
                                SchemaChangePolicy={"UpdateBehavior": "LOG", "DeleteBehavior": "LOG"})
+        finally:
+            stack.stop()
         print(f"# bench_crawl: {common.machine()}; moto S3 + DynamoDB Local on this machine")
         print(f"# {common.command_line('bench_crawl', argv)}")
         print(report(f"first crawl, {folders:,} folders", first, wall1))

@@ -381,7 +381,7 @@ class _Run:
                            "PartitionKeys": keys, "Parameters": dict(params)}
             extra: dict[str, Any] = {}
             if keys and self.create_index:
-                extra["PartitionIndexes"] = [{"IndexName": INDEX_NAME, "Keys": [k["Name"] for k in keys][:3]}]
+                extra["PartitionIndexes"] = [{"IndexName": INDEX_NAME, "Keys": [k["Name"] for k in keys]}]
             self.write(self.glue.create_table, DatabaseName=database, TableInput=table_input, **extra)
             self.stats.tables_created += 1
             table = {**table_input, "DatabaseName": database}

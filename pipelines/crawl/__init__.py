@@ -236,7 +236,7 @@ class _Run:
         done = 0
         for batch in _chunks(jobs, 256):
             self.check_stop()
-            found = list(self.pool.map(
+            found: list[Optional[cls.Classified]] = list(self.pool.map(
                 lambda job: cls.classify(self.s3, bucket, job[1].key, job[1].size, self.custom), batch))
             for (rel, _), result in zip(batch, found):
                 self.stats.files_read += 1
@@ -250,13 +250,13 @@ class _Run:
             self.tick(elapsed / done * (len(jobs) - done) if done else None)
         self.stats.add_time("classify", since)
         out = []
-        for rel, found in results.items():
+        for rel, agreed in results.items():
             # The folder's schema: the files agreeing with the most common format, merged.
             signatures: dict[tuple, list[cls.Classified]] = {}
-            for item in found:
+            for item in agreed:
                 signatures.setdefault(item.signature(), []).append(item)
             agreeing = max(signatures.values(), key=len)
-            self.stats.files_skipped += len(found) - len(agreeing)
+            self.stats.files_skipped += len(agreed) - len(agreeing)
             columns: list[dict[str, str]] = []
             for item in agreeing:
                 columns = cls.merge_columns(columns, item.columns)
@@ -384,7 +384,7 @@ class _Run:
                 extra["PartitionIndexes"] = [{"IndexName": INDEX_NAME, "Keys": [k["Name"] for k in keys]}]
             self.write(self.glue.create_table, DatabaseName=database, TableInput=table_input, **extra)
             self.stats.tables_created += 1
-            table = {**table_input, "DatabaseName": database}
+            table: Optional[dict[str, Any]] = {**table_input, "DatabaseName": database}
             registered: dict[tuple[str, ...], dict[str, Any]] = {}
         else:
             table = self.update_table(database, existing, plan, params, keys)
@@ -487,7 +487,7 @@ class _Run:
 
     def tables_by_crawler(self, database: str) -> list[dict[str, Any]]:
         since = time.perf_counter()
-        out = []
+        out: list[dict[str, Any]] = []
         for page in self.glue.get_paginator("get_tables").paginate(DatabaseName=database):
             out.extend(t for t in page.get("TableList", [])
                        if (t.get("Parameters") or {}).get("UPDATED_BY_CRAWLER") == self.name)

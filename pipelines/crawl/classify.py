@@ -215,7 +215,8 @@ def avro_header(data: bytes) -> dict[str, bytes]:
     """The metadata map of an Avro object container file's header."""
     if not data.startswith(b"Obj\x01"):
         raise ValueError("not an Avro container")
-    pos, meta = 4, {}
+    pos = 4
+    meta: dict[str, bytes] = {}
     while True:
         count, pos = _zigzag(data, pos)
         if count == 0:
@@ -326,7 +327,8 @@ def _json_records(text: str, complete: bool, json_path: Optional[str] = None) ->
                 break
             items.append(item)
         return items or None
-    records, pos = [], 0
+    records: list[Any] = []
+    pos = 0
     while True:
         while pos < len(stripped) and stripped[pos] in " \t\r\n":
             pos += 1

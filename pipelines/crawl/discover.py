@@ -126,11 +126,11 @@ def make_plan(root: tuple[str, ...], folders: list[Folder], base_uri: str, base_
     columns = [c for c in columns if c["Name"].lower() not in lowered]
     partitions = []
     for f in folders:
-        values = []
+        values: list[str] = []
         for i, key in enumerate(keys):
             segment = f.rel[len(root) + i]
-            parsed = parse_segment(segment)
-            values.append(parsed[1] if parsed is not None and not key.startswith("partition_") else unquote(segment))
+            pair = parse_segment(segment)
+            values.append(pair[1] if pair is not None and not key.startswith("partition_") else unquote(segment))
         partitions.append((tuple(values), f))
     location = "/".join((base_uri.rstrip("/"),) + root) + "/"
     name = table_name(root[-1]) if root else table_name(base_name)

@@ -313,3 +313,49 @@ def test_cli_runs_the_same_engine(s3: Any, glue: Any, endpoint: str, tmp_path: P
     definition.write_text(json.dumps(broken))
     assert main(["--definition", str(definition), "--endpoint-url", endpoint, "--region", REGION]) == 1
     assert "no-such-bucket-for-crawl" in capsys.readouterr().err
+
+
+def _avro_long(n: int) -> bytes:
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def avro_file(schema: dict[str, Any]) -> bytes:
+    """An Avro object container with no blocks: magic, the metadata map, the sync marker."""
+    meta = {"avro.schema": json.dumps(schema).encode(), "avro.codec": b"null"}
+    body = b"Obj\x01" + _avro_long(len(meta))
+    for key, value in meta.items():
+        body += _avro_long(len(key)) + key.encode() + _avro_long(len(value)) + value
+    return body + _avro_long(0) + b"\x00" * 16
+
+
+def test_orc_avro_and_gzip_csv(s3: Any, glue: Any) -> None:
+    import gzip
+
+    from pyarrow import orc
+    root, database = f"bin-{uuid.uuid4().hex[:8]}", f"crawl_{uuid.uuid4().hex[:8]}"
+    out = io.BytesIO()
+    orc.write_table(pa.table({"k": pa.array([1, 2], pa.int32()), "v": ["a", "b"]}), out)
+    put(s3, f"{root}/orcs/part=1/a.orc", out.getvalue())
+    schema = {"type": "record", "name": "r", "fields": [{"name": "id", "type": "long"},
+                                                        {"name": "tag", "type": ["null", "string"]}]}
+    put(s3, f"{root}/avros/a.avro", avro_file(schema))
+    put(s3, f"{root}/gz/a.csv.gz", gzip.compress(b"name,n\nx,1\ny,2\n"))
+    crawl(crawler(root, database), glue, s3)
+    orcs = glue.get_table(DatabaseName=database, Name="orcs")["Table"]
+    assert columns(orcs) == [("k", "int"), ("v", "string")]
+    assert orcs["StorageDescriptor"]["SerdeInfo"]["SerializationLibrary"] == "org.apache.hadoop.hive.ql.io.orc.OrcSerde"
+    avros = glue.get_table(DatabaseName=database, Name="avros")["Table"]
+    assert columns(avros) == [("id", "bigint"), ("tag", "string")]
+    assert avros["Parameters"]["classification"] == "avro"
+    gz = glue.get_table(DatabaseName=database, Name="gz")["Table"]
+    assert columns(gz) == [("name", "string"), ("n", "bigint")]
+    assert gz["Parameters"]["compressionType"] == "gzip" and gz["StorageDescriptor"]["Compressed"] is True

@@ -479,9 +479,9 @@ def classify(s3: Any, bucket: str, key: str, size: int, custom: list[dict[str, A
         if head.startswith(b"Obj\x01"):
             return _avro(head)
         if head.startswith(b"ORC"):
-            return _orc(s3files.RangedFile(s3, bucket, key, size))
+            return _orc(s3files.RangedFile(s3, bucket, key, size, head))
         if head.startswith(b"PAR1"):
-            return _parquet(s3files.RangedFile(s3, bucket, key, size))
+            return _parquet(s3files.RangedFile(s3, bucket, key, size, head))
     except Exception:  # noqa: BLE001  a damaged footer: UNKNOWN, like AWS
         return None
     body, compression, complete = text()

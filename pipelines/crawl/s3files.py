@@ -114,12 +114,14 @@ class RangedFile(io.RawIOBase):
     """A read-only seekable view of an S3 object for pyarrow: each read is a ranged GET, and the
     last ``TAIL_BYTES`` are fetched once (where Parquet and ORC keep their footers)."""
 
-    def __init__(self, s3: Any, bucket: str, key: str, size: int):
+    def __init__(self, s3: Any, bucket: str, key: str, size: int, head: bytes = b""):
         super().__init__()
         self.s3, self.bucket, self.key, self.size = s3, bucket, key, size
         self.pos = 0
         self.tail_start = max(0, size - TAIL_BYTES)
         self.tail: Optional[bytes] = None
+        if len(head) >= size:  # a small file: the head already read is the whole file
+            self.tail_start, self.tail = 0, head[:size]
         self.requests = 0
 
     def readable(self) -> bool:

@@ -32,6 +32,7 @@ STARTED = time.perf_counter() - _process_age()
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import re  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 from typing import Any, NoReturn, Optional, Sequence  # noqa: E402
@@ -471,8 +472,14 @@ COMMANDS = {"sample": run_sample, "register": run_register, "stats": run_stats, 
 
 def _one_line(error: BaseException) -> str:
     """The first line of an error (Java exceptions carry their stack trace in the text)."""
-    text = str(error).strip().splitlines()
+    whole = str(error)
+    text = whole.strip().splitlines()
     first = text[0] if text else type(error).__name__
+    # A Spark job that failed on a file: name the file (and why), not "error calling o312.count".
+    failed = re.search(r"\[(FAILED_READ_FILE[.\w]*)\] Encountered error while reading file (\S+?)\.?(?:\s|$)", whole)
+    if failed:
+        cause = re.search(r"Caused by: [\w.$]+: ([^\n]+)", whole[failed.end():])
+        first = f"Spark could not read {failed.group(2)} ({failed.group(1)}" + (f": {cause.group(1).strip()})" if cause else ")")
     return first if len(first) <= 400 else first[:400] + " ..."
 
 

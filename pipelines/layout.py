@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 from urllib.parse import unquote, urlparse
 
+from pipelines.formats import maybe_data
+
 if TYPE_CHECKING:  # the CLI's checks use this module before (and without) importing pyspark
     from pyspark.sql import SparkSession
 
@@ -84,7 +86,8 @@ def _scan(path: str) -> tuple[list[str], list[tuple[str, int]]]:
                     continue
                 if entry.is_dir(follow_symlinks=True):
                     dirs.append(entry.name)
-                elif entry.is_file(follow_symlinks=True):
+                elif entry.is_file(follow_symlinks=True) and maybe_data(entry.name):
+                    # A README.txt beside the data is not a file of the dataset.
                     files.append((entry.name, entry.stat(follow_symlinks=True).st_size))
     except FileNotFoundError:
         pass
@@ -145,6 +148,8 @@ def list_spark(spark: SparkSession, root: str) -> list[Record]:
         if parsed.netloc != base.netloc or not parsed.path.startswith(prefix):
             continue
         *parts, name = parsed.path[len(prefix):].split("/")
+        if not maybe_data(name):
+            continue
         grouped.setdefault(tuple(parts), []).append(name)
     return [(rel, len(names), 0, sorted(names)[0]) for rel, names in sorted(grouped.items())]
 
@@ -202,3 +207,31 @@ def check_keys(partitions: Iterable[PartitionDir]) -> tuple[str, ...]:
     for partition in partitions:
         return partition.keys
     return ()
+
+
+def data_files(spark: Optional["SparkSession"], location: str, fmt: str) -> list[str]:
+    """The data files of format ``fmt`` directly in a partition folder (or the folder itself
+    when it cannot be listed here): other files beside them (README.txt, _SUCCESS, a CSV next
+    to Parquet) are left out, so Spark never tries to read them as ``fmt``. Local folders are
+    scanned; others are listed through Hadoop's FileSystem on the driver."""
+    from pipelines.formats import is_data_file
+    if is_local(location):
+        path = local_path(location)
+        if not os.path.isdir(path):
+            return [location]
+        with os.scandir(path) as entries:
+            names = sorted(e.name for e in entries if e.is_file(follow_symlinks=True))
+        base = uri(location)
+        return [f"{base}/{name}" for name in names if is_data_file(name, fmt)]
+    if spark is None:
+        return [location]
+    jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
+    hadoop_path = jvm.org.apache.hadoop.fs.Path(location)
+    fs = hadoop_path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())  # type: ignore[attr-defined]
+    if not fs.exists(hadoop_path) or not fs.getFileStatus(hadoop_path).isDirectory():
+        return [location]
+    out = []
+    for status in fs.listStatus(hadoop_path):
+        if status.isFile() and is_data_file(status.getPath().getName(), fmt):
+            out.append(status.getPath().toString())
+    return sorted(out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 from urllib.parse import quote
@@ -100,6 +101,21 @@ def _load(spark: SparkSession, fmt: str, options: dict[str, str], table_location
     return result
 
 
+def _data_files_only(spark: SparkSession, fmt: str,
+                     groups: list[tuple[list[str], list[str]]]) -> list[tuple[list[str], list[str]]]:
+    """Each folder replaced by its ``fmt`` data files (a README.txt or a stray file of another
+    format beside them is not handed to Spark); folders left with no data file are dropped."""
+    folders = [path for _, paths in groups for path in paths]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        listed = dict(zip(folders, pool.map(lambda path: layout.data_files(spark, path, fmt), folders)))
+    out = []
+    for values, paths in groups:
+        files = [f for path in paths for f in listed[path]]
+        if files:
+            out.append((values, files))
+    return out
+
+
 def load_table(spark: SparkLike, config: CatalogConfig, database: str, table_name: str,
                filter: str = "", segments: int = 4, transaction_id: Optional[str] = None,
                as_of: Optional[dt.datetime] = None) -> TableRead:
@@ -151,7 +167,10 @@ def load_table(spark: SparkLike, config: CatalogConfig, database: str, table_nam
         groups = [([], [location])]
     seconds["catalog"] = time.perf_counter() - start
     start = time.perf_counter()
-    df = _load(resolve(spark), fmt, options, location, data_columns, keys, groups)
+    session = resolve(spark)
+    if not governed:
+        groups = _data_files_only(session, fmt, groups)
+    df = _load(session, fmt, options, location, data_columns, keys, groups)
     files = df.inputFiles() if groups else []
     seconds["listing"] = time.perf_counter() - start
     return TableRead(df=df, table=table, partition_keys=keys, partitions=partitions,

@@ -13,10 +13,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from chalicelib.errors import EntityNotFoundException, InvalidInputException
-from chalicelib.service import access
 from chalicelib.service import paimon_snapshots as snapshots
 from chalicelib.service import paimon_tag_files as tag_files
-from chalicelib.service.paimon_tables import split_branch
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import paimon as store
 from chalicelib.store import paimon_history as files
@@ -27,8 +25,7 @@ MAX_CONSUMER_ID_BYTES = 248  # the file name is consumer-ID: a file system caps 
 
 
 def _open(action: str, ref: TableRef) -> snapshots.TableBranch:
-    access.require(action, ref.catalog_key, ref.database, split_branch(ref.table)[0])
-    return snapshots.open_table(ref)
+    return snapshots.checked_open(action, ref)
 
 
 def _earliest(table: snapshots.TableBranch) -> int:

@@ -248,3 +248,15 @@ def test_register_adopts_the_latest_1000_snapshots_and_says_so_of_older_ones(
     assert older.status_code == 404 and error_of(older)["resourceType"] == "SNAPSHOT"
     assert "latest 1,000" in error_of(older)["message"] and "from 6" in error_of(older)["message"]
     assert http("GET", endpoint, f"{base}/snapshots/1006").status_code == 404
+
+
+def test_a_latest_snapshot_read_is_one_dynamodb_round_trip(endpoint: str, orders, db: str) -> None:  # noqa: F811
+    """The permission check's grants ride in the BatchGetItem of the database, table and head
+    (pypaimon reads the latest snapshot six times per write and read); GetTable adds only the
+    latest schema's Query."""
+    for _ in range(2):  # the first may read the plain way (no hint yet in this server process)
+        snapshot = http("GET", endpoint, t(db, "snapshot"))
+    assert snapshot.status_code == 200
+    assert snapshot.headers["x-glue-ddb-requests"] == "1" and snapshot.headers["x-glue-items-read"] == "3"
+    table = http("GET", endpoint, t(db))
+    assert table.status_code == 200 and table.headers["x-glue-ddb-requests"] == "2"

@@ -25,13 +25,14 @@ from __future__ import annotations
 import contextvars
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from chalicelib.context import RequestContext
 from chalicelib.domain import permissions as model
 from chalicelib.domain.permissions import Grant
 from chalicelib.errors import AccessDeniedException, table_not_found
 from chalicelib.store import grants as store
+from chalicelib.store.catalog import ExtraKey, get_keys
 
 INSUFFICIENT = "Insufficient Lake Formation permission(s)"
 
@@ -139,6 +140,29 @@ def require(action: str, catalog_key: str, database: Optional[str] = None, table
             and knows_database(catalog_key, database) and not exists():
         raise table_not_found(table.lower())
     raise denied(action, database, table)
+
+
+def require_reading(action: str, catalog_key: str, database: Optional[str], table: Optional[str],
+                    reads: Sequence[ExtraKey], exists: Optional[Callable[[], bool]] = None
+                    ) -> list[dict[str, Any] | None]:
+    """``require``, and the items of ``reads`` (wire form, None where missing) read in the same
+    BatchGetItem as the grants when this request has not looked them up yet: one round trip for
+    the check and the object's own items. Refused, the items read are dropped unseen, so the
+    answer is ``require``'s, whether or not the object exists (``exists``: as there)."""
+    caller = current()
+    if caller is None:
+        return get_keys(reads) if reads else []
+    need = model.need(action)
+    folded_database, folded_table = _names(need, database, table)
+    key = (catalog_key, folded_database, folded_table)
+    items: Optional[list[dict[str, Any] | None]] = None
+    if key not in caller.held:
+        caller.held[key], items = store.lookup_with(catalog_key, caller.principals(catalog_key), folded_database,
+                                                    folded_table, reads)
+    require(action, catalog_key, database, table, exists)
+    if items is None:
+        items = get_keys(reads) if reads else []
+    return items
 
 
 def denied(action: str, database: Optional[str], table: Optional[str] = None) -> AccessDeniedException:

@@ -70,3 +70,25 @@ def read_hinted(catalog_key: str, database: str, table: str,
     if db_item is None or table_item is None or (db_item.uid, table_item.uid) != hint:
         return None
     return db_item, table_item, extras
+
+
+def hinted_keys(catalog_key: str, database: str, table: str,
+                extra: Callable[[str], Sequence[catalog.ExtraKey]] = lambda _uid: ()
+                ) -> tuple[tuple[str, str], list[catalog.ExtraKey]] | None:
+    """The hint and the keys ``read_hinted`` would read, for a caller that reads them along
+    with something else (the permission check's grants: ``access.require_reading``); None
+    without a hint. Hand what was read to ``hinted_from``."""
+    hint = table_hint(catalog_key, database, table)
+    if hint is None:
+        return None
+    return hint, catalog.path_keys(catalog_key, fold(database), hint[0], fold(table), extra(hint[1]))
+
+
+def hinted_from(hint: tuple[str, str], raws: Sequence[dict[str, Any] | None]
+                ) -> tuple[Database, Table, list[dict[str, Any] | None]] | None:
+    """``read_hinted``'s answer from the items of ``hinted_keys``: None when the hint no longer
+    holds (read the plain way)."""
+    db_item, table_item, extras = catalog.path_from(raws)
+    if db_item is None or table_item is None or (db_item.uid, table_item.uid) != hint:
+        return None
+    return db_item, table_item, extras

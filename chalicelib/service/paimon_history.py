@@ -13,26 +13,37 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from chalicelib.errors import EntityNotFoundException, InvalidInputException
-from chalicelib.service import access
 from chalicelib.service import paimon_snapshots as snapshots
 from chalicelib.service import paimon_tag_files as tag_files
-from chalicelib.service.paimon_tables import split_branch
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import paimon as store
 from chalicelib.store import paimon_history as files
 
 SNAPSHOT = "SNAPSHOT"
 _TAG_FIELDS = ("tagCreateTime", "tagTimeRetained")
+MAX_ADOPTED_SNAPSHOTS = 1000  # a register adopts the latest this many snapshot files as items
 MAX_CONSUMER_ID_BYTES = 248  # the file name is consumer-ID: a file system caps it at 255 bytes
 
 
 def _open(action: str, ref: TableRef) -> snapshots.TableBranch:
-    access.require(action, ref.catalog_key, ref.database, split_branch(ref.table)[0])
-    return snapshots.open_table(ref)
+    return snapshots.checked_open(action, ref)
 
 
 def _earliest(table: snapshots.TableBranch) -> int:
     return max(1, files.earliest_hint(table.path, table.branch) or 1)
+
+
+def _not_held(table: snapshots.TableBranch, number: int, latest: int) -> Optional[EntityNotFoundException]:
+    """Of a snapshot the directory's EARLIEST still names but no item holds: the register's
+    limit, in words, when the table's items begin above it (a register adopts the latest
+    MAX_ADOPTED_SNAPSHOTS files; older ones stay files only)."""
+    lowest = store.snapshots_between(table.uid, number, latest, table.branch, limit=1)
+    if not lowest or lowest[0].snapshot_id <= number:
+        return None
+    return EntityNotFoundException(
+        f"Snapshot {number} is older than the snapshots this catalog holds for the table (from "
+        f"{lowest[0].snapshot_id}): a registered table's history begins at the latest {MAX_ADOPTED_SNAPSHOTS:,} "
+        "snapshots of its directory; older ones are in its files only.", SNAPSHOT, str(number))
 
 
 def _missing(version: str) -> EntityNotFoundException:
@@ -58,7 +69,7 @@ def snapshot_at(ref: TableRef, version: str) -> dict[str, Any]:
                 raise _missing(version)
         stored = store.get_snapshot(table.uid, number, table.branch)
         if stored is None:
-            raise _missing(version)
+            raise _not_held(table, number, latest) or _missing(version)
         return stored.snapshot()
     tag = tag_files.find_tag(table.uid, table.path, version, table.branch)
     if tag is None:

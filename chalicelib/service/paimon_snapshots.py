@@ -80,15 +80,17 @@ class TableBranch:
         return str(uuid_module.UUID(hex=self.uid))
 
 
-def open_table(ref: TableRef) -> TableBranch:
+def open_table(ref: TableRef, hinted: Optional[tuple[Any, Any, list[Any]]] = None) -> TableBranch:
     """The Paimon table (and branch) ``ref`` names; EntityNotFoundException (TABLE) when there is
-    no such table or it is not a Paimon table, (BRANCH) when the branch does not exist."""
+    no such table or it is not a Paimon table, (BRANCH) when the branch does not exist.
+    ``hinted``: ``lookups.hinted_from``'s answer, already read (``_open``)."""
     name, branch = split_branch(ref.table)
     ref = replace(ref, table=name)
     head: store.Head | None = None
     # The usual case, a table this process has read before: database, table and head in one
     # BatchGetItem (pypaimon asks for the latest snapshot several times per write and read).
-    hinted = lookups.read_hinted(ref.catalog_key, ref.database, name, lambda uid: [store.head_read(uid, branch)])
+    if hinted is None:
+        hinted = lookups.read_hinted(ref.catalog_key, ref.database, name, lambda uid: [store.head_read(uid, branch)])
     if hinted is not None:
         view = glue_partitions.view_of(hinted[0], hinted[1])
         head = store.head_from(hinted[2][0])
@@ -109,11 +111,14 @@ def open_table(ref: TableRef) -> TableBranch:
     return table
 
 
-def _open(action: str, ref: TableRef) -> TableBranch:
+def checked_open(action: str, ref: TableRef) -> TableBranch:
     """The table ``ref`` names (``open_table``), once the caller may do ``action`` on it (on the
     table itself for a branch ``t$branch_b``): AccessDeniedException before anything is read."""
-    access.require(action, ref.catalog_key, ref.database, split_branch(ref.table)[0])
-    return open_table(ref)
+    name, branch = split_branch(ref.table)
+    # The usual case: the grants, the database, the table and the head in ONE BatchGetItem.
+    planned = lookups.hinted_keys(ref.catalog_key, ref.database, name, lambda uid: [store.head_read(uid, branch)])
+    raws = access.require_reading(action, ref.catalog_key, ref.database, name, planned[1] if planned else ())
+    return open_table(ref, lookups.hinted_from(planned[0], raws) if planned else None)
 
 
 def _head(table: TableBranch, fresh: bool = False) -> store.Head:
@@ -401,7 +406,7 @@ def commit(ref: TableRef, table_id: Optional[str], base_uuid: Optional[str], sna
            statistics_obj: Any) -> bool:
     """Commit a snapshot on ``base_uuid``. True: it is the branch's latest now (statistics
     applied, files written); False: the base is stale (another commit or a rollback won)."""
-    table = _open("PaimonCommit", ref)
+    table = checked_open("PaimonCommit", ref)
     try:
         snapshot = parse_snapshot(snapshot_obj)
         deltas = parse_statistics(statistics_obj)
@@ -445,7 +450,7 @@ def _uuid_hex(text: str) -> str:
 def latest(ref: TableRef) -> dict[str, Any]:
     """TableSnapshot JSON of the branch's latest snapshot; EntityNotFoundException (SNAPSHOT)
     before the first commit."""
-    table = _open("PaimonLoadSnapshot", ref)
+    table = checked_open("PaimonLoadSnapshot", ref)
     head = settle(table)
     if head.snapshot_id is None:
         raise EntityNotFoundException(f"Table {table.ref.table} has no snapshot.", SNAPSHOT, table.ref.table)
@@ -504,7 +509,7 @@ def rollback(ref: TableRef, snapshot_id: Optional[int], tag: Optional[str],
              from_snapshot: Optional[int]) -> None:
     """Move the branch back to a snapshot (or a tag's), with its partition statistics; the
     snapshots above it and their files are removed."""
-    table = _open("PaimonRollback", ref)
+    table = checked_open("PaimonRollback", ref)
     deadline = paging.work_deadline()
     head = _settled(table, deadline)
     if tag is not None:
@@ -595,7 +600,7 @@ def _duration_seconds(text: str) -> float:
 
 def create_tag(ref: TableRef, name: str, snapshot_id: Optional[int], time_retained: Optional[str]) -> None:
     """Tag a snapshot (the latest when ``snapshot_id`` is None): its item, then ``tag/tag-NAME``."""
-    table = _open("PaimonWriteTags", ref)
+    table = checked_open("PaimonWriteTags", ref)
     _check_tag_name(name)
     retained = _duration_seconds(time_retained) if time_retained is not None else None
     head = settle(table)
@@ -623,7 +628,7 @@ def _check_tag_name(name: str) -> None:
 
 def get_tag(ref: TableRef, name: str) -> dict[str, Any]:
     """GetTagResponse JSON."""
-    table = _open("PaimonReadTags", ref)
+    table = checked_open("PaimonReadTags", ref)
     found = tag_files.find_tag(table.uid, table.path, name, table.branch)
     if found is None:
         raise EntityNotFoundException(f"Tag {name} does not exist.", TAG, name)
@@ -638,13 +643,13 @@ def get_tag(ref: TableRef, name: str) -> dict[str, Any]:
 def list_tags(ref: TableRef, after: Optional[str], limit: int, prefix: Optional[str]) -> tuple[list[str], Optional[str]]:
     """A page of tag names in name order (those starting with ``prefix``), and the last name
     when more may follow."""
-    table = _open("PaimonReadTags", ref)
+    table = checked_open("PaimonReadTags", ref)
     return tag_files.list_tag_names(table.uid, table.path, after, limit, prefix, table.branch)
 
 
 def delete_tag(ref: TableRef, name: str) -> None:
     """Remove a tag: its item, then its file."""
-    table = _open("PaimonWriteTags", ref)
+    table = checked_open("PaimonWriteTags", ref)
     if not store.delete_tag(table.uid, name, table.branch) and \
             tag_files.find_tag(table.uid, table.path, name, table.branch) is None:  # nor a client's tag file
         raise EntityNotFoundException(f"Tag {name} does not exist.", TAG, name)
@@ -662,7 +667,7 @@ def list_partitions(ref: TableRef, after: Optional[str], limit: int, prefix: str
     """A page of Partition JSON in partition order (pending statistics rolled forward first),
     and the resume position (a partition sort key) when more follow. Only partitions whose name
     (``k1=v1/k2=v2``) is ``exact``, or else starts with ``prefix``."""
-    table = _open("PaimonListPartitions", ref)
+    table = checked_open("PaimonListPartitions", ref)
 
     def matches(name: str) -> bool:
         return name == exact if exact is not None else name.startswith(prefix)
@@ -708,7 +713,7 @@ def create_partitions(ref: TableRef, specs: Sequence[dict[str, str]],
                       ignore_if_exists: bool) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """Register partitions (no data): (created, existed). With ``ignore_if_exists`` false and
     any existing, AlreadyExistsException and nothing is created."""
-    table = _open("PaimonCreatePartitions", ref)
+    table = checked_open("PaimonCreatePartitions", ref)
     check_specs(table, specs, "partitionSpecs")
     if table.branch != MAIN:
         raise InvalidInputException("partitions belong to the main branch")
@@ -753,14 +758,14 @@ def _check_branch_name(name: str) -> None:
 
 def list_branches(ref: TableRef) -> list[str]:
     """The table's branch names, in order (main not included, as Paimon lists them)."""
-    table = _open("PaimonReadBranches", ref)
+    table = checked_open("PaimonReadBranches", ref)
     return store.list_branches(table.uid)
 
 
 def create_branch(ref: TableRef, name: str, from_tag: Optional[str]) -> None:
     """A branch from the latest schema (empty), or from a tag: that snapshot as its first, with
     the schemas up to the snapshot's (Paimon's FileSystemBranchManager copies the same files)."""
-    table = _open("PaimonWriteBranches", ref)
+    table = checked_open("PaimonWriteBranches", ref)
     _check_branch_name(name)
     start = None
     tag = None
@@ -793,7 +798,7 @@ def create_branch(ref: TableRef, name: str, from_tag: Optional[str]) -> None:
 def drop_branch(ref: TableRef, name: str) -> None:
     """Remove a branch: gone at once (its item becomes a tombstone), then what it left (items,
     directory: any number of snapshots) within the work budget, the rest by a cleanup job."""
-    table = _open("PaimonWriteBranches", ref)
+    table = checked_open("PaimonWriteBranches", ref)
     deadline = paging.work_deadline()
     if name == MAIN or not store.drop_branch(table.uid, name):
         raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
@@ -840,7 +845,7 @@ def fast_forward(ref: TableRef, name: str) -> None:
     first on become the branch's, schemas likewise, partition statistics follow (main's undone,
     the branch's applied), then the files. One transaction decides it (so a branch with more
     than MAX_FAST_FORWARD_ITEMS snapshots and schemas to copy is refused)."""
-    table = _open("PaimonWriteBranches", ref)
+    table = checked_open("PaimonWriteBranches", ref)
     if name == MAIN or not store.branch_exists(table.uid, name):
         raise EntityNotFoundException(f"Branch {name} does not exist.", BRANCH, name)
     deadline = paging.work_deadline()
@@ -888,7 +893,7 @@ def rename_branch(ref: TableRef, old: str, new: str) -> None:
     """Rename a branch: its items move in one transaction, then its directory is copied to the
     new name and the old one removed (a reader of the old name finds no branch from the decision
     on; one of the new name may briefly find files missing, as while a branch is being created)."""
-    table = _open("PaimonWriteBranches", ref)
+    table = checked_open("PaimonWriteBranches", ref)
     _check_branch_name(new)
     if old == MAIN:
         raise InvalidInputException("The main branch cannot be renamed.")

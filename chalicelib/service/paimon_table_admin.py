@@ -20,13 +20,13 @@ from chalicelib.service import access, paging, paimon_databases, paimon_tables, 
 from chalicelib.service import paimon_tag_files as tag_files
 from chalicelib.service.lookups import Database, fold
 from chalicelib.service.paimon_databases import require_database
+from chalicelib.service.paimon_history import MAX_ADOPTED_SNAPSHOTS
 from chalicelib.service.paimon_tables import PATH, TABLE, PaimonTable, split_branch
 from chalicelib.store import catalog
 from chalicelib.store import paimon as store
 from chalicelib.store import paimon_history as history
 from chalicelib.store import warehouse
 
-MAX_ADOPTED_SNAPSHOTS = 1000  # a register adopts the latest this many snapshot files as items
 
 
 class NotServed(Exception):

@@ -299,9 +299,11 @@ def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: s
     EntityNotFoundException (DATABASE / TABLE; TABLE too for a branch that does not exist).
     A caller whose grants cover some columns only sees those (and the keys)."""
     base, branch = split_branch(name)
-    access.require("GetTable", catalog_key, database_name, base,
-                   exists=lambda: _exists(catalog_key, database_name, base))
-    hinted = lookups.read_hinted(catalog_key, database_name, base)  # one BatchGetItem when it holds
+    # The grants, the database and the table in one BatchGetItem when this process has a hint.
+    planned = lookups.hinted_keys(catalog_key, database_name, base)
+    raws = access.require_reading("GetTable", catalog_key, database_name, base, planned[1] if planned else (),
+                                  exists=lambda: _exists(catalog_key, database_name, base))
+    hinted = lookups.hinted_from(planned[0], raws) if planned else None
     if hinted is not None:
         database, table = hinted[0], hinted[1]
     else:

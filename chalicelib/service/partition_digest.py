@@ -70,6 +70,33 @@ def _note_evaluated(table_uid: str, pieces: int) -> None:
     _evaluated_pieces[table_uid] = pieces
 
 
+# Decoded digest chunks by (table uid, item key): an item is written once under a fresh key and
+# never changed, so a listing whose outline names only items decoded here before needs neither
+# their rows (170 KB a read at 100k partitions) nor decoding them again (~7 ms at 100k): only the
+# evaluation, which is per distinct text and per row in C. Bounded by the rows held.
+_MAX_CACHED_ROWS = 2_000_000
+_chunks: dict[tuple[str, str], codec.Chunk] = {}
+_chunk_rows = 0
+
+
+def _decoded(table_uid: str, piece: digests.Piece) -> codec.Chunk:
+    """The decoded chunk of ``piece`` (its rows read, or decoded before by this process)."""
+    global _chunk_rows
+    cached = _chunks.get((table_uid, piece.key))
+    if cached is not None:
+        return cached
+    if piece.data is None:
+        raise Late()  # not read and no longer cached (another listing's chunks pushed it out)
+    chunk = codec.decode(piece.data)
+    if chunk.size <= _MAX_CACHED_ROWS // 4:
+        if _chunk_rows + chunk.size > _MAX_CACHED_ROWS or len(_chunks) >= 4096:
+            _chunks.clear()
+            _chunk_rows = 0
+        _chunks[(table_uid, piece.key)] = chunk
+        _chunk_rows += chunk.size
+    return chunk
+
+
 class Late(Exception):
     """The digest could not be read and evaluated by the listing's deadline."""
 
@@ -157,13 +184,13 @@ class DigestSource:
 
     def _candidates(self, bound: expressions.Node, buckets: Optional[tuple[int, int]]
                     ) -> Optional[tuple[list[str], frozenset[tuple[str, ...]]]]:
-        if not self.rows_read:
+        if not self.rows_read and not all((self.table_uid, piece.key) in _chunks for piece in self.pieces):
             self._read_rows()
         matches = codec.Matches(bound, buckets)
-        for number, piece in enumerate(p for p in self.pieces if p.data is not None):
+        for number, piece in enumerate(self.pieces):
             if number and self.deadline is not None and clock.monotonic() >= self.deadline:
                 raise Late()
-            matches.add(codec.decode(piece.data))  # type: ignore[arg-type]
+            matches.add(_decoded(self.table_uid, piece))
         if matches.total and len(matches.found) > MAX_SHARE * matches.total:
             return None
         keys = sorted({partition_sort_key(values, self.key_types) for values in matches.found})

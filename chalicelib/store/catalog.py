@@ -279,17 +279,14 @@ def get_path(catalog: str, database: str, db_uid: str, table: str,
     None where missing), in ONE BatchGetItem instead of a GetItem each. The caller knows
     ``db_uid`` from an earlier read and must check that the database item still has it (else
     the table item read belongs to an earlier incarnation of the database)."""
-    table_key = ExtraKey(TableItem.Meta.table_name, {"db_uid": dj.s(db_uid), "name": dj.s(table)})
-    db_raw, table_raw, *extras = _get_keys([_database_key(catalog, database), table_key, *extra])
-    return (None if db_raw is None else as_database(DatabaseItem.from_raw_data(db_raw)),
-            None if table_raw is None else as_table(TableItem.from_raw_data(table_raw)), extras)
+    return path_from(get_keys(path_keys(catalog, database, db_uid, table, extra)))
 
 
 def get_database_with(catalog: str, database: str,
                       extra: Sequence[ExtraKey]) -> tuple[Database | None, list[dict[str, Any] | None]]:
     """The database and the ``extra`` items (wire form, None where missing) in ONE
     BatchGetItem."""
-    db_raw, *extras = _get_keys([_database_key(catalog, database), *extra])
+    db_raw, *extras = get_keys([_database_key(catalog, database), *extra])
     return None if db_raw is None else as_database(DatabaseItem.from_raw_data(db_raw)), extras
 
 
@@ -297,18 +294,36 @@ def _database_key(catalog: str, database: str) -> ExtraKey:
     return ExtraKey(DatabaseItem.Meta.table_name, {"catalog": dj.s(catalog), "name": dj.s(database)})
 
 
-def _get_keys(keys: Sequence[ExtraKey]) -> list[dict[str, Any] | None]:
+def get_keys(keys: Sequence[ExtraKey]) -> list[dict[str, Any] | None]:
     """The items (wire form, None where missing) of ``keys``, in order, in one BatchGetItem."""
     by_table: dict[str, list[dict[str, Any]]] = {}
     for key in keys:
         by_table.setdefault(key.table_name, []).append(key.key)
     metrics.count_read(len(keys))
-    found = dj.batch_get(by_table)
+    return picked(dj.batch_get(by_table), keys)
 
+
+def picked(found: dict[str, list[dict[str, Any]]], keys: Sequence[ExtraKey]) -> list[dict[str, Any] | None]:
+    """The items of ``keys`` (None where missing), in order, among a BatchGetItem's ``found``."""
     def pick(key: ExtraKey) -> dict[str, Any] | None:
-        return next((item for item in found[key.table_name] if all(item.get(k) == v for k, v in key.key.items())),
-                    None)
+        return next((item for item in found.get(key.table_name, ())
+                     if all(item.get(k) == v for k, v in key.key.items())), None)
     return [pick(key) for key in keys]
+
+
+def path_keys(catalog: str, database: str, db_uid: str, table: str,
+              extra: Sequence[ExtraKey] = ()) -> list[ExtraKey]:
+    """The keys ``get_path`` reads: the database, the table under ``db_uid``, then ``extra``."""
+    return [_database_key(catalog, database),
+            ExtraKey(TableItem.Meta.table_name, {"db_uid": dj.s(db_uid), "name": dj.s(table)}), *extra]
+
+
+def path_from(raws: Sequence[dict[str, Any] | None]
+              ) -> tuple[Database | None, Table | None, list[dict[str, Any] | None]]:
+    """What ``get_path`` answers, from the items of its ``path_keys`` read elsewhere."""
+    db_raw, table_raw, *extras = raws
+    return (None if db_raw is None else as_database(DatabaseItem.from_raw_data(db_raw)),
+            None if table_raw is None else as_table(TableItem.from_raw_data(table_raw)), list(extras))
 
 
 def key_types_of(doc: dict[str, Any]) -> list[str]:

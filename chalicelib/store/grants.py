@@ -29,6 +29,7 @@ from chalicelib.domain import permissions as model
 from chalicelib.domain.permissions import ColumnScope, Grant
 from chalicelib.errors import InvalidInputException
 from chalicelib.store import catalog_documents as documents
+from chalicelib.store.catalog import ExtraKey, get_keys, picked
 from chalicelib.store.documents import decode_document, encode_document
 from chalicelib.store.dynamo import dynamo_json as dj
 from chalicelib.store.dynamo.models import SEP, CatalogDocumentItem, CatalogEntryItem
@@ -368,6 +369,15 @@ def lookup(catalog_key: str, principals: Sequence[str], database: Optional[str],
     (or on ``database``, or on the catalog alone when ``database`` is None): the table's own and
     its columns', the database's table wildcard, the database's own and the catalog's, for each
     principal, with the data lake settings document, in ONE BatchGetItem."""
+    return lookup_with(catalog_key, principals, database, table, ())[0]
+
+
+def lookup_with(catalog_key: str, principals: Sequence[str], database: Optional[str], table: Optional[str],
+                extra: Sequence[ExtraKey]) -> tuple[Held, list[dict[str, Any] | None]]:
+    """``lookup`` and the ``extra`` items (wire form, None where missing, in order; counted as
+    read), in the same ONE BatchGetItem when they fit in it (a Paimon call's database, table
+    and head: the permission check costs no round trip of its own). The caller must not look
+    at the extra items before the check allows it."""
     resources = [resource_key(model.CATALOG)]
     if database is not None:
         resources += [resource_key(model.DATABASE, database), resource_key(model.TABLE, database)]
@@ -385,8 +395,20 @@ def lookup(catalog_key: str, principals: Sequence[str], database: Optional[str],
     if database is not None:
         keys.append({"scope": dj.s(versions), "key": dj.s(database_prefix(database))})
     entries, settings_table = CatalogEntryItem.Meta.table_name, CatalogDocumentItem.Meta.table_name
-    found = dj.batch_get({entries: keys, settings_table: [{"catalog": dj.s(catalog_key), "key": dj.s(SETTINGS_KEY)}]})
+    wanted: dict[str, list[dict[str, Any]]] = {entries: keys, settings_table: [
+        {"catalog": dj.s(catalog_key), "key": dj.s(SETTINGS_KEY)}]}
+    together = len(keys) + 1 + len(extra) <= _BATCH_KEYS and not any(
+        key.table_name in wanted for key in extra)
+    if together:
+        for key in extra:
+            wanted.setdefault(key.table_name, []).append(key.key)
+    found = dj.batch_get(wanted)
     metrics.count_permission_read(len(found[entries]) + len(found[settings_table]))
+    if together:
+        metrics.count_read(len(extra))
+        extras = picked(found, extra)
+    else:
+        extras = get_keys(extra) if extra else []
     found_versions = {item["key"]["S"]: bytes(item["doc"]["B"]) for item in found[entries]
                       if item["scope"]["S"] == versions}
     version = found_versions.get(database_prefix(database)) if database is not None else None
@@ -396,8 +418,9 @@ def lookup(catalog_key: str, principals: Sequence[str], database: Optional[str],
     grants.sort(key=key_of)  # BatchGetItem answers in no particular order
     settings_items = found[settings_table]
     if settings_items:
-        return Held(_with_defaults(decode_document(settings_items[0]["doc"]["B"])), True, grants, version, every)
-    return Held(model.default_settings(), False, grants, version, every)
+        return Held(_with_defaults(decode_document(settings_items[0]["doc"]["B"])), True, grants, version,
+                    every), extras
+    return Held(model.default_settings(), False, grants, version, every), extras
 
 
 # ------------------------------------------------------------------------------ settings

@@ -226,3 +226,37 @@ def test_register_adopts_a_directory_inside_the_roots_only(endpoint: str, catalo
     other = http("POST", endpoint, f"databases/{db}/register",
                  {"identifier": {"database": "elsewhere", "object": "x"}, "path": copy.as_uri()})
     assert other.status_code == 400
+
+
+def test_register_adopts_the_latest_1000_snapshots_and_says_so_of_older_ones(
+        endpoint: str, orders, db: str, tmp_path: Path) -> None:  # noqa: F811
+    """A directory of 1,005 snapshots: the latest 1,000 become items (6..1005); an older one
+    its EARLIEST still names is a 404 that names the limit, not a bare "does not exist"."""
+    copy = tmp_path / "long"
+    shutil.copytree(directory(orders), copy)
+    third = json.loads((copy / "snapshot" / "snapshot-3").read_text())
+    for number in range(4, 1006):
+        (copy / "snapshot" / f"snapshot-{number}").write_text(json.dumps({**third, "id": number,
+                                                                           "uuid": str(uuid.uuid4())}))
+    (copy / "snapshot" / "LATEST").write_text("1005")
+    ok(http("POST", endpoint, f"databases/{db}/register",
+            {"identifier": {"database": db, "object": "long"}, "path": copy.as_uri()}))
+    base = f"databases/{db}/tables/long"
+    assert ok(http("GET", endpoint, f"{base}/snapshot"))["snapshot"]["snapshot"]["id"] == 1005
+    assert ok(http("GET", endpoint, f"{base}/snapshots/6"))["snapshot"]["id"] == 6
+    older = http("GET", endpoint, f"{base}/snapshots/5")
+    assert older.status_code == 404 and error_of(older)["resourceType"] == "SNAPSHOT"
+    assert "latest 1,000" in error_of(older)["message"] and "from 6" in error_of(older)["message"]
+    assert http("GET", endpoint, f"{base}/snapshots/1006").status_code == 404
+
+
+def test_a_latest_snapshot_read_is_one_dynamodb_round_trip(endpoint: str, orders, db: str) -> None:  # noqa: F811
+    """The permission check's grants ride in the BatchGetItem of the database, table and head
+    (pypaimon reads the latest snapshot six times per write and read); GetTable adds only the
+    latest schema's Query."""
+    for _ in range(2):  # the first may read the plain way (no hint yet in this server process)
+        snapshot = http("GET", endpoint, t(db, "snapshot"))
+    assert snapshot.status_code == 200
+    assert snapshot.headers["x-glue-ddb-requests"] == "1" and snapshot.headers["x-glue-items-read"] == "3"
+    table = http("GET", endpoint, t(db))
+    assert table.status_code == 200 and table.headers["x-glue-ddb-requests"] == "2"

@@ -60,6 +60,7 @@ def test_a_read_past_its_share_of_the_budget_is_late_and_queues_the_compaction(
     queued: list[str] = []
     monkeypatch.setattr(partition_digest, "_queue", lambda kind, table: queued.append(kind))
     monkeypatch.setattr(partition_digest, "_remembered", {})
+    monkeypatch.setattr(partition_digest, "_chunks", {})
     pieces = [base("1")] + [delta(str(k)) for k in range(2, 9)]
     monkeypatch.setattr(digests, "read", lambda table_uid, deadline=None, rows=True: list(pieces))
     table = TableItem("db", "t")

@@ -81,6 +81,7 @@ def test_a_listing_s_pages_reuse_its_candidates_while_the_digest_is_unchanged(mo
     pieces = [digests.Piece("0001", digests.BASE, digest.encode(rows), "set", 0, 1, False)]
     monkeypatch.setattr(digests, "read", lambda table_uid, deadline=None, rows=True: list(pieces))
     monkeypatch.setattr(source_module, "_remembered", {})
+    monkeypatch.setattr(source_module, "_chunks", {})  # decoded chunks by item key: these fakes reuse keys
     evaluated: list[int] = []
 
     class Counted(digest.Matches):
@@ -143,6 +144,7 @@ def test_a_remembered_listing_reads_only_the_digest_outline_and_skips_evaluating
         return [piece if rows else replace(piece, data=None) for piece in pieces]
     monkeypatch.setattr(digests, "read", read)
     monkeypatch.setattr(source_module, "_remembered", {})
+    monkeypatch.setattr(source_module, "_chunks", {})  # decoded chunks by item key: these fakes reuse keys
     monkeypatch.setattr(source_module, "_evaluated_pieces", {})
     table = TableItem("db", "t")
     table.uid = "uid"
@@ -159,3 +161,38 @@ def test_a_remembered_listing_reads_only_the_digest_outline_and_skips_evaluating
     pieces.append(digests.Piece("0002", digests.DELTA, digest.encode([(("eu", "2019"), 6)]), None, None, None, False))
     changed = source_module.DigestSource(table, types)
     assert len(changed.matching_keys(bound, (0, 1259), None)) == 3 and reads == [True, False, False, True]
+
+
+def test_another_predicate_on_an_unchanged_digest_reads_only_its_outline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunks decoded for one listing serve the next one's other literals: its outline names
+    the same items (never changed under one key), so their rows are neither read nor decoded."""
+    from chalicelib.service import partition_digest as source_module
+    from chalicelib.store import digests
+    from chalicelib.store.dynamo.models import TableItem
+
+    rows = [(("eu", "2017"), 3), (("us", "2017"), 4), (("eu", "2018"), 5)] + [((f"r{n}", "2016"), n) for n in range(6)]
+    pieces = [digests.Piece("0001", digests.BASE, digest.encode(rows), "set", 0, 1, False)]
+    reads: list[bool] = []
+
+    def read(table_uid: str, deadline: Any = None, rows: bool = True) -> list[Any]:
+        reads.append(rows)
+        return [piece if rows else replace(piece, data=None) for piece in pieces]
+    monkeypatch.setattr(digests, "read", read)
+    monkeypatch.setattr(source_module, "_remembered", {})
+    monkeypatch.setattr(source_module, "_evaluated_pieces", {})
+    monkeypatch.setattr(source_module, "_chunks", {})
+    decoded: list[bytes] = []
+    real_decode = digest.decode
+    monkeypatch.setattr(digest, "decode", lambda data: decoded.append(data) or real_decode(data))
+    table = TableItem("db", "t")
+    table.uid = "uid"
+    types = [t for _, t in KEYS]
+    eu = expressions.bind(expressions.parse_expression("region = 'eu'"), KEYS)
+    us = expressions.bind(expressions.parse_expression("region = 'us'"), KEYS)
+    assert len(source_module.DigestSource(table, types).matching_keys(eu, None, None)) == 2
+    assert len(source_module.DigestSource(table, types).matching_keys(us, None, None)) == 1
+    assert reads == [True, False] and len(decoded) == 1
+    source_module._chunks.clear()  # pushed out by other tables' chunks: the rows are read again
+    assert len(source_module.DigestSource(table, types).matching_keys(
+        expressions.bind(expressions.parse_expression("year = 2018"), KEYS), None, None)) == 1
+    assert reads == [True, False, False, True] and len(decoded) == 2

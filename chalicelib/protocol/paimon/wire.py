@@ -197,7 +197,8 @@ def handle(method: str, route: str, path_params: dict[str, str] | None, query: d
         status, body = 500, {"message": "Internal service error; the request was not applied or only partly "
                                         "read. Retry.", "code": 500, "resourceType": None, "resourceName": None}
     text = "" if body is None else json_text.dumps(body)
-    return WireResponse(status, text, {"Content-Type": JSON, "x-glue-items-read": str(metrics.items_read())})
+    return WireResponse(status, text, {"Content-Type": JSON, "x-glue-items-read": str(metrics.items_read()),
+                                       "x-glue-ddb-requests": str(metrics.requests())})
 
 
 def framework_error(status: int, message: str) -> WireResponse:

@@ -12,14 +12,14 @@ from __future__ import annotations
 import bisect
 import logging
 from concurrent.futures import Future
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Generator, Iterator, Optional, Sequence
 
 from chalicelib import clock, metrics, settings, work_budget
 from chalicelib.lazy_pool import LazyPool
 from chalicelib.domain import expressions
 from chalicelib.domain import partition_digest as codec
 from chalicelib.domain.partition_keys import partition_sort_key
-from chalicelib.service import cleanup
+from chalicelib.service import cleanup, partition_cache
 from chalicelib.store import catalog, digests
 from chalicelib.store.records import CleanupJob, Table
 
@@ -181,10 +181,44 @@ class DigestSource:
         self.pieces = pieces
         self.identity = (self.table_uid, tuple(piece.key for piece in pieces), tuple(self.key_types))
 
-    def partitions(self, keys: Sequence[str], wanted: int) -> Iterator[Any]:
+    def partitions(self, keys: Sequence[str], wanted: int, flavour: Optional[tuple] = None) -> Iterator[Any]:
         """The partition items of ``keys`` that exist, in the order of ``keys``, fetched a
         BatchGetItem at a time: several in flight until ``wanted`` keys are asked for, then one
-        at a time as the caller keeps reading (it stops once its page is full)."""
+        at a time as the caller keeps reading (it stops once its page is full). With
+        ``flavour`` (the Glue listing's rendering, see service/partition_cache.py): what the
+        cache holds for these very digest items is yielded from it (``partition_cache.Cached``)
+        instead of fetched, and keys found missing are remembered there."""
+        hits = partition_cache.lookup(self.table_uid, self.identity, flavour, keys) if flavour is not None else {}
+        missing = [key for key in keys if key not in hits] if hits else keys
+        wanted_missing = wanted - sum(key in hits for key in keys[:wanted]) if hits else wanted
+        runs = self._fetched(missing, wanted_missing)
+        found: dict[str, Any] = {}
+        fetched_keys: set[str] = set()
+        try:
+            for key in keys:
+                hit = hits.get(key)
+                if hit is not None:
+                    self.fetched += 1
+                    if hit.text is None:
+                        self.misses += 1
+                    else:
+                        yield hit
+                    continue
+                while key not in fetched_keys:
+                    run, records = next(runs)
+                    fetched_keys.update(run)
+                    found.update(records)
+                record = found.pop(key, None)
+                if record is not None:
+                    yield record
+                elif flavour is not None:
+                    partition_cache.store(self.table_uid, self.identity, flavour,
+                                          partition_cache.Cached(key, None, 0, None, 0))
+        finally:
+            runs.close()
+
+    def _fetched(self, keys: Sequence[str], wanted: int) -> Generator[tuple[list[str], dict[str, Any]], None, None]:
+        """(run of keys, their items found by key), a BatchGetItem a run, in order."""
         # The runs end exactly at ``wanted``: a full page never fetches a batch past it.
         runs = list(digests.batches(keys[:wanted])) + list(digests.batches(keys[wanted:]))
         pending: list[Future] = []
@@ -199,10 +233,7 @@ class DigestSource:
                 metrics.count_read(len(run))
                 self.fetched += len(run)
                 self.misses += len(run) - len(found)
-                for key in run:
-                    record = found.get(key)
-                    if record is not None:
-                        yield record
+                yield run, found
         finally:
             for future in pending:
                 future.cancel()

@@ -57,15 +57,47 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
+class Prewritten:
+    """JSON text already written by ``compact_lenient`` (say, a file's), standing for its value in
+    an object ``compact_lenient`` encodes: spliced in as it is, not encoded again."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: bytes) -> None:
+        self.text = text
+
+
+def prewritten(text: bytes) -> Prewritten:
+    return Prewritten(text)
+
+
+def _as_fragment(value: Any) -> Any:
+    """orjson's hook for what it cannot encode: a prewritten text, spliced in."""
+    if isinstance(value, Prewritten):
+        return _orjson().Fragment(value.text)
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def _as_value(value: Any) -> Any:
+    """``json``'s (the fallback's) hook: a prewritten text's value, decoded."""
+    if isinstance(value, Prewritten):
+        return loads(value.text)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_COMPACT_FRAGMENTS = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False,
+                                      default=_as_value)
+
+
 def compact_lenient(obj: Any) -> bytes:
     """``compact`` for texts where a NaN or an infinity may become ``null`` (JSON has neither;
     ``json`` would write the invalid ``NaN``): orjson always, ``json`` only for what orjson refuses
     (integers beyond 64 bits, a lone surrogate). For Iceberg metadata and answers, whose nulls are
     common (``compact`` would hand each of them to ``json``, ten times slower)."""
     try:
-        return _orjson().dumps(obj)  # type: ignore[no-any-return]
+        return _orjson().dumps(obj, default=_as_fragment)  # type: ignore[no-any-return]
     except TypeError:
-        return _COMPACT.encode(obj).encode("utf-8")
+        return _COMPACT_FRAGMENTS.encode(obj).encode("utf-8")
 
 
 class JsonFragments(list):

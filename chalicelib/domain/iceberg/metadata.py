@@ -86,7 +86,12 @@ def _last_partition_id(spec: dict[str, Any], before: int) -> int:
 
 def encode(metadata: dict[str, Any]) -> str:
     """A metadata file's text (compact JSON, by orjson: a table of 1,000 snapshots is 500 KB)."""
-    return json_text.compact_lenient(metadata).decode("utf-8")
+    return encode_bytes(metadata).decode("utf-8")
+
+
+def encode_bytes(metadata: dict[str, Any]) -> bytes:
+    """``encode`` as UTF-8: the file's bytes, which are also the metadata's JSON in an answer."""
+    return json_text.compact_lenient(metadata)
 
 
 def decode(text: bytes, where: str) -> dict[str, Any]:

@@ -170,6 +170,11 @@ def check_location(location: str, member: str) -> None:
         raise
 
 
+# The snapshots' JSON texts this process wrote into metadata files (see SnapshotTexts): about
+# 500 bytes each, so at most ~10 MB.
+_SNAPSHOT_TEXTS = iceberg_metadata.SnapshotTexts(20_000)
+
+
 def write_metadata(uri: str, metadata: dict[str, Any], member: str) -> int:
     """Write a metadata file; its size in bytes."""
     return len(write_metadata_text(uri, metadata, member))
@@ -177,7 +182,7 @@ def write_metadata(uri: str, metadata: dict[str, Any], member: str) -> int:
 
 def write_metadata_text(uri: str, metadata: dict[str, Any], member: str) -> bytes:
     """Write a metadata file; its text (UTF-8): the metadata's JSON, for an answer to splice in."""
-    text = iceberg_metadata.encode_bytes(metadata)
+    text = iceberg_metadata.encode_bytes(metadata, _SNAPSHOT_TEXTS)
     try:
         warehouse.put(uri, text)
     except ServiceError as error:  # outside the roots, or refused by S3: said as such, naming the member

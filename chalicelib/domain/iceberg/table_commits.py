@@ -561,7 +561,7 @@ def _snapshot_log(commit: _Commit) -> list[dict[str, Any]]:
     log = metadata["snapshot-log"]
     if not intermediate and not commit.removed_snapshots:
         return log
-    present = {s["snapshot-id"] for s in metadata["snapshots"]}
+    present = set(map(_SNAPSHOT_ID, metadata["snapshots"]))
     kept: list[dict[str, Any]] = []
     for entry in log:
         if entry["snapshot-id"] in present:

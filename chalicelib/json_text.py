@@ -57,36 +57,16 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
-class Prewritten:
-    """JSON text already written by ``compact_lenient`` (say, a file's), standing for its value in
-    an object ``compact_lenient`` encodes: spliced in as it is, not encoded again."""
+class Spliced:
+    """An object one member of which is JSON text already written by ``compact_lenient`` (say, a
+    file's): ``compact_lenient`` splices the text in as it is (an orjson Fragment: a copy),
+    rather than encoding ``value`` again; only if orjson refuses the rest is ``value`` encoded.
+    The member goes where it is in ``obj``, else last."""
 
-    __slots__ = ("text",)
+    __slots__ = ("obj", "key", "text", "value")
 
-    def __init__(self, text: bytes) -> None:
-        self.text = text
-
-
-def prewritten(text: bytes) -> Prewritten:
-    return Prewritten(text)
-
-
-def _as_fragment(value: Any) -> Any:
-    """orjson's hook for what it cannot encode: a prewritten text, spliced in."""
-    if isinstance(value, Prewritten):
-        return _orjson().Fragment(value.text)
-    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
-
-
-def _as_value(value: Any) -> Any:
-    """``json``'s (the fallback's) hook: a prewritten text's value, decoded."""
-    if isinstance(value, Prewritten):
-        return loads(value.text)
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-_COMPACT_FRAGMENTS = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False,
-                                      default=_as_value)
+    def __init__(self, obj: dict[str, Any], key: str, text: bytes, value: Any) -> None:
+        self.obj, self.key, self.text, self.value = obj, key, text, value
 
 
 def compact_lenient(obj: Any) -> bytes:
@@ -94,10 +74,15 @@ def compact_lenient(obj: Any) -> bytes:
     ``json`` would write the invalid ``NaN``): orjson always, ``json`` only for what orjson refuses
     (integers beyond 64 bits, a lone surrogate). For Iceberg metadata and answers, whose nulls are
     common (``compact`` would hand each of them to ``json``, ten times slower)."""
+    if isinstance(obj, Spliced):
+        try:
+            return _orjson().dumps({**obj.obj, obj.key: _orjson().Fragment(obj.text)})  # type: ignore[no-any-return]
+        except TypeError:
+            obj = {**obj.obj, obj.key: obj.value}
     try:
-        return _orjson().dumps(obj, default=_as_fragment)  # type: ignore[no-any-return]
+        return _orjson().dumps(obj)  # type: ignore[no-any-return]
     except TypeError:
-        return _COMPACT_FRAGMENTS.encode(obj).encode("utf-8")
+        return _COMPACT.encode(obj).encode("utf-8")
 
 
 class JsonFragments(list):

@@ -49,12 +49,16 @@ def test_floats_read_back_as_the_same_number() -> None:
     assert json.loads(compact_json(floats)) == floats
 
 
-def test_prewritten_text_is_spliced_in_as_it_is() -> None:
+def test_text_written_before_is_spliced_in_as_it_is() -> None:
     metadata = {"format-version": 2, "snapshots": [{"snapshot-id": n, "summary": {"x": None}} for n in range(3)]}
     text = json_text.compact_lenient(metadata)
     answer = {"metadata-location": "file:///w/t/metadata/00001-x.metadata.json", "metadata": metadata}
-    assert json_text.compact_lenient({**answer, "metadata": json_text.prewritten(text)}) == \
-        json_text.compact_lenient(answer)
-    # What orjson refuses elsewhere in the object (an integer past 64 bits) goes to json, fragment and all.
-    big = {**answer, "big": 2 ** 70}
-    assert json_text.compact_lenient({**big, "metadata": json_text.prewritten(text)}) == json_text.compact_lenient(big)
+    spliced = json_text.Spliced({"metadata-location": answer["metadata-location"]}, "metadata", text, metadata)
+    assert json_text.compact_lenient(spliced) == json_text.compact_lenient(answer)
+    # A member keeps its place.
+    assert json_text.compact_lenient(json_text.Spliced(answer, "metadata-location", b'"elsewhere"', "elsewhere")) == \
+        json_text.compact_lenient({**answer, "metadata-location": "elsewhere"})
+    # What orjson refuses in the rest (an integer past 64 bits) goes to json, the value encoded.
+    big = {"big": 2 ** 70}
+    assert json_text.compact_lenient(json_text.Spliced(big, "metadata", text, metadata)) == \
+        json_text.compact_lenient({**big, "metadata": metadata})

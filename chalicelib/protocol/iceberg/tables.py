@@ -100,9 +100,11 @@ def commit_table(request: IcebergRequest) -> IcebergResponse:
     requirements, updates = _change(request.body, "")
     table = iceberg_catalog.commit_table(request.context, catalog_key(request), namespace, name, requirements,
                                          updates)
+    answer = {"metadata-location": table.metadata_location}
+    if table.text is None:
+        return IcebergResponse({**answer, "metadata": table.metadata})
     # The metadata file's text is the metadata's JSON (both by json_text.compact_lenient).
-    metadata = table.metadata if table.text is None else json_text.prewritten(table.text)
-    return IcebergResponse({"metadata-location": table.metadata_location, "metadata": metadata})
+    return IcebergResponse(json_text.Spliced(answer, "metadata", table.text, table.metadata))
 
 
 def drop_table(request: IcebergRequest) -> IcebergResponse:

@@ -34,7 +34,8 @@ from infra.local.stack import CatalogStack  # noqa: E402
 
 def alternate(rounds: int, left: Callable[[], Any], right: Callable[[], Any],
               between: Optional[Callable[[], None]] = None) -> tuple[list[Any], list[Any]]:
-    lefts, rights = [], []
+    lefts: list[Any] = []
+    rights: list[Any] = []
     for number in range(rounds):
         if between is not None:
             between()

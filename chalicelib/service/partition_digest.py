@@ -102,7 +102,12 @@ class DigestSource:
         # again). A digest of many items (a backlog of deltas) changes with every write: read whole.
         self.rows_read = _evaluated_pieces.get(self.table_uid, _OUTLINE_FIRST_PIECES + 1) > _OUTLINE_FIRST_PIECES
         self.read_deadline = deadline
-        pieces = digests.read(self.table_uid, deadline, rows=self.rows_read)
+        pages: list[int] = []
+        pieces = digests.read(self.table_uid, deadline, rows=self.rows_read, pages=pages)
+        # Read in one Query page, the digest's item keys are one consistent view of every
+        # partition write before the read: only then may the cache of rendered partitions serve
+        # (service/partition_cache.py; across pages a write in flight may be passed).
+        self.one_read = pages == [1]
         if pieces is not None and self.rows_read:
             _note_evaluated(self.table_uid, len(pieces))
         if pieces is None:
@@ -173,7 +178,9 @@ class DigestSource:
         """The pieces again, with their rows. Compaction may have replaced items since the
         outline was read: then these are evaluated (every live partition is in them too), and
         if they are not a complete digest Late sends the listing to its plain read."""
-        pieces = digests.read(self.table_uid, self.read_deadline)
+        pages: list[int] = []
+        pieces = digests.read(self.table_uid, self.read_deadline, pages=pages)
+        self.one_read = pages == [1]
         self.rows_read = True
         if pieces is None or not _complete(pieces):
             raise Late()
@@ -188,6 +195,8 @@ class DigestSource:
         ``flavour`` (the Glue listing's rendering, see service/partition_cache.py): what the
         cache holds for these very digest items is yielded from it (``partition_cache.Cached``)
         instead of fetched, and keys found missing are remembered there."""
+        if not self.one_read:
+            flavour = None
         hits = partition_cache.lookup(self.table_uid, self.identity, flavour, keys) if flavour is not None else {}
         missing = [key for key in keys if key not in hits] if hits else keys
         wanted_missing = wanted - sum(key in hits for key in keys[:wanted]) if hits else wanted

@@ -57,11 +57,28 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
+class Spliced:
+    """An object one member of which is JSON text already written by ``compact_lenient`` (say, a
+    file's): ``compact_lenient`` splices the text in as it is (an orjson Fragment: a copy),
+    rather than encoding ``value`` again; only if orjson refuses the rest is ``value`` encoded.
+    The member goes where it is in ``obj``, else last."""
+
+    __slots__ = ("obj", "key", "text", "value")
+
+    def __init__(self, obj: dict[str, Any], key: str, text: bytes, value: Any) -> None:
+        self.obj, self.key, self.text, self.value = obj, key, text, value
+
+
 def compact_lenient(obj: Any) -> bytes:
     """``compact`` for texts where a NaN or an infinity may become ``null`` (JSON has neither;
     ``json`` would write the invalid ``NaN``): orjson always, ``json`` only for what orjson refuses
     (integers beyond 64 bits, a lone surrogate). For Iceberg metadata and answers, whose nulls are
     common (``compact`` would hand each of them to ``json``, ten times slower)."""
+    if isinstance(obj, Spliced):
+        try:
+            return _orjson().dumps({**obj.obj, obj.key: _orjson().Fragment(obj.text)})  # type: ignore[no-any-return]
+        except TypeError:
+            obj = {**obj.obj, obj.key: obj.value}
     try:
         return _orjson().dumps(obj)  # type: ignore[no-any-return]
     except TypeError:

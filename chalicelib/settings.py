@@ -178,6 +178,11 @@ class Settings:
         "GLUE_DIGEST_PRUNE_MISSES", TUNING,
         "a reader rebuilds a table's digest from its partitions once this many (and over half) of its candidates "
         "turned out deleted", default="256", parse=int, empty_is_unset=False)
+    partition_cache_bytes: int = _setting(
+        "GLUE_PARTITION_CACHE_BYTES", TUNING,
+        "bytes of rendered partitions an unindexed GetPartitions keeps per process for warm listings, checked "
+        "against the table's partition digest on every request (0: off)", default="33554432", parse=int,
+        empty_is_unset=False)
     lf_idle_seconds: float = _setting(
         "GLUE_LF_IDLE_SECONDS", TUNING, "an ACTIVE Lake Formation transaction idle this long is aborted (as AWS does)",
         default="900", parse=float, empty_is_unset=False)

@@ -47,6 +47,10 @@ class IcebergTable:
 
     metadata_location: Optional[str]
     metadata: dict[str, Any]
+    # The metadata's JSON text when the service has it at hand (a commit's, as written to its
+    # file): an answer splices it in rather than encoding the metadata again (500 KB at 1,000
+    # snapshots: ~2 ms a commit).
+    text: Optional[bytes] = None
 
 
 @dataclass
@@ -296,7 +300,7 @@ def commit_table(ctx: Any, catalog_key: str, namespace: str, name: str, requirem
     updated = table_commits.apply_updates(base, location, updates, iceberg_tables.now_ms())
     if updated == base:  # a commit that changes nothing writes nothing (as Iceberg Java answers it)
         return IcebergTable(location, base)
-    new_location, size = _write_next(catalog_key, updated, base, location)
+    new_location, text = _write_next(catalog_key, updated, base, location)
     try:
         _not_found_as(namespace, name, lambda: tables.update_table(
             ctx, catalog_key, namespace, iceberg_tables.glue_table_input(doc, fold(name), updated, new_location, location),
@@ -308,20 +312,20 @@ def commit_table(ctx: Any, catalog_key: str, namespace: str, name: str, requirem
     except iceberg_tables.NOT_WRITTEN:
         iceberg_tables.forget_metadata(new_location)
         raise
-    _remember(new_location, updated, size, replaces=location)
-    return IcebergTable(new_location, updated)
+    _remember(new_location, updated, len(text), replaces=location)
+    return IcebergTable(new_location, updated, text)
 
 
 def _write_next(catalog_key: str, updated: dict[str, Any], base: Optional[dict[str, Any]],
-                base_location: Optional[str]) -> tuple[str, int]:
-    """Write the next metadata file (numbered after the base's) and say where. A location the
+                base_location: Optional[str]) -> tuple[str, bytes]:
+    """Write the next metadata file (numbered after the base's): where, and its text. A location the
     commit moves the table to is the caller's choice, checked as one (the table's own, perhaps
     the server's managed area, stays usable)."""
     if base is None or updated["location"] != base.get("location"):
         iceberg_tables.check_location(updated["location"], f"{_MEMBER}.updates (set-location)")
     number = iceberg_metadata.metadata_number(base_location) + 1 if base_location else 0
     new_location = iceberg_files.metadata_file(catalog_key, updated["location"], max(number, 0))
-    return new_location, iceberg_tables.write_metadata(new_location, updated, f"{_MEMBER}.updates")
+    return new_location, iceberg_tables.write_metadata_text(new_location, updated, f"{_MEMBER}.updates")
 
 
 def _commit_create(ctx: Any, catalog_key: str, namespace: str, name: str, requirements: list[dict[str, Any]],

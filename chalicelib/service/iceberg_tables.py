@@ -170,9 +170,19 @@ def check_location(location: str, member: str) -> None:
         raise
 
 
+# The snapshots' JSON texts this process wrote into metadata files (see SnapshotTexts): about
+# 500 bytes each, so at most ~10 MB.
+_SNAPSHOT_TEXTS = iceberg_metadata.SnapshotTexts(20_000)
+
+
 def write_metadata(uri: str, metadata: dict[str, Any], member: str) -> int:
     """Write a metadata file; its size in bytes."""
-    text = iceberg_metadata.encode(metadata)
+    return len(write_metadata_text(uri, metadata, member))
+
+
+def write_metadata_text(uri: str, metadata: dict[str, Any], member: str) -> bytes:
+    """Write a metadata file; its text (UTF-8): the metadata's JSON, for an answer to splice in."""
+    text = iceberg_metadata.encode_bytes(metadata, _SNAPSHOT_TEXTS)
     try:
         warehouse.put(uri, text)
     except ServiceError as error:  # outside the roots, or refused by S3: said as such, naming the member
@@ -180,7 +190,7 @@ def write_metadata(uri: str, metadata: dict[str, Any], member: str) -> int:
         raise
     except Exception as error:  # no such bucket, no access, a read-only path: the location is the caller's
         raise InvalidInputException(f"{member}: cannot write the Iceberg metadata file {uri}: {error}") from None
-    return len(text)
+    return text
 
 
 def forget_metadata(uri: str) -> None:

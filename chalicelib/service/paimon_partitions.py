@@ -156,6 +156,8 @@ class _FilterListing(glue_partitions.StoredListing):
     """GetPartitions' listing of the table with Paimon's rendering (and a partition name
     pattern on top, conjunctive with the predicate)."""
 
+    caches_renders = False  # its rendering reads the item's statistics, which change without a digest item
+
     def __init__(self, view: glue_partitions.PartitionTableView, wanted: governed.Listing,
                  matches_name: Callable[[str], bool]) -> None:
         super().__init__(view, {}, wanted)

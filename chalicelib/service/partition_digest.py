@@ -12,14 +12,14 @@ from __future__ import annotations
 import bisect
 import logging
 from concurrent.futures import Future
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Generator, Iterator, Optional, Sequence
 
 from chalicelib import clock, metrics, settings, work_budget
 from chalicelib.lazy_pool import LazyPool
 from chalicelib.domain import expressions
 from chalicelib.domain import partition_digest as codec
 from chalicelib.domain.partition_keys import partition_sort_key
-from chalicelib.service import cleanup
+from chalicelib.service import cleanup, partition_cache
 from chalicelib.store import catalog, digests
 from chalicelib.store.records import CleanupJob, Table
 
@@ -129,7 +129,12 @@ class DigestSource:
         # again). A digest of many items (a backlog of deltas) changes with every write: read whole.
         self.rows_read = _evaluated_pieces.get(self.table_uid, _OUTLINE_FIRST_PIECES + 1) > _OUTLINE_FIRST_PIECES
         self.read_deadline = deadline
-        pieces = digests.read(self.table_uid, deadline, rows=self.rows_read)
+        pages: list[int] = []
+        pieces = digests.read(self.table_uid, deadline, rows=self.rows_read, pages=pages)
+        # Read in one Query page, the digest's item keys are one consistent view of every
+        # partition write before the read: only then may the cache of rendered partitions serve
+        # (service/partition_cache.py; across pages a write in flight may be passed).
+        self.one_read = pages == [1]
         if pieces is not None and self.rows_read:
             _note_evaluated(self.table_uid, len(pieces))
         if pieces is None:
@@ -200,7 +205,9 @@ class DigestSource:
         """The pieces again, with their rows. Compaction may have replaced items since the
         outline was read: then these are evaluated (every live partition is in them too), and
         if they are not a complete digest Late sends the listing to its plain read."""
-        pieces = digests.read(self.table_uid, self.read_deadline)
+        pages: list[int] = []
+        pieces = digests.read(self.table_uid, self.read_deadline, pages=pages)
+        self.one_read = pages == [1]
         self.rows_read = True
         if pieces is None or not _complete(pieces):
             raise Late()
@@ -208,10 +215,46 @@ class DigestSource:
         self.pieces = pieces
         self.identity = (self.table_uid, tuple(piece.key for piece in pieces), tuple(self.key_types))
 
-    def partitions(self, keys: Sequence[str], wanted: int) -> Iterator[Any]:
+    def partitions(self, keys: Sequence[str], wanted: int, flavour: Optional[tuple] = None) -> Iterator[Any]:
         """The partition items of ``keys`` that exist, in the order of ``keys``, fetched a
         BatchGetItem at a time: several in flight until ``wanted`` keys are asked for, then one
-        at a time as the caller keeps reading (it stops once its page is full)."""
+        at a time as the caller keeps reading (it stops once its page is full). With
+        ``flavour`` (the Glue listing's rendering, see service/partition_cache.py): what the
+        cache holds for these very digest items is yielded from it (``partition_cache.Cached``)
+        instead of fetched, and keys found missing are remembered there."""
+        if not self.one_read:
+            flavour = None
+        hits = partition_cache.lookup(self.table_uid, self.identity, flavour, keys) if flavour is not None else {}
+        missing = [key for key in keys if key not in hits] if hits else keys
+        wanted_missing = wanted - sum(key in hits for key in keys[:wanted]) if hits else wanted
+        runs = self._fetched(missing, wanted_missing)
+        found: dict[str, Any] = {}
+        fetched_keys: set[str] = set()
+        try:
+            for key in keys:
+                hit = hits.get(key)
+                if hit is not None:
+                    self.fetched += 1
+                    if hit.text is None:
+                        self.misses += 1
+                    else:
+                        yield hit
+                    continue
+                while key not in fetched_keys:
+                    run, records = next(runs)
+                    fetched_keys.update(run)
+                    found.update(records)
+                record = found.pop(key, None)
+                if record is not None:
+                    yield record
+                elif flavour is not None:
+                    partition_cache.store(self.table_uid, self.identity, flavour,
+                                          partition_cache.Cached(key, None, 0, None, 0))
+        finally:
+            runs.close()
+
+    def _fetched(self, keys: Sequence[str], wanted: int) -> Generator[tuple[list[str], dict[str, Any]], None, None]:
+        """(run of keys, their items found by key), a BatchGetItem a run, in order."""
         # The runs end exactly at ``wanted``: a full page never fetches a batch past it.
         runs = list(digests.batches(keys[:wanted])) + list(digests.batches(keys[wanted:]))
         pending: list[Future] = []
@@ -226,10 +269,7 @@ class DigestSource:
                 metrics.count_read(len(run))
                 self.fetched += len(run)
                 self.misses += len(run) - len(found)
-                for key in run:
-                    record = found.get(key)
-                    if record is not None:
-                        yield record
+                yield run, found
         finally:
             for future in pending:
                 future.cancel()

@@ -26,7 +26,7 @@ from chalicelib.service import prefetch
 from chalicelib.service.lookups import fold, require_database, require_table
 from chalicelib.service.partition_indexes import LIVE, index_specs, key_types_of, partition_keys_of, resume_backfills
 from chalicelib.service.paging import MAX_PAGE_BYTES, take_page, work_deadline
-from chalicelib.service import partition_digest
+from chalicelib.service import partition_cache, partition_digest
 from chalicelib.service.partition_digest import DigestSource
 from chalicelib.service.partition_text import render_text, render_text_without_columns
 from chalicelib.service.snapshots import database_snapshot, require_table_as_of
@@ -543,6 +543,10 @@ class StoredListing:
     """The registered partitions of a table matching a listing, in key order of the plan's
     source, a page at a time. ``scope``: what a resume position is only valid for."""
 
+    # Partitions fetched through the digest are rendered through service/partition_cache.py:
+    # only for a rendering that reads nothing of the item but its document.
+    caches_renders = True
+
     def __init__(self, view: PartitionTableView, names: dict[str, str], wanted: governed.Listing) -> None:
         self.view, self.names, self.wanted = view, names, wanted
         self.plan = _plan(view, wanted)
@@ -565,9 +569,11 @@ class StoredListing:
         digest = self._digest_keys(after, deadline) if start_range == 0 else None
         if digest is not None:
             source, keys = digest
-            page = take_page(((0, item) for item in source.partitions(keys, limit + 1)), limit,
-                             partial(self._render, digest=source), lambda pair: [pair[0], pair[1].key],
-                             sized=True, deadline=deadline)
+            flavour = self._flavour() if self.caches_renders and partition_cache.enabled() else None
+            rendering = partial(self._render, digest=source) if flavour is None else \
+                partial(self._render_cached, source=source, flavour=flavour)
+            page = take_page(((0, item) for item in source.partitions(keys, limit + 1, flavour)), limit,
+                             rendering, lambda pair: [pair[0], pair[1].key], sized=True, deadline=deadline)
             source.prune_if_stale()
             return page
 
@@ -587,6 +593,27 @@ class StoredListing:
 
         return take_page(candidates(), limit, render, lambda pair: [pair[0], pair[1].key], sized=True,
                          deadline=deadline)
+
+    def _flavour(self) -> tuple:
+        """What the rendered text depends on besides the partition's document."""
+        return (*sorted(self.names.items()), self.wanted.exclude_columns)
+
+    def _render_cached(self, pair: tuple[int, Any], source: DigestSource, flavour: tuple) -> tuple[Any, int] | None:
+        """As ``_render`` for a partition fetched through the digest, through the cache of
+        rendered partitions: a cached one is not rendered again, a fetched one is kept."""
+        item, wanted = pair[1], self.wanted
+        if isinstance(item, partition_cache.Cached):
+            assert item.values is not None  # a missing key is never yielded
+            if not wanted.buckets[0] <= item.segment <= wanted.buckets[1]:
+                return None
+            if not source.evaluated(item.values) and not self._matches(item.values):
+                return None
+            return item.text, item.size
+        rendered = self._render(pair, source)
+        if rendered is not None:
+            partition_cache.store(source.table_uid, source.identity, flavour, partition_cache.Cached(
+                item.key, tuple(item.values), item.segment, rendered[0], rendered[1]))
+        return rendered
 
     def _render(self, pair: tuple[int, Any], digest: Optional[DigestSource] = None) -> tuple[Any, int] | None:
         """A candidate as response JSON text and its size; None when it does not match. With

@@ -91,15 +91,19 @@ class Piece:
 _OUTLINE = ["table_uid", "key", "kind", "set_id", "chunk", "chunks", "overflow"]
 
 
-def read(table_uid: str, deadline: Optional[float] = None, rows: bool = True) -> Optional[list[Piece]]:
+def read(table_uid: str, deadline: Optional[float] = None, rows: bool = True,
+         pages: Optional[list[int]] = None) -> Optional[list[Piece]]:
     """Every digest item of the table, in key order (strongly consistent; counted as read).
     With ``deadline`` (``clock.monotonic``): None when it passes before the last page is read
     (a digest of thousands of deltas takes several 1 MB pages). ``rows=False``: the outline
     only, every piece's ``data`` None (a reader that already evaluated these very items, which
-    never change under one key, needs no more; at 100k partitions the rows are 170 KB a read)."""
+    never change under one key, needs no more; at 100k partitions the rows are 170 KB a read).
+    ``pages``: gets the number of Query pages read appended (one page is one consistent read of
+    every item; across pages a write in flight may be passed, see docs/design.md)."""
     table = table_connection(PartitionDigestItem)
     pieces: list[Piece] = []
     start = None
+    read_pages = 0
     while True:
         if start and deadline is not None and clock.monotonic() >= deadline:
             return None
@@ -113,7 +117,10 @@ def read(table_uid: str, deadline: Optional[float] = None, rows: bool = True) ->
                 int(raw["chunk"]["N"]) if "chunk" in raw else None,
                 int(raw["chunks"]["N"]) if "chunks" in raw else None, "overflow" in raw))
         start = page.get("LastEvaluatedKey")
+        read_pages += 1
         if not start:
+            if pages is not None:
+                pages.append(read_pages)
             return pieces
 
 

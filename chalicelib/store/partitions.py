@@ -329,10 +329,12 @@ def _apply_group(database: Database, table: Table, writes: Sequence[PartitionWri
         owners: list[tuple[int, str]] = [(-1, "database"), (-1, "table")]
         for i in pending:
             owners.extend((i, meaning) for meaning in _add_write(actions, table_uid, writes[i]))
-        rows = _digest_rows(writes[i] for i in pending)
-        if rows:  # unconditional: it never fails, and it lands exactly when the partitions do
-            actions.append(digests.delta_action(table, rows))
-            owners.append((-1, "digest"))
+        # Unconditional: it never fails, and it lands exactly when the partitions do. Put even
+        # with no rows (a delete, an update in place): every partition transaction then gives
+        # the digest a new item key, which is what a warm listing's cache checks
+        # (service/partition_cache.py).
+        actions.append(digests.delta_action(table, _digest_rows(writes[i] for i in pending)))
+        owners.append((-1, "digest"))
         try:
             dj.transact_write(actions)
             return _Outcome(failures)

@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from chalicelib import json_text
 from chalicelib.store.documents import compact_json
 
 
@@ -46,3 +47,18 @@ def test_a_lone_surrogate_fails_as_before() -> None:
 def test_floats_read_back_as_the_same_number() -> None:
     floats = [1e-7, 3.844329900045478e-05, 1e16, 1e22, 5e-324, 1.7976931348623157e308, 0.1, 1764191234.5]
     assert json.loads(compact_json(floats)) == floats
+
+
+def test_text_written_before_is_spliced_in_as_it_is() -> None:
+    metadata = {"format-version": 2, "snapshots": [{"snapshot-id": n, "summary": {"x": None}} for n in range(3)]}
+    text = json_text.compact_lenient(metadata)
+    answer = {"metadata-location": "file:///w/t/metadata/00001-x.metadata.json", "metadata": metadata}
+    spliced = json_text.Spliced({"metadata-location": answer["metadata-location"]}, "metadata", text, metadata)
+    assert json_text.compact_lenient(spliced) == json_text.compact_lenient(answer)
+    # A member keeps its place.
+    assert json_text.compact_lenient(json_text.Spliced(answer, "metadata-location", b'"elsewhere"', "elsewhere")) == \
+        json_text.compact_lenient({**answer, "metadata-location": "elsewhere"})
+    # What orjson refuses in the rest (an integer past 64 bits) goes to json, the value encoded.
+    big = {"big": 2 ** 70}
+    assert json_text.compact_lenient(json_text.Spliced(big, "metadata", text, metadata)) == \
+        json_text.compact_lenient({**big, "metadata": metadata})

@@ -62,7 +62,7 @@ def test_a_read_past_its_share_of_the_budget_is_late_and_queues_the_compaction(
     monkeypatch.setattr(partition_digest, "_remembered", {})
     monkeypatch.setattr(partition_digest, "_chunks", {})
     pieces = [base("1")] + [delta(str(k)) for k in range(2, 9)]
-    monkeypatch.setattr(digests, "read", lambda table_uid, deadline=None, rows=True: list(pieces))
+    monkeypatch.setattr(digests, "read", lambda table_uid, deadline=None, rows=True, pages=None: list(pieces))
     table = TableItem("db", "t")
     table.uid = "uid"
     bound = expressions.bind(expressions.parse_expression("region = 'eu'"), [("region", "string"), ("y", "int")])
@@ -75,6 +75,6 @@ def test_a_read_past_its_share_of_the_budget_is_late_and_queues_the_compaction(
     with pytest.raises(partition_digest.Late):
         spent.matching_keys(bound, None, None)  # one chunk, then the deadline is seen
     assert spent.late
-    monkeypatch.setattr(digests, "read", lambda table_uid, deadline=None, rows=True: None)  # pages outran it
+    monkeypatch.setattr(digests, "read", lambda table_uid, deadline=None, rows=True, pages=None: None)  # pages outran it
     unread = partition_digest.DigestSource(table, ["string", "int"], now - 60)
     assert not unread.usable and unread.late

@@ -7,6 +7,7 @@ import pytest
 from pyiceberg.catalog.glue import _to_columns
 from pyiceberg.table.metadata import TableMetadataUtil
 
+from chalicelib import json_text
 from chalicelib.domain.iceberg import metadata as md
 from chalicelib.domain.iceberg.types import glue_columns, read_schema, schema_from_columns
 from chalicelib.errors import InvalidInputException
@@ -267,3 +268,13 @@ def test_a_partition_source_in_a_list_is_refused_at_create() -> None:
         md.new_table_metadata("file:///wh/t", schema, {"Fields": [{"SourceId": 3, "Transform": "identity",
                                                                     "Name": "p"}]},
                               None, {}, "9f4b7a62-8f2c-4a4e-9a43-4c1f5a1c2d3e", 1, "In")
+
+
+def test_snapshot_texts_written_before_give_the_same_file() -> None:
+    memo = md.SnapshotTexts(60)
+    snapshots = [{"snapshot-id": n, "sequence-number": n, "summary": {"operation": "append", "k": None},
+                  "manifest-list": f"s3://b/m{n}.avro", "big": 2 ** 70 if n == 7 else n} for n in range(40)]
+    for count in (3, 20, 21, 40, 25):  # growing, then a table whose older snapshots were removed
+        metadata = {"format-version": 2, "snapshots": snapshots[:count], "refs": {}, "properties": {"p": 1.5}}
+        assert md.encode_bytes(metadata, memo) == json_text.compact_lenient(metadata)
+        assert json_text.loads(md.encode_bytes(metadata, memo)) == json_text.loads(json_text.compact_lenient(metadata))

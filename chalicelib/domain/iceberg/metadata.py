@@ -10,6 +10,7 @@ Glue's ``metadata_location`` parameter to it.
 from __future__ import annotations
 
 import copy
+import operator
 import re
 from typing import Any, Optional
 
@@ -86,7 +87,64 @@ def _last_partition_id(spec: dict[str, Any], before: int) -> int:
 
 def encode(metadata: dict[str, Any]) -> str:
     """A metadata file's text (compact JSON, by orjson: a table of 1,000 snapshots is 500 KB)."""
-    return json_text.compact_lenient(metadata).decode("utf-8")
+    return encode_bytes(metadata).decode("utf-8")
+
+
+def encode_bytes(metadata: dict[str, Any], snapshot_texts: Optional["SnapshotTexts"] = None) -> bytes:
+    """``encode`` as UTF-8: the file's bytes, which are also the metadata's JSON in an answer.
+    With ``snapshot_texts``, the snapshots' texts written before are reused (the same bytes)."""
+    snapshots = metadata.get("snapshots")
+    if snapshot_texts is None or not isinstance(snapshots, list) or len(snapshots) < _MEMO_FROM:
+        return json_text.compact_lenient(metadata)
+    # The member keeps its place in the object: the text is the one compact_lenient writes.
+    return json_text.compact_lenient(json_text.Spliced(metadata, "snapshots", snapshot_texts.array(snapshots),
+                                                        snapshots))
+
+
+_MEMO_FROM = 16  # snapshots: below that, one encoding of the whole is as quick
+_MAX_ARRAYS = 16  # array texts kept (~500 KB each at 1,000 snapshots)
+
+
+class SnapshotTexts:
+    """The JSON texts of snapshot lists written before, by their snapshot objects (held, so an
+    ``id`` stays its own). A commit's metadata shares every snapshot object but the new one with
+    its base's (domain.iceberg.table_commits copies the list, never a snapshot, and never changes
+    one in place), so the next file's snapshots are the base's array text, the new snapshot's
+    text appended: one snapshot encoded, not 1,000 (~450 KB of a 500 KB file). Any other list
+    (snapshots removed, a process that read the file) has its snapshots' texts reused one by one.
+    Bounded: past ``limit`` snapshot objects held it starts afresh."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._texts: dict[int, tuple[Any, bytes]] = {}  # by id of the snapshot
+        # By id of a list's first snapshot: the list's snapshots and its array text.
+        self._arrays: dict[int, tuple[list[Any], bytes]] = {}
+
+    def array(self, snapshots: list[Any]) -> bytes:
+        """The JSON array of ``snapshots``, as compact_lenient writes it."""
+        if len(self._texts) + len(snapshots) > self.limit:
+            self._texts.clear()
+            self._arrays.clear()
+        known = self._arrays.get(id(snapshots[0]))
+        if known is not None and len(known[0]) <= len(snapshots) and all(map(operator.is_, known[0], snapshots)):
+            if len(known[0]) == len(snapshots):
+                return known[1]
+            # One copy of the known text (bytes + bytes copies both: a 450 KB text, each time).
+            text = b"".join((memoryview(known[1])[:-1], b",", b",".join(map(self._text, snapshots[len(known[0]):])),
+                             b"]"))
+        else:
+            text = b"[" + b",".join(map(self._text, snapshots)) + b"]"
+        if len(self._arrays) >= _MAX_ARRAYS:
+            self._arrays.clear()
+        self._arrays[id(snapshots[0])] = (list(snapshots), text)
+        return text
+
+    def _text(self, snapshot: Any) -> bytes:
+        hit = self._texts.get(id(snapshot))
+        if hit is None or hit[0] is not snapshot:
+            hit = (snapshot, json_text.compact_lenient(snapshot))
+            self._texts[id(snapshot)] = hit
+        return hit[1]
 
 
 def decode(text: bytes, where: str) -> dict[str, Any]:

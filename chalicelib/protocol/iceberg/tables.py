@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib import json_text
 from chalicelib.protocol.iceberg import paging
 from chalicelib.protocol.iceberg.config import catalog_key
 from chalicelib.protocol.iceberg.namespaces import check_name, levels, path_namespace, stored_name
@@ -99,7 +100,11 @@ def commit_table(request: IcebergRequest) -> IcebergResponse:
     requirements, updates = _change(request.body, "")
     table = iceberg_catalog.commit_table(request.context, catalog_key(request), namespace, name, requirements,
                                          updates)
-    return IcebergResponse({"metadata-location": table.metadata_location, "metadata": table.metadata})
+    answer = {"metadata-location": table.metadata_location}
+    if table.text is None:
+        return IcebergResponse({**answer, "metadata": table.metadata})
+    # The metadata file's text is the metadata's JSON (both by json_text.compact_lenient).
+    return IcebergResponse(json_text.Spliced(answer, "metadata", table.text, table.metadata))
 
 
 def drop_table(request: IcebergRequest) -> IcebergResponse:

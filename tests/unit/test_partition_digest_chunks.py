@@ -79,7 +79,7 @@ def test_a_listing_s_pages_reuse_its_candidates_while_the_digest_is_unchanged(mo
 
     rows = random_rows(400, 7)
     pieces = [digests.Piece("0001", digests.BASE, digest.encode(rows), "set", 0, 1, False)]
-    monkeypatch.setattr(digests, "read", lambda table_uid, deadline=None, rows=True: list(pieces))
+    monkeypatch.setattr(digests, "read", lambda table_uid, deadline=None, rows=True, pages=None: list(pieces))
     monkeypatch.setattr(source_module, "_remembered", {})
     monkeypatch.setattr(source_module, "_chunks", {})  # decoded chunks by item key: these fakes reuse keys
     evaluated: list[int] = []
@@ -139,7 +139,7 @@ def test_a_remembered_listing_reads_only_the_digest_outline_and_skips_evaluating
     pieces = [digests.Piece("0001", digests.BASE, digest.encode(rows), "set", 0, 1, False)]
     reads: list[bool] = []
 
-    def read(table_uid: str, deadline: Any = None, rows: bool = True) -> list[Any]:
+    def read(table_uid: str, deadline: Any = None, rows: bool = True, pages: Any = None) -> list[Any]:
         reads.append(rows)
         return [piece if rows else replace(piece, data=None) for piece in pieces]
     monkeypatch.setattr(digests, "read", read)
@@ -174,7 +174,7 @@ def test_another_predicate_on_an_unchanged_digest_reads_only_its_outline(monkeyp
     pieces = [digests.Piece("0001", digests.BASE, digest.encode(rows), "set", 0, 1, False)]
     reads: list[bool] = []
 
-    def read(table_uid: str, deadline: Any = None, rows: bool = True) -> list[Any]:
+    def read(table_uid: str, deadline: Any = None, rows: bool = True, pages: Any = None) -> list[Any]:
         reads.append(rows)
         return [piece if rows else replace(piece, data=None) for piece in pieces]
     monkeypatch.setattr(digests, "read", read)

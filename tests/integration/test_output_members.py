@@ -21,9 +21,11 @@ from typing import Any, Callable, Iterator
 
 import botocore.session
 import pytest
+from botocore import xform_name
 from botocore.model import Shape
 
 from chalicelib.protocol import served
+from chalicelib.service.absent_resources import NEVER_HELD
 from infra.local.stack import client
 from tests.integration.conftest import random_account
 from tests.integration.unfilled_members import UNFILLED
@@ -353,9 +355,17 @@ def _other_reads(c: Catalog) -> dict[str, Recipe]:
     }
 
 
+def _never_held_reads(catalog: Catalog) -> dict[str, Recipe]:
+    """The listings of what the service never holds (service/absent_resources.py): one empty page."""
+    def read(operation: str) -> Recipe:
+        method = getattr(catalog.glue, xform_name(operation))
+        return lambda c: [method()]
+    return {operation: read(operation) for operation in NEVER_HELD}
+
+
 @pytest.fixture(scope="module")
 def recipes(catalog: Catalog) -> dict[str, Recipe]:
-    return {**_table_reads(catalog), **_other_reads(catalog)}
+    return {**_table_reads(catalog), **_other_reads(catalog), **_never_held_reads(catalog)}
 
 
 def _cases() -> Iterator[Any]:

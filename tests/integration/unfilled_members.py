@@ -5,6 +5,8 @@ editing this list (a conscious change). Paths: ``a.b`` a nested member, ``a[]`` 
 
 from __future__ import annotations
 
+from chalicelib.service.absent_resources import NEVER_HELD
+
 # Members of a Table object (a prefix is added per operation below).
 _TABLE = {
     "FederatedTable": "federated catalogs (tables of another engine seen through a connection) are not served",
@@ -112,4 +114,6 @@ UNFILLED: dict[str, dict[str, str]] = {
     "ListCrawls": {"NextToken": _ONE_PAGE},
     "GetClassifier": {},
     "GetClassifiers": {"NextToken": _ONE_PAGE},
+    # What the service never holds (service/absent_resources.py): every answer is one empty page.
+    **{operation: {"NextToken": "nothing of this kind is ever held: one empty page"} for operation in NEVER_HELD},
 }

@@ -1,6 +1,7 @@
 """The docs agree with the code (issue #17): every make target is documented, every setting the
 code reads is in docs/settings.md (and the few a newcomer sets in the README's short table), every repository path the docs name exists, and
-every benchmark row says whether its target was met. (The README's commands themselves run in
+every benchmark row says whether its target was met, in a short cell that links to the row's history,
+and every #anchor a doc links to is a heading there. (The README's commands themselves run in
 tests/integration/test_readme_commands.py.)
 """
 

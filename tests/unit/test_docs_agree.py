@@ -1,6 +1,7 @@
 """The docs agree with the code (issue #17): every make target is documented, every setting the
 code reads is in docs/settings.md (and the few a newcomer sets in the README's short table), every repository path the docs name exists, and
-every benchmark row says whether its target was met. (The README's commands themselves run in
+every benchmark row says whether its target was met, in a short cell that links to the row's history,
+and every #anchor a doc links to is a heading there. (The README's commands themselves run in
 tests/integration/test_readme_commands.py.)
 """
 
@@ -123,13 +124,56 @@ def test_every_benchmark_row_says_whether_its_target_was_met() -> None:
     assert len(rows) >= 20
     for row in rows:
         assert len(row) == 5, row  # measure, command, figure, target, met?
-        measure, _command, _figure, target, met = row
+        measure, _command, figure, target, met = row
         if target == "report":
             assert met == "–", row
         else:
             assert met.startswith(("✓", "✗ missed")), row
+        # Readable (issue #53): one figure per cell, a few words of caveat at most; earlier runs,
+        # breakdowns and reasons go to docs/benchmark-history.md, which every row links to.
+        assert len(figure) <= 24 and len(met) <= 100, row
+        assert "](benchmark-history.md#" in measure, f"no link to the row's history: {row}"
     headline = table_rows(section(README, "## Performance"))
     assert headline and all(len(row) == 4 and row[3].startswith(("✓", "✗")) for row in headline)
     missed = [row[0] for row in rows if "✗" in row[4]]
     assert missed, "docs/benchmarks.md flags no missed target; the README's headline table does"
     assert sum("✗" in row[3] for row in headline) >= 1
+
+
+def github_anchor(heading: str) -> str:
+    """The id GitHub gives a heading: lower case, punctuation but ``-`` and ``_`` dropped, spaces as ``-``."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(text: str) -> set[str]:
+    """The ids of every heading in a markdown text (fenced code left out; a repeated heading's ids
+    get GitHub's ``-1``, ``-2`` ...)."""
+    found: set[str] = set()
+    fenced = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"#{1,6} ", line):
+            base = github_anchor(line.lstrip("#"))
+            name, count = base, 0
+            while name in found:
+                count += 1
+                name = f"{base}-{count}"
+            found.add(name)
+    return found
+
+
+@pytest.mark.parametrize("name", ["README.md", *sorted(DOCS)])
+def test_every_anchor_the_docs_link_to_exists(name: str) -> None:
+    """A link to ``#heading`` or ``file.md#heading`` (the README's Performance table into
+    docs/benchmarks.md, each benchmark row into docs/benchmark-history.md) names a heading there."""
+    text = README if name == "README.md" else DOCS[name]
+    base = REPO if name == "README.md" else REPO / "docs"
+    missing = []
+    for target, anchor in re.findall(r"\]\(([^)#:\s]*)#([^)\s]+)\)", text):
+        path = (base / target) if target else None
+        if path is not None and (path.suffix != ".md" or not path.exists()):
+            continue  # not a markdown file of this repository (the path test names missing ones)
+        if anchor not in anchors(path.read_text() if path else text):
+            missing.append(f"{target}#{anchor}")
+    assert not missing, f"{name} links to headings that do not exist: {missing}"

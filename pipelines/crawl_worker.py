@@ -29,6 +29,8 @@ POLL_SECONDS = 1.0
 # worker takes the run over (a crashed worker).
 HEARTBEAT_SECONDS = float(os.environ.get("GLUE_CRAWL_HEARTBEAT_SECONDS", "5"))
 STALE_SECONDS = float(os.environ.get("GLUE_CRAWL_STALE_SECONDS", "60"))
+# How often a worker looks for schedules that are due (one Query of the schedule index).
+SCHEDULE_SECONDS = float(os.environ.get("GLUE_CRAWL_SCHEDULE_SECONDS", "10"))
 # The engine module (tests name a stub): it has run_crawl and CrawlFailed.
 ENGINE = os.environ.get("GLUE_CRAWL_ENGINE", "pipelines.crawl")
 # A Role as CreateCrawler takes it: a name, with a path (service-role/Name), or an IAM role ARN.
@@ -79,6 +81,17 @@ class Worker:
         self.heartbeat_seconds = heartbeat_seconds
         self.make_clients = make_clients
         self.verify = verify
+        self.schedules_checked = float("-inf")
+
+    def fire_schedules(self, every: float = 0.0) -> int:
+        """Queue the runs of schedules that are due (``crawl_runs.fire_due``), at most once
+        every ``every`` seconds; the number queued."""
+        if time.monotonic() - self.schedules_checked < every:
+            return 0
+        self.schedules_checked = time.monotonic()
+        from chalicelib.service import crawl_runs
+
+        return crawl_runs.fire_due()
 
     def run_once(self) -> bool:
         """Claim one run and crawl it to its end; False when none was waiting."""
@@ -143,9 +156,21 @@ class Worker:
         crawl_runs.finish(claim, outcome, counts, error)
         return True
 
+    def fire_schedules_forever(self, stop: threading.Event, every: float = 0.0) -> None:
+        """Fire due schedules every ``every`` (default ``GLUE_CRAWL_SCHEDULE_SECONDS``) seconds
+        until ``stop`` is set, whether or not this worker is crawling meanwhile."""
+        while not stop.wait(every or SCHEDULE_SECONDS):
+            try:
+                self.fire_schedules()
+            except Exception:  # noqa: BLE001 - a store error must not end the scheduler; retried next round
+                log.exception("firing crawler schedules failed; retrying")
+
     def serve_forever(self, stop: threading.Event, poll_seconds: float = POLL_SECONDS) -> None:
         """Crawl runs as they are queued until ``stop`` is set: one Query every ``poll_seconds``
         while nothing waits."""
+        scheduler = threading.Thread(target=self.fire_schedules_forever, args=(stop,), name="crawl-schedules",
+                                     daemon=True)
+        scheduler.start()
         while not stop.is_set():
             try:
                 while self.run_once() and not stop.is_set():
@@ -157,15 +182,16 @@ class Worker:
 
 def handler(event: Any, context: Any) -> dict[str, int]:
     """The entry point of a deployed worker (a function of its own, packaged with pipelines/ and
-    pyarrow; invoked on a schedule): crawl queued runs while the invocation has more than
+    pyarrow; invoked every minute): queue the runs of schedules that are due, then crawl queued runs while the invocation has more than
     ``GLUE_CRAWL_STALE_SECONDS`` left, so a run is never cut off holding a fresh claim for long
     (one cut off anyway is taken over by the next invocation once its heartbeat is stale)."""
     worker = Worker(os.environ.get("GLUE_CRAWL_ENDPOINT", "http://127.0.0.1:8000"))
+    fired = worker.fire_schedules()
     crawled = 0
     remaining = getattr(context, "get_remaining_time_in_millis", lambda: 0)
     while remaining() / 1000.0 > worker.stale_seconds and worker.run_once():
         crawled += 1
-    return {"crawled": crawled}
+    return {"fired": fired, "crawled": crawled}
 
 
 def main(argv: Optional[list[str]] = None) -> None:

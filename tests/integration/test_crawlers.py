@@ -315,3 +315,57 @@ def test_stopping_a_run_no_worker_claimed_ends_it_at_once(crawl_server) -> None:
     assert crawler["State"] == "READY" and crawler["LastCrawl"]["Status"] == "CANCELLED"
     assert glue.list_crawls(CrawlerName="idle")["Crawls"][0]["State"] == "STOPPED"
     glue.start_crawler(Name="idle")  # READY again
+
+
+# ------------------------------------------------------------------------------ schedules
+
+def test_a_schedule_fires_once_per_tick_whatever_the_number_of_workers(crawl_server, tmp_path) -> None:
+    """Two servers (two workers) on one queue and one clock: the crawler's schedule comes due when
+    the clock is moved past its next tick; exactly one run is queued for it, crawled, and none
+    once the schedule is stopped."""
+    offset = tmp_path / "clock-offset"
+    offset.write_text("0")
+    env = {"GLUE_CRAWL_QUEUE": f"q-{uuid.uuid4().hex}", "GLUE_CLOCK_OFFSET_FILE": str(offset),
+           "GLUE_CRAWL_SCHEDULE_SECONDS": "0.2"}
+    first, second = crawl_server(**env), crawl_server(**env)
+    account = random_account()
+    glue = client(first.endpoint, "glue", account=account)
+    glue.create_database(DatabaseInput={"Name": "lake"})
+    glue.create_crawler(Name="nightly", Role="CrawlRole", DatabaseName="lake", Targets=S3, Description="table",
+                        Schedule="cron(0/5 * * * ? *)")
+    time.sleep(1.0)  # not due yet: both workers looked and queued nothing
+    assert glue.list_crawls(CrawlerName="nightly")["Crawls"] == []
+    offset.write_text("300")  # five minutes on: past the next tick, before the one after
+    crawler = wait_for(ready(glue, "nightly"))
+    assert crawler["LastCrawl"]["Status"] == "SUCCEEDED", crawler["LastCrawl"]
+    assert glue.get_table(DatabaseName="lake", Name="stub")["Table"]["Name"] == "stub"
+    time.sleep(1.0)  # both workers had their chance at the same tick
+    assert len(glue.list_crawls(CrawlerName="nightly")["Crawls"]) == 1
+    glue.stop_crawler_schedule(CrawlerName="nightly")
+    offset.write_text("900")
+    time.sleep(1.0)
+    assert len(glue.list_crawls(CrawlerName="nightly")["Crawls"]) == 1
+    glue.start_crawler_schedule(CrawlerName="nightly")  # due again from now: the next tick, not a past one
+    time.sleep(1.0)
+    assert len(glue.list_crawls(CrawlerName="nightly")["Crawls"]) == 1
+    offset.write_text("1200")
+    wait_for(lambda: len(glue.list_crawls(CrawlerName="nightly")["Crawls"]) == 2
+             and glue.get_crawler(Name="nightly")["Crawler"]["State"] == "READY")
+
+
+def test_a_running_crawler_skips_its_scheduled_tick(crawl_server, tmp_path) -> None:
+    offset = tmp_path / "clock-offset"
+    offset.write_text("0")
+    server = crawl_server(GLUE_CLOCK_OFFSET_FILE=str(offset), GLUE_CRAWL_SCHEDULE_SECONDS="0.2")
+    glue = client(server.endpoint, "glue", account=random_account())
+    glue.create_crawler(Name="busy", Role="CrawlRole", Targets=S3, Description="block",
+                        Schedule="cron(0/5 * * * ? *)")
+    glue.start_crawler(Name="busy")
+    wait_for(lambda: glue.get_crawler_metrics(CrawlerNameList=["busy"])["CrawlerMetricsList"][0]["TimeLeftSeconds"])
+    offset.write_text("300")  # the tick comes due while the crawl blocks: skipped, not queued after it
+    time.sleep(1.5)
+    glue.stop_crawler(Name="busy")
+    wait_for(ready(glue, "busy"))
+    time.sleep(1.0)
+    crawls = glue.list_crawls(CrawlerName="busy")["Crawls"]
+    assert [c["State"] for c in crawls] == ["STOPPED"]

@@ -327,7 +327,7 @@ def test_a_schedule_fires_once_per_tick_whatever_the_number_of_workers(crawl_ser
     offset.write_text("0")
     env = {"GLUE_CRAWL_QUEUE": f"q-{uuid.uuid4().hex}", "GLUE_CLOCK_OFFSET_FILE": str(offset),
            "GLUE_CRAWL_SCHEDULE_SECONDS": "0.2"}
-    first, second = crawl_server(**env), crawl_server(**env)
+    first, _second = crawl_server(**env), crawl_server(**env)  # two workers on one queue
     account = random_account()
     glue = client(first.endpoint, "glue", account=account)
     glue.create_database(DatabaseInput={"Name": "lake"})

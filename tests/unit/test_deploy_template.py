@@ -257,3 +257,31 @@ def test_the_catalog_browser_and_health_are_routed_by_the_api() -> None:
     assert {"get", "post"} <= set(paths["/"])
     for path in ("/ui", "/ui/{name}", "/health", "/ping"):
         assert "get" in paths[path], path
+
+
+def test_the_crawl_worker_zip_holds_the_engine_and_the_api_zip_does_not(tmp_path) -> None:
+    import ast
+    import zipfile
+    from pathlib import Path
+
+    from infra.package import REPO, WORKER_MODULES, crawl_worker_zip
+
+    api = tmp_path / "deployment.zip"
+    with zipfile.ZipFile(api, "w") as built:
+        built.writestr("app.py", "")
+        built.writestr("chalicelib/__init__.py", "")
+    worker = crawl_worker_zip(api)
+    with zipfile.ZipFile(worker) as built:
+        names = set(built.namelist())
+    assert names == {"app.py", "chalicelib/__init__.py", *WORKER_MODULES}
+    with zipfile.ZipFile(api) as built:
+        assert not any(n.startswith("pipelines/") for n in built.namelist())
+    # Every pipelines module the worker's modules import is in the zip (pyarrow is the layer's).
+    for name in WORKER_MODULES:
+        tree = ast.parse(Path(REPO / name).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pipelines"):
+                if node.module == "pipelines.runtime":  # Spark only (layout's ship_package), never the crawl's
+                    continue
+                module = node.module.replace(".", "/")
+                assert f"{module}.py" in names or f"{module}/__init__.py" in names, (name, node.module)

@@ -56,14 +56,49 @@ def principal_key(account_id: str, role: str) -> str:
     return f"{account_id}:role:{match.group(1)}"
 
 
+def signed() -> bool:
+    """Whether the service verifies SigV4 (GLUE_AUTH=sigv4, or deployed): the crawl then signs
+    with an internal key (``internal_key``), never the open mode's named key id."""
+    from chalicelib.protocol.sigv4 import required
+
+    return required()
+
+
+def internal_key(account_id: str, role: str) -> tuple[str, str, Callable[[], None]]:
+    """Under SigV4: an access key the worker issues itself, through the identities store, for the
+    crawler's role ``arn:aws:iam::<account>:role/<name>`` (the principal is created, not an
+    administrator, if it does not exist), so the crawl's writes are checked as that role's, as in
+    the open mode. (key id, secret, revoke): the secret is only ever in this process's memory
+    (stored sealed, as every key; never printed or logged); ``revoke`` deletes the key when the
+    crawl ends. A worker killed mid-crawl leaves its key behind, sealed, unusable by anyone who
+    never held the secret; ``python -m infra.identities keys list`` shows it."""
+    from chalicelib.store import identities
+
+    arn = f"arn:aws:iam::{account_id}:role/{principal_key(account_id, role).split(':role:', 1)[1]}"
+    if identities.get_principal(arn) is None:
+        try:
+            identities.create_principal(arn)
+        except identities.IdentityError:
+            pass  # created meanwhile by another worker
+    key, secret = identities.create_key(arn)
+
+    def revoke() -> None:
+        try:
+            identities.delete_key(key.key_id)
+        except identities.IdentityError:
+            pass
+    return key.key_id, secret, revoke
+
+
 def clients(endpoint: str, region: str, account_id: str, role: str,
-            verify: Optional[str] = None) -> tuple[Any, Any]:
+            verify: Optional[str] = None, credentials: Optional[tuple[str, str]] = None) -> tuple[Any, Any]:
     """(glue, s3) boto3 clients for a crawl: Glue against this service as the crawler's role
-    (``verify``: the CA bundle of a local HTTPS endpoint)."""
+    (``verify``: the CA bundle of a local HTTPS endpoint; ``credentials``: the internal key of
+    ``internal_key`` under SigV4, else the open mode's key id naming the role)."""
     import boto3
 
-    session = boto3.session.Session(aws_access_key_id=principal_key(account_id, role),
-                                    aws_secret_access_key="crawler", region_name=region)
+    key_id, secret = credentials or (principal_key(account_id, role), "crawler")
+    session = boto3.session.Session(aws_access_key_id=key_id, aws_secret_access_key=secret, region_name=region)
     glue = session.client("glue", endpoint_url=endpoint, verify=verify)
     s3 = boto3.session.Session(region_name=region).client("s3")
     return glue, s3
@@ -130,11 +165,16 @@ class Worker:
         beater.start()
         outcome, error = "FAILED", None
         result: dict[str, Any] = {}
+        revoke: Optional[Callable[[], None]] = None
         try:
             engine = load_engine()
             region = claim.catalog_key.split("\x01", 1)[0]
-            glue, s3 = self.make_clients(self.endpoint, region, claim.account_id, claim.crawler.get("Role", ""),
-                                         self.verify)
+            role = claim.crawler.get("Role", "")
+            credentials = None
+            if signed():
+                key_id, secret, revoke = internal_key(claim.account_id, role)
+                credentials = (key_id, secret)
+            glue, s3 = self.make_clients(self.endpoint, region, claim.account_id, role, self.verify, credentials)
             from chalicelib.service import classifiers
             found, missing = classifiers.find_classifiers(claim.catalog_key, list(claim.crawler.get("Classifiers") or ()))
             if missing:
@@ -148,6 +188,8 @@ class Worker:
         finally:
             done.set()
             beater.join()
+            if revoke is not None:
+                revoke()
         if lost.is_set():
             log.warning("crawl of crawler %s was taken over by another worker", claim.crawler_name)
             return True

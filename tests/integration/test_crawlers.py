@@ -369,3 +369,46 @@ def test_a_running_crawler_skips_its_scheduled_tick(crawl_server, tmp_path) -> N
     time.sleep(1.0)
     crawls = glue.list_crawls(CrawlerName="busy")["Crawls"]
     assert [c["State"] for c in crawls] == ["STOPPED"]
+
+
+# ------------------------------------------------------------------------------ under SigV4
+
+def test_a_crawl_succeeds_under_sigv4_signed_with_an_internal_key_of_the_crawlers_role(
+        crawl_server, stack, tmp_path) -> None:
+    """GLUE_AUTH=sigv4: the worker signs the crawl's calls with a key it issues itself for the
+    crawler's role (the table is created as that role, under Lake Formation's rules), and the
+    key is gone once the crawl has ended."""
+    import json
+    import subprocess
+    import sys
+
+    import boto3
+    from botocore.exceptions import ClientError
+
+    from infra.local.stack import CLIENT_CONFIG, REGION, REPO
+
+    server_env = {"GLUE_AUTH": "sigv4", "GLUE_AUTH_KEY_FILE": str(tmp_path / "auth.key")}
+
+    def admin(*args: str) -> str:
+        return subprocess.run([sys.executable, "-m", "infra.identities", *args], cwd=REPO,
+                              env={**stack.env, **server_env}, capture_output=True, text=True, check=True).stdout
+
+    account = random_account()
+    admin("principals", "create", f"arn:aws:iam::{account}:user/ops", "--admin")
+    key = json.loads(admin("keys", "create", f"arn:aws:iam::{account}:user/ops"))
+    server = crawl_server(**server_env)
+    glue = boto3.client("glue", endpoint_url=server.endpoint, region_name=REGION, config=CLIENT_CONFIG,
+                        aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"])
+    glue.create_database(DatabaseInput={"Name": "lake"})
+    role = f"arn:aws:iam::{account}:role/SignedCrawl"
+    glue.create_crawler(Name="signed", Role=role, DatabaseName="lake", Targets=S3, Description="table")
+    glue.start_crawler(Name="signed")
+    crawler = wait_for(ready(glue, "signed"))
+    assert crawler["LastCrawl"]["Status"] == "SUCCEEDED", crawler["LastCrawl"]
+    assert glue.get_table(DatabaseName="lake", Name="stub")["Table"]["Name"] == "stub"
+    assert role in admin("principals", "list")  # the role's principal exists...
+    assert role not in admin("keys", "list")  # ...its key was revoked with the crawl's end
+    with pytest.raises(ClientError, match="security token"):
+        boto3.client("glue", endpoint_url=server.endpoint, region_name=REGION, config=CLIENT_CONFIG,
+                     aws_access_key_id=f"{account}:role:SignedCrawl",
+                     aws_secret_access_key="crawler").get_databases()  # the open mode's key: refused

@@ -22,7 +22,8 @@ here with what chalice knows nothing of.
   NOT in the API's package (its zip, ``crawl-worker.zip``, is the API's plus ``pipelines/``;
   pyarrow comes from the layer ``PyarrowLayerArn`` the operator names, e.g. AWS SDK for pandas'
   layer), invoked every minute by an EventBridge rule (fires due schedules, crawls queued runs),
-  with a role of its own: the tables, the identities' key, its log group, and reading (only) the
+  with a role of its own: the tables, the identities' key (Decrypt, and GenerateDataKey to seal
+  the key it issues itself for a crawler's role under SigV4), its log group, and reading (only) the
   ``CrawlTargets`` locations; it writes tables through the API (``GLUE_CRAWL_ENDPOINT``) as the
   crawler's role.
 
@@ -110,6 +111,8 @@ CRAWL_WORKER_CODE_URI = "./crawl-worker.zip"
 CRAWL_WORKER_HANDLER = "pipelines.crawl_worker.handler"
 # What the worker does to a crawl target: read it, list its bucket.
 CRAWL_READ_ACTIONS = ("s3:GetObject",)
+# The worker seals the key it issues itself for a crawler's role (pipelines.crawl_worker.internal_key).
+CRAWL_WORKER_KMS_ACTIONS = ("kms:Decrypt", "kms:GenerateDataKey")
 
 # One access log line per request (JSON); the Glue operation travels in a header API Gateway does
 # not log, the Lake Formation and Paimon ones in the path.
@@ -264,6 +267,9 @@ def _crawl_worker(api: dict[str, Any], role: dict[str, Any]) -> dict[str, Any]:
             tables=[{"Fn::GetAtt": [table, "Arn"]} for table in table_ids()], locations=[], account=ACCOUNT,
             kms_key={"Fn::GetAtt": ["IdentitiesKey", "Arn"]}, kms_condition=None,
             log_groups=[{"Fn::GetAtt": [group, "Arn"]}])}}]
+    for statement in worker_role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]:
+        if statement["Sid"] == "IdentitySecretsKey":
+            statement["Action"] = list(CRAWL_WORKER_KMS_ACTIONS)
     variables = copy.deepcopy(api["Properties"].get("Environment", {}).get("Variables", {}))
     variables["GLUE_CRAWL_ENDPOINT"] = {
         "Fn::Sub": "https://${RestAPI}.execute-api.${AWS::Region}.${AWS::URLSuffix}/api/"}

@@ -351,6 +351,8 @@ def test_both_deploy_paths_grant_the_same_actions() -> None:
             # The crawl worker: the same store; no warehouse (it writes through the API), its
             # crawl targets read by policies of their own (test_deploy_template.py).
             expected.pop("s3")
+            # It seals the key it issues itself for the crawler's role (pipelines.crawl_worker.internal_key).
+            expected["kms"] = expected["kms"] | {"kms:GenerateDataKey"}
         assert deployed == expected, name
     # Each AllowedLocations entry: the warehouse's S3 actions, on that entry only.
     (per_location,) = resources["Fn::ForEach::AllowedLocationPolicies"][2].values()

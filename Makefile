@@ -22,7 +22,7 @@
 #                its requirements (pipelines/requirements.txt) installed on first use
 #   make pipelines-install   only install them (then .venv/bin/python -m pipelines ... works too)
 #   make pipelines-test   only the Spark pipeline tests (make test runs them too; they are marked slow)
-#   make package the Lambda deployment package: out/deployment.zip + out/sam.json
+#   make package the Lambda deployment package: out/deployment.zip, out/crawl-worker.zip + out/sam.json
 #   make clean   remove the venv, node_modules and caches (not the data: `make clean-data`)
 #   make clean-data   remove make run's data: .data (or $GLUE_LOCAL_DATA_DIR), the local catalog and its keys
 
@@ -124,7 +124,7 @@ bench: install
 	$(PY) bench/bench_local_server.py
 	$(PY) -m bench.bench_partitions $(BENCH_ARGS)
 
-# The Lambda deployment package (out/deployment.zip + SAM template with the DynamoDB tables).
+# The Lambda deployment package (out/deployment.zip, the crawl worker's out/crawl-worker.zip + SAM template with the DynamoDB tables).
 package: $(RUN_STAMP)
 	$(PY) -m infra.package out
 

@@ -18,6 +18,15 @@ here with what chalice knows nothing of.
   API stage is throttled (``ThrottlingRateLimit`` / ``ThrottlingBurstLimit``) and writes access
   logs (``AccessLogs``; API Gateway needs the region's CloudWatch Logs role for that, see README).
 
+- The crawl worker (``CrawlWorker``, ``pipelines.crawl_worker.handler``): a function of its own,
+  NOT in the API's package (its zip, ``crawl-worker.zip``, is the API's plus ``pipelines/``;
+  pyarrow comes from the layer ``PyarrowLayerArn`` the operator names, e.g. AWS SDK for pandas'
+  layer), invoked every minute by an EventBridge rule (fires due schedules, crawls queued runs),
+  with a role of its own: the tables, the identities' key (Decrypt, and GenerateDataKey to seal
+  the key it issues itself for a crawler's role under SigV4), its log group, and reading (only) the
+  ``CrawlTargets`` locations; it writes tables through the API (``GLUE_CRAWL_ENDPOINT``) as the
+  crawler's role.
+
 ``finish(template)`` takes the template ``chalice package --stage prod`` writes and answers the
 deployed one; ``infra/package.py`` (``make package``) writes it to out/sam.json, and
 tests/unit/test_deploy_template.py runs cfn-lint on it.
@@ -72,6 +81,16 @@ PARAMETERS: dict[str, Any] = {
     "AccessLogs": {
         "Type": "String", "Default": "enabled", "AllowedValues": ["enabled", "disabled"],
         "Description": "API access logs to CloudWatch Logs (needs the region's API Gateway CloudWatch Logs role)"},
+    "PyarrowLayerArn": {
+        "Type": "String", "Default": "", "AllowedPattern": r"^(arn:[a-z-]+:lambda:[a-z0-9-]+:\d{12}:layer:[A-Za-z0-9_-]+:\d+)?$",
+        "Description": "The crawl worker: ARN (with version) of a Lambda layer that provides pyarrow for python3.11 "
+                       "x86_64 (e.g. AWS SDK for pandas' layer); empty: no layer, and every crawl ends FAILED "
+                       "saying the crawl engine cannot be loaded"},
+    "CrawlTargets": {
+        "Type": "CommaDelimitedList", "Default": "",
+        "AllowedPattern": f"^(s3a?://{_BUCKET}(/{_SEGMENT})*)?$",
+        "Description": "The crawl worker: comma-separated s3://bucket/prefix of this account that crawlers may "
+                       "read (their S3 targets); empty: none"},
     "LogRetentionInDays": {
         "Type": "Number", "Default": 90, "AllowedValues": _RETENTION_DAYS,
         "Description": "Retention of the functions' logs and the API's access logs"},
@@ -82,7 +101,18 @@ CONDITIONS: dict[str, Any] = {
     "HasWarehousePrefix": {"Fn::Not": [{"Fn::Equals": [{"Ref": "WarehousePrefix"}, ""]}]},
     "HasAllowedLocations": {"Fn::Not": [{"Fn::Equals": [{"Fn::Join": [",", {"Ref": "AllowedLocations"}]}, ""]}]},
     "AccessLogsEnabled": {"Fn::Equals": [{"Ref": "AccessLogs"}, "enabled"]},
+    "HasPyarrowLayer": {"Fn::Not": [{"Fn::Equals": [{"Ref": "PyarrowLayerArn"}, ""]}]},
+    "HasCrawlTargets": {"Fn::Not": [{"Fn::Equals": [{"Fn::Join": [",", {"Ref": "CrawlTargets"}]}, ""]}]},
 }
+
+# The crawl worker: its zip (infra/package.py builds it next to deployment.zip), its handler.
+CRAWL_WORKER = "CrawlWorker"
+CRAWL_WORKER_CODE_URI = "./crawl-worker.zip"
+CRAWL_WORKER_HANDLER = "pipelines.crawl_worker.handler"
+# What the worker does to a crawl target: read it, list its bucket.
+CRAWL_READ_ACTIONS = ("s3:GetObject",)
+# The worker seals the key it issues itself for a crawler's role (pipelines.crawl_worker.internal_key).
+CRAWL_WORKER_KMS_ACTIONS = ("kms:Decrypt", "kms:GenerateDataKey")
 
 # One access log line per request (JSON); the Glue operation travels in a header API Gateway does
 # not log, the Lake Formation and Paimon ones in the path.
@@ -196,16 +226,75 @@ def _warehouse_bucket() -> dict[str, Any]:
     return {"Warehouse": bucket, "WarehouseTlsOnly": tls_only}
 
 
+def _location_arns() -> Location:
+    """The ARNs of one ``s3://bucket/prefix`` entry of a list parameter (``${Location}``, in a
+    Fn::ForEach). The "://" appended keeps Fn::Select in range for the empty default (where the
+    condition drops the resource)."""
+    path = {"Fn::Select": [1, {"Fn::Split": ["://", "${Location}://"]}]}
+    return Location(
+        bucket_arn={"Fn::Sub": [_PARTITION_S3 + "${Bucket}", {"Bucket": {"Fn::Select": [0, {"Fn::Split": ["/", path]}]}}]},
+        objects_arn={"Fn::Sub": [_PARTITION_S3 + "${Path}/*", {"Path": path}]})
+
+
+def _crawl_target_policies() -> dict[str, Any]:
+    """One read-only IAM policy per CrawlTargets entry, on the crawl worker's role only."""
+    location = _location_arns()
+    in_account = {"StringEquals": {"aws:ResourceAccount": ACCOUNT}}
+    policy = {
+        "Type": "AWS::IAM::ManagedPolicy", "Condition": "HasCrawlTargets",
+        "Properties": {
+            "Description": "glue-catalog: the crawl worker reads crawl target ${Location}",
+            "Roles": [{"Ref": f"{CRAWL_WORKER}Role"}],
+            "PolicyDocument": {"Version": "2012-10-17", "Statement": [
+                {"Sid": "CrawlTargetObjects", "Effect": "Allow", "Action": list(CRAWL_READ_ACTIONS),
+                 "Resource": [location.objects_arn], "Condition": in_account},
+                {"Sid": "CrawlTargetBuckets", "Effect": "Allow", "Action": ["s3:ListBucket"],
+                 "Resource": [location.bucket_arn], "Condition": in_account}]},
+        },
+    }
+    return {"Fn::ForEach::CrawlTargetPolicies": ["Location", {"Ref": "CrawlTargets"},
+                                                 {"CrawlTarget&{Location}": policy}]}
+
+
+def _crawl_worker(api: dict[str, Any], role: dict[str, Any]) -> dict[str, Any]:
+    """The crawl worker's function, role and log group, after the API function ``api`` (its
+    runtime and settings) and chalice's role ``role`` (its trust policy)."""
+    group = f"{CRAWL_WORKER}Logs"
+    worker_role = copy.deepcopy(role)
+    worker_role["Properties"]["Policies"] = [{
+        "PolicyName": f"{CRAWL_WORKER}RolePolicy",
+        "PolicyDocument": {"Version": "2012-10-17", "Statement": statements(
+            tables=[{"Fn::GetAtt": [table, "Arn"]} for table in table_ids()], locations=[], account=ACCOUNT,
+            kms_key={"Fn::GetAtt": ["IdentitiesKey", "Arn"]}, kms_condition=None,
+            log_groups=[{"Fn::GetAtt": [group, "Arn"]}])}}]
+    for statement in worker_role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]:
+        if statement["Sid"] == "IdentitySecretsKey":
+            statement["Action"] = list(CRAWL_WORKER_KMS_ACTIONS)
+    variables = copy.deepcopy(api["Properties"].get("Environment", {}).get("Variables", {}))
+    variables["GLUE_CRAWL_ENDPOINT"] = {
+        "Fn::Sub": "https://${RestAPI}.execute-api.${AWS::Region}.${AWS::URLSuffix}/api/"}
+    function = {"Type": "AWS::Serverless::Function", "Properties": {
+        "Runtime": api["Properties"]["Runtime"], "Architectures": api["Properties"].get("Architectures", ["x86_64"]),
+        "Handler": CRAWL_WORKER_HANDLER, "CodeUri": CRAWL_WORKER_CODE_URI,
+        # Lambda's limit: a crawl cut off there is taken over by a later invocation (three at most).
+        "Timeout": 900, "MemorySize": 3008,
+        "Role": {"Fn::GetAtt": [f"{CRAWL_WORKER}Role", "Arn"]},
+        "Layers": {"Fn::If": ["HasPyarrowLayer", [{"Ref": "PyarrowLayerArn"}], {"Ref": "AWS::NoValue"}]},
+        "LoggingConfig": {"LogGroup": {"Ref": group}},
+        "Environment": {"Variables": variables},
+        "Events": {f"{CRAWL_WORKER}EveryMinute": {"Type": "Schedule", "Properties": {"Schedule": "rate(1 minute)"}}},
+    }}
+    return {CRAWL_WORKER: function, f"{CRAWL_WORKER}Role": worker_role, group: _log_group(),
+            **_crawl_target_policies()}
+
+
 def _allowed_location_policies(roles: list[str]) -> dict[str, Any]:
     """One IAM policy per AllowedLocations entry (s3://bucket/prefix), on every function's role.
 
     CloudFormation cannot map a list onto ARNs, so Fn::ForEach (AWS::LanguageExtensions) makes a
     resource per entry; "&{Location}" is the entry without its non-alphanumeric characters. The
     "://" appended keeps Fn::Select in range for the empty default (where the condition drops it)."""
-    path = {"Fn::Select": [1, {"Fn::Split": ["://", "${Location}://"]}]}
-    location = Location(
-        bucket_arn={"Fn::Sub": [_PARTITION_S3 + "${Bucket}", {"Bucket": {"Fn::Select": [0, {"Fn::Split": ["/", path]}]}}]},
-        objects_arn={"Fn::Sub": [_PARTITION_S3 + "${Path}/*", {"Path": path}]})
+    location = _location_arns()
     policy = {
         # Managed, so that CloudFormation names it (an inline policy's name would have to be made
         # from the entry); a role holds 10 managed policies unless the account's IAM quota is raised.
@@ -299,6 +388,8 @@ def finish(chalice_template: dict[str, Any]) -> dict[str, Any]:
     assert len(apis) == 1, "expected chalice's one REST API"
     _declare_greedy_parameters(apis[0]["Properties"].get("DefinitionBody") or {})
     existing.update(_allowed_location_policies(list(log_groups)))
+    api_function = existing["APIHandler"]
+    existing.update(_crawl_worker(api_function, existing[api_function["Properties"]["Role"]["Fn::GetAtt"][0]]))
     existing["ApiAccessLogs"] = _log_group("AccessLogsEnabled")
     apis[0]["Properties"].update({
         "MethodSettings": [{"ResourcePath": "/*", "HttpMethod": "*",

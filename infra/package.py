@@ -1,7 +1,10 @@
 """Build the deployment: chalice's package of the prod stage (the Lambda zip and its SAM template),
 the zip slimmed of botocore's models of services the function never calls (botocore arrives as a
 dependency of pynamodb, and its models of 400 services are most of the package), and the template
-finished by ``infra.cloudformation`` (tables, key, warehouse, policies, logs, stage settings).
+finished by ``infra.cloudformation`` (tables, key, warehouse, policies, logs, stage settings);
+and the crawl worker's own zip, crawl-worker.zip: the API's package plus the modules of
+``pipelines/`` the crawl needs (``WORKER_MODULES``; pyarrow is the layer the template's
+``PyarrowLayerArn`` names, so the API's package never holds the engine or pyarrow).
 
 Run: ``.venv/bin/python -m infra.package out/`` (or ``make package``); prints the sizes.
 ``sam_template()`` gives the same template without building the zip (the tests lint it).
@@ -24,6 +27,12 @@ KEEP_SERVICES = {"dynamodb", "glue", "kms", "lakeformation", "s3", "sts"}
 # The deployed stage (.chalice/config.json): SigV4 verification on, the KMS key by its alias.
 STAGE = "prod"
 CODE_URI = "./deployment.zip"
+# The crawl worker's zip: deployment.zip plus these files of the repository (the engine and what
+# it imports of pipelines/; nothing of Spark).
+WORKER_ZIP = "crawl-worker.zip"
+WORKER_MODULES = ("pipelines/__init__.py", "pipelines/formats.py", "pipelines/layout.py",
+                  "pipelines/crawl_worker.py", "pipelines/crawl/__init__.py", "pipelines/crawl/classify.py",
+                  "pipelines/crawl/discover.py", "pipelines/crawl/s3files.py")
 
 
 def _keep(name: str) -> bool:
@@ -43,6 +52,17 @@ def slim(zip_path: Path) -> tuple[int, int]:
                 target.writestr(info, source.read(info.filename))
     slimmed.replace(zip_path)
     return before, zip_path.stat().st_size
+
+
+def crawl_worker_zip(api_zip: Path) -> Path:
+    """Write the crawl worker's zip next to ``api_zip``: its files and ``WORKER_MODULES``."""
+    target = api_zip.with_name(WORKER_ZIP)
+    with zipfile.ZipFile(api_zip) as source, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as worker:
+        for info in source.infolist():
+            worker.writestr(info, source.read(info.filename))
+        for name in WORKER_MODULES:
+            worker.write(REPO / name, name)
+    return target
 
 
 def _chalice() -> tuple[Any, Any, Any]:
@@ -98,13 +118,15 @@ def main() -> None:
     _, config, options = _chalice()
     create_app_packager(config, options).package_app(config, str(out), STAGE)
     before, after = slim(out / "deployment.zip")
+    worker = crawl_worker_zip(out / "deployment.zip")
     template = out / "sam.json"
     built = json.loads(template.read_text())
     # The one template: what the tests lint is what gets deployed.
     assert built == chalice_template(), "chalice package's template differs from infra.package.chalice_template()"
     template.write_text(json.dumps(sam_template(), indent=2) + "\n")
     print(f"{out / 'deployment.zip'}: {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB "
-          f"(kept botocore models: {', '.join(sorted(KEEP_SERVICES))}); {template}")
+          f"(kept botocore models: {', '.join(sorted(KEEP_SERVICES))}); {worker}: "
+          f"{worker.stat().st_size / 1e6:.1f} MB; {template}")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ POLL_SECONDS = 1.0
 # worker takes the run over (a crashed worker).
 HEARTBEAT_SECONDS = float(os.environ.get("GLUE_CRAWL_HEARTBEAT_SECONDS", "5"))
 STALE_SECONDS = float(os.environ.get("GLUE_CRAWL_STALE_SECONDS", "60"))
+# How often a worker looks for schedules that are due (one Query of the schedule index).
+SCHEDULE_SECONDS = float(os.environ.get("GLUE_CRAWL_SCHEDULE_SECONDS", "10"))
 # The engine module (tests name a stub): it has run_crawl and CrawlFailed.
 ENGINE = os.environ.get("GLUE_CRAWL_ENGINE", "pipelines.crawl")
 # A Role as CreateCrawler takes it: a name, with a path (service-role/Name), or an IAM role ARN.
@@ -54,14 +56,49 @@ def principal_key(account_id: str, role: str) -> str:
     return f"{account_id}:role:{match.group(1)}"
 
 
+def signed() -> bool:
+    """Whether the service verifies SigV4 (GLUE_AUTH=sigv4, or deployed): the crawl then signs
+    with an internal key (``internal_key``), never the open mode's named key id."""
+    from chalicelib.protocol.sigv4 import required
+
+    return required()
+
+
+def internal_key(account_id: str, role: str) -> tuple[str, str, Callable[[], None]]:
+    """Under SigV4: an access key the worker issues itself, through the identities store, for the
+    crawler's role ``arn:aws:iam::<account>:role/<name>`` (the principal is created, not an
+    administrator, if it does not exist), so the crawl's writes are checked as that role's, as in
+    the open mode. (key id, secret, revoke): the secret is only ever in this process's memory
+    (stored sealed, as every key; never printed or logged); ``revoke`` deletes the key when the
+    crawl ends. A worker killed mid-crawl leaves its key behind, sealed, unusable by anyone who
+    never held the secret; ``python -m infra.identities keys list`` shows it."""
+    from chalicelib.store import identities
+
+    arn = f"arn:aws:iam::{account_id}:role/{principal_key(account_id, role).split(':role:', 1)[1]}"
+    if identities.get_principal(arn) is None:
+        try:
+            identities.create_principal(arn)
+        except identities.IdentityError:
+            pass  # created meanwhile by another worker
+    key, secret = identities.create_key(arn)
+
+    def revoke() -> None:
+        try:
+            identities.delete_key(key.key_id)
+        except identities.IdentityError:
+            pass
+    return key.key_id, secret, revoke
+
+
 def clients(endpoint: str, region: str, account_id: str, role: str,
-            verify: Optional[str] = None) -> tuple[Any, Any]:
+            verify: Optional[str] = None, credentials: Optional[tuple[str, str]] = None) -> tuple[Any, Any]:
     """(glue, s3) boto3 clients for a crawl: Glue against this service as the crawler's role
-    (``verify``: the CA bundle of a local HTTPS endpoint)."""
+    (``verify``: the CA bundle of a local HTTPS endpoint; ``credentials``: the internal key of
+    ``internal_key`` under SigV4, else the open mode's key id naming the role)."""
     import boto3
 
-    session = boto3.session.Session(aws_access_key_id=principal_key(account_id, role),
-                                    aws_secret_access_key="crawler", region_name=region)
+    key_id, secret = credentials or (principal_key(account_id, role), "crawler")
+    session = boto3.session.Session(aws_access_key_id=key_id, aws_secret_access_key=secret, region_name=region)
     glue = session.client("glue", endpoint_url=endpoint, verify=verify)
     s3 = boto3.session.Session(region_name=region).client("s3")
     return glue, s3
@@ -79,6 +116,17 @@ class Worker:
         self.heartbeat_seconds = heartbeat_seconds
         self.make_clients = make_clients
         self.verify = verify
+        self.schedules_checked = float("-inf")
+
+    def fire_schedules(self, every: float = 0.0) -> int:
+        """Queue the runs of schedules that are due (``crawl_runs.fire_due``), at most once
+        every ``every`` seconds; the number queued."""
+        if time.monotonic() - self.schedules_checked < every:
+            return 0
+        self.schedules_checked = time.monotonic()
+        from chalicelib.service import crawl_runs
+
+        return crawl_runs.fire_due()
 
     def run_once(self) -> bool:
         """Claim one run and crawl it to its end; False when none was waiting."""
@@ -117,11 +165,16 @@ class Worker:
         beater.start()
         outcome, error = "FAILED", None
         result: dict[str, Any] = {}
+        revoke: Optional[Callable[[], None]] = None
         try:
             engine = load_engine()
             region = claim.catalog_key.split("\x01", 1)[0]
-            glue, s3 = self.make_clients(self.endpoint, region, claim.account_id, claim.crawler.get("Role", ""),
-                                         self.verify)
+            role = claim.crawler.get("Role", "")
+            credentials = None
+            if signed():
+                key_id, secret, revoke = internal_key(claim.account_id, role)
+                credentials = (key_id, secret)
+            glue, s3 = self.make_clients(self.endpoint, region, claim.account_id, role, self.verify, credentials)
             from chalicelib.service import classifiers
             found, missing = classifiers.find_classifiers(claim.catalog_key, list(claim.crawler.get("Classifiers") or ()))
             if missing:
@@ -135,6 +188,8 @@ class Worker:
         finally:
             done.set()
             beater.join()
+            if revoke is not None:
+                revoke()
         if lost.is_set():
             log.warning("crawl of crawler %s was taken over by another worker", claim.crawler_name)
             return True
@@ -143,9 +198,21 @@ class Worker:
         crawl_runs.finish(claim, outcome, counts, error)
         return True
 
+    def fire_schedules_forever(self, stop: threading.Event, every: float = 0.0) -> None:
+        """Fire due schedules every ``every`` (default ``GLUE_CRAWL_SCHEDULE_SECONDS``) seconds
+        until ``stop`` is set, whether or not this worker is crawling meanwhile."""
+        while not stop.wait(every or SCHEDULE_SECONDS):
+            try:
+                self.fire_schedules()
+            except Exception:  # noqa: BLE001 - a store error must not end the scheduler; retried next round
+                log.exception("firing crawler schedules failed; retrying")
+
     def serve_forever(self, stop: threading.Event, poll_seconds: float = POLL_SECONDS) -> None:
         """Crawl runs as they are queued until ``stop`` is set: one Query every ``poll_seconds``
         while nothing waits."""
+        scheduler = threading.Thread(target=self.fire_schedules_forever, args=(stop,), name="crawl-schedules",
+                                     daemon=True)
+        scheduler.start()
         while not stop.is_set():
             try:
                 while self.run_once() and not stop.is_set():
@@ -157,15 +224,16 @@ class Worker:
 
 def handler(event: Any, context: Any) -> dict[str, int]:
     """The entry point of a deployed worker (a function of its own, packaged with pipelines/ and
-    pyarrow; invoked on a schedule): crawl queued runs while the invocation has more than
+    pyarrow; invoked every minute): queue the runs of schedules that are due, then crawl queued runs while the invocation has more than
     ``GLUE_CRAWL_STALE_SECONDS`` left, so a run is never cut off holding a fresh claim for long
     (one cut off anyway is taken over by the next invocation once its heartbeat is stale)."""
     worker = Worker(os.environ.get("GLUE_CRAWL_ENDPOINT", "http://127.0.0.1:8000"))
+    fired = worker.fire_schedules()
     crawled = 0
     remaining = getattr(context, "get_remaining_time_in_millis", lambda: 0)
     while remaining() / 1000.0 > worker.stale_seconds and worker.run_once():
         crawled += 1
-    return {"crawled": crawled}
+    return {"fired": fired, "crawled": crawled}
 
 
 def main(argv: Optional[list[str]] = None) -> None:

@@ -7,17 +7,28 @@ few seconds (the same conditional write: a worker that lost its run to another l
 and stops). A run whose heartbeat is older than ``stale_seconds`` (a crashed worker) is claimed
 again and crawled from the start; after ``MAX_ATTEMPTS`` claims it ends FAILED instead, so no
 run stays RUNNING for ever. Nothing here crawls: the engine is the worker's.
+
+Schedules fire here too (``fire_due``): a crawler whose schedule entry is due gets a run queued
+by ``crawlers.start_crawler``, StartCrawler's own code path, once per tick whatever the number
+of workers (the tick is won by a write conditional on the entry as read).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from chalicelib import clock
+from chalicelib.domain import cron
+from chalicelib.errors import ServiceError
+from chalicelib.service import crawlers
 from chalicelib.service.crawlers import crawler_scope, metrics_of, runs_scope
 from chalicelib.service.databases import now
 from chalicelib.store import crawls as store
+
+log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 # Runtimes the median of GetCrawlerMetrics is taken over.
@@ -161,6 +172,9 @@ def finish(claim: Claim, outcome: str, result: Optional[dict[str, Any]] = None, 
         doc["Metrics"] = {**{k: int(counts.get(k) or 0) for k in ("TablesCreated", "TablesUpdated", "TablesDeleted")},
                           "Runtimes": (list(kept.get("Runtimes") or []) + [round(elapsed, 3)])[-_RUNTIMES_KEPT:]}
         doc.pop("Run", None)
+        # When the last crawl ended, on the clock schedules are due on (a tick that came due
+        # while it ran is skipped, even when a worker only sees it after the end).
+        doc["LastEnd"] = clock.now()
         if store.finish(scope, crawler, doc, runs, run, run_doc, claim.queue_key):
             return True
     return False
@@ -185,3 +199,45 @@ def progress_metrics(claim: Claim) -> dict[str, Any]:
     """The crawler's metrics as GetCrawlerMetrics would show them now (for logs)."""
     entry = store.get(crawler_scope(claim.catalog_key), claim.crawler_name)
     return metrics_of(entry.doc, claim.run.doc["Worker"].get("Progress")) if entry else {}
+
+
+def fire_due() -> int:
+    """Queue a run for every crawler whose schedule is due (its entry's ``Next`` has passed), as
+    StartCrawler does. Each due entry is first moved on to its next tick after now by a write
+    conditional on the entry as read: of several workers exactly one wins the tick and queues
+    the run (a tick missed while no worker ran fires once, late, not once per missed tick). A
+    crawler still running is skipped for that tick, as on AWS. An entry the crawler no longer
+    agrees with (its schedule stopped, changed or gone) is corrected instead of fired. The
+    number of runs queued."""
+    fired = 0
+    stamp = clock.now()  # the service's clock (moved by tests)
+    for entry in list(store.scheduled()):
+        due = entry.doc.get("Next")
+        if due is None or float(due) > stamp:
+            continue
+        catalog_key, name = store.split_queue_key(entry.key)
+        crawler = store.get(crawler_scope(catalog_key), name)
+        schedule = (crawler.doc["Crawler"].get("Schedule") or {}) if crawler else {}
+        if schedule.get("State") != "SCHEDULED" or schedule.get("ScheduleExpression") != entry.doc["Expression"]:
+            if store.delete_scheduled(entry.key, raw=entry.raw):
+                crawlers.sync_schedule(catalog_key, name)
+            continue
+        last = (crawler.doc["Crawler"].get("LastCrawl") or {}) if crawler else {}
+        ran_at_tick = float(last.get("StartTime") or 0) <= float(due) < float(crawler.doc.get("LastEnd") or 0) \
+            if crawler else False
+        following = cron.parse(entry.doc["Expression"]).next_after(stamp)
+        won = (store.delete_scheduled(entry.key, raw=entry.raw) if following is None
+               else store.replace_scheduled(entry, {**entry.doc, "Next": following, "Fired": due}))
+        if not won:
+            continue
+        if ran_at_tick:
+            log.info("crawler %s was running at its scheduled time %s: that run is skipped", name, due)
+            continue
+        try:
+            crawlers.start_crawler(catalog_key, name, entry.doc["Account"])
+            fired += 1
+        except crawlers.CrawlerRunningException:
+            log.info("crawler %s is still running: its scheduled run at %s is skipped", name, due)
+        except ServiceError as exc:  # gone or changed meanwhile: the tick is spent either way
+            log.warning("scheduled run of crawler %s not queued: %s", name, exc)
+    return fired

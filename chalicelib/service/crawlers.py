@@ -11,11 +11,12 @@ StartCrawler never crawls: in one transaction it marks the crawler RUNNING, writ
 from __future__ import annotations
 
 import json
-import re
 import statistics
 import uuid
 from typing import Any, Callable, Optional
 
+from chalicelib import clock
+from chalicelib.domain import cron
 from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationException, EntityNotFoundException,
                                InvalidInputException, ServiceError)
 from chalicelib.service import tags
@@ -75,17 +76,13 @@ def runs_scope(catalog_key: str) -> str:
 
 # ------------------------------------------------------------------------------ validation
 
-_CRON_FIELD = re.compile(r"[0-9A-Za-z*?,/\-#L W]+")
-
-
 def validate_schedule(expression: str) -> None:
     """A Glue schedule: ``cron(minutes hours day-of-month month day-of-week year)``, one of the
-    two day fields ``?`` (as AWS validates it); InvalidInputException otherwise."""
-    match = re.fullmatch(r"cron\((.*)\)", expression.strip())
-    fields = match.group(1).split() if match else []
-    if (len(fields) != 6 or not all(_CRON_FIELD.fullmatch(f) for f in fields)
-            or (fields[2] == "?") == (fields[4] == "?")):
-        raise InvalidInputException(f"Invalid schedule expression: {expression[:300]}")
+    two day fields ``?`` (as AWS validates it, domain/cron.py); InvalidInputException otherwise."""
+    try:
+        cron.parse(expression)
+    except ValueError:
+        raise InvalidInputException(f"Invalid schedule expression: {expression[:300]}") from None
 
 
 def _validate(definition: dict[str, Any], catalog_key: str) -> None:
@@ -146,6 +143,7 @@ def create_crawler(catalog_key: str, request: dict[str, Any]) -> None:
     if not store.create(crawler_scope(catalog_key), name, {"Crawler": crawler, "Metrics": {}}, "crawler"):
         tags.forget_resource(catalog_key, "crawler", identity)
         raise AlreadyExistsException(f"{name} already exists", _RESOURCE, name)
+    sync_schedule(catalog_key, name)
 
 
 def _read(catalog_key: str, name: str) -> store.Entry:
@@ -204,7 +202,11 @@ def _change(catalog_key: str, name: str, change: Callable[[dict[str, Any]], Opti
     for _ in range(_ATTEMPTS):
         entry = _read(catalog_key, name)
         doc = change(json.loads(json.dumps(entry.doc)))
-        if doc is None or store.replace(scope, entry, doc, "crawler"):
+        if doc is None:
+            return
+        if store.replace(scope, entry, doc, "crawler"):
+            if doc["Crawler"].get("Schedule") != entry.doc["Crawler"].get("Schedule"):
+                sync_schedule(catalog_key, name)
             return
     raise ConcurrentModificationException(f"Crawler {name} was changed concurrently; retry.", _RESOURCE, name)
 
@@ -252,6 +254,7 @@ def delete_crawler(catalog_key: str, name: str) -> None:
         entry = _read(catalog_key, name)
         _not_running(entry.doc["Crawler"])
         if store.delete(scope, name, raw=entry.raw):
+            sync_schedule(catalog_key, name)
             tags.forget_resource(catalog_key, "crawler", crawler_identity(entry.doc["Crawler"]))
             for run in list(store.query(runs_scope(catalog_key), store.run_prefix(name))):
                 store.delete(runs_scope(catalog_key), run.key)
@@ -260,6 +263,31 @@ def delete_crawler(catalog_key: str, name: str) -> None:
 
 
 # ------------------------------------------------------------------------------ schedules
+
+def sync_schedule(catalog_key: str, name: str) -> None:
+    """Make the crawler's schedule index entry agree with the crawler as stored now: present
+    with its expression and next due time while the schedule is SCHEDULED (an unchanged
+    expression keeps its due time), absent otherwise. The workers fire schedules from the
+    index (``crawl_runs.fire_due``) and check each against the crawler before firing it, so an
+    entry left stale by a crash in between only ever fires what the crawler still says."""
+    key = store.queue_key(catalog_key, name)
+    for _ in range(_ATTEMPTS):
+        entry = store.get(crawler_scope(catalog_key), name)
+        schedule = (entry.doc["Crawler"].get("Schedule") or {}) if entry else {}
+        old = store.get_scheduled(key)
+        if schedule.get("State") != "SCHEDULED" or not schedule.get("ScheduleExpression"):
+            if old is None or store.delete_scheduled(key, raw=old.raw):
+                return
+            continue
+        expression = schedule["ScheduleExpression"]
+        if old is not None and old.doc.get("Expression") == expression:
+            return
+        due = cron.parse(expression).next_after(clock.now())
+        doc = {"Expression": expression, "Next": due, "Account": catalog_key.split("\x01", 1)[-1]}
+        if store.put_scheduled(key, doc, old):
+            return
+
+
 
 def update_crawler_schedule(catalog_key: str, name: str, expression: Optional[str]) -> None:
     """Set (or with "" remove) a crawler's schedule, keeping its state."""

@@ -7,7 +7,10 @@
 - a crawl run: hash ``catalog key SEP crawl``, range ``crawler SEP inverted start ms SEP crawl
   id``, so ListCrawls (newest first) is one ``begins_with`` Query;
 - the run queue: ONE hash key (``crawl-queue``) for every account and region, range ``catalog
-  key SEP crawler``: what a worker polls (one Query, empty when nothing runs).
+  key SEP crawler``: what a worker polls (one Query, empty when nothing runs);
+- the schedule index: ONE hash key (``crawl-queue SEP schedule``), range ``catalog key SEP
+  crawler``, one entry per crawler whose schedule is SCHEDULED: its expression and the next
+  time it is due, what the workers fire schedules from.
 
 Every change is a write conditional on the document read (``Entry.raw``), or one transaction
 of such writes where the crawler, its run and its queue entry must change together.
@@ -32,11 +35,14 @@ CLASSIFIER = "classifier"
 CRAWL = "crawl"
 # One hash key for every account and region; a test's server and worker may use their own.
 QUEUE_SCOPE = settings.current().crawl_queue
+# The schedule index: next to the queue, so a test's own queue has its own schedules too.
+SCHEDULE_SCOPE = f"{QUEUE_SCOPE}{SEP}schedule"
 # Start times are inverted against this (ms), so a crawler's newest run sorts first.
 _LAST_MS = 10 ** 15
 
 __all__ = ["Entry", "CRAWLER", "CLASSIFIER", "CRAWL", "scope", "run_key", "run_prefix", "queue_key",
-           "split_queue_key", "get", "create", "replace", "delete", "query", "start", "finish", "queued"]
+           "split_queue_key", "get", "create", "replace", "delete", "query", "start", "finish", "queued",
+           "scheduled", "get_scheduled", "put_scheduled", "replace_scheduled", "delete_scheduled"]
 
 
 def scope(catalog_key: str, kind: str) -> str:
@@ -115,3 +121,32 @@ def get_queued(key: str) -> Optional[Entry]:
 def delete_queued(key: str) -> bool:
     """Remove a queue entry (a run that can no longer be finished normally)."""
     return catalog_entries.delete(QUEUE_SCOPE, key)
+
+
+def scheduled(limit: int = 100) -> Iterator[Entry]:
+    """The schedule index (every account and region): one Query."""
+    return catalog_entries.query(SCHEDULE_SCOPE, "", None, limit)
+
+
+def get_scheduled(key: str) -> Optional[Entry]:
+    """One crawler's schedule index entry (key as ``queue_key``), or None."""
+    return catalog_entries.get(SCHEDULE_SCOPE, key)
+
+
+def put_scheduled(key: str, doc: dict[str, Any], old: Optional[Entry]) -> bool:
+    """Create the entry (``old`` None: only if there is none) or replace ``old`` if it is still
+    as read; False otherwise."""
+    if old is None:
+        return catalog_entries.create(SCHEDULE_SCOPE, key, doc, "crawler")
+    return catalog_entries.replace(SCHEDULE_SCOPE, old, key, doc, "crawler")
+
+
+def replace_scheduled(old: Entry, doc: dict[str, Any]) -> bool:
+    """Replace a schedule entry if it is still exactly as read (how one worker of many wins a
+    tick); False otherwise."""
+    return catalog_entries.replace(SCHEDULE_SCOPE, old, old.key, doc, "crawler")
+
+
+def delete_scheduled(key: str, raw: Optional[bytes] = None) -> bool:
+    """Remove a schedule entry (if still ``raw`` when given)."""
+    return catalog_entries.delete(SCHEDULE_SCOPE, key, raw=raw)

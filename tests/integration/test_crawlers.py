@@ -315,3 +315,100 @@ def test_stopping_a_run_no_worker_claimed_ends_it_at_once(crawl_server) -> None:
     assert crawler["State"] == "READY" and crawler["LastCrawl"]["Status"] == "CANCELLED"
     assert glue.list_crawls(CrawlerName="idle")["Crawls"][0]["State"] == "STOPPED"
     glue.start_crawler(Name="idle")  # READY again
+
+
+# ------------------------------------------------------------------------------ schedules
+
+def test_a_schedule_fires_once_per_tick_whatever_the_number_of_workers(crawl_server, tmp_path) -> None:
+    """Two servers (two workers) on one queue and one clock: the crawler's schedule comes due when
+    the clock is moved past its next tick; exactly one run is queued for it, crawled, and none
+    once the schedule is stopped."""
+    offset = tmp_path / "clock-offset"
+    offset.write_text("0")
+    env = {"GLUE_CRAWL_QUEUE": f"q-{uuid.uuid4().hex}", "GLUE_CLOCK_OFFSET_FILE": str(offset),
+           "GLUE_CRAWL_SCHEDULE_SECONDS": "0.2"}
+    first, _second = crawl_server(**env), crawl_server(**env)  # two workers on one queue
+    account = random_account()
+    glue = client(first.endpoint, "glue", account=account)
+    glue.create_database(DatabaseInput={"Name": "lake"})
+    glue.create_crawler(Name="nightly", Role="CrawlRole", DatabaseName="lake", Targets=S3, Description="table",
+                        Schedule="cron(0/5 * * * ? *)")
+    time.sleep(1.0)  # not due yet: both workers looked and queued nothing
+    assert glue.list_crawls(CrawlerName="nightly")["Crawls"] == []
+    offset.write_text("300")  # five minutes on: past the next tick, before the one after
+    crawler = wait_for(ready(glue, "nightly"))
+    assert crawler["LastCrawl"]["Status"] == "SUCCEEDED", crawler["LastCrawl"]
+    assert glue.get_table(DatabaseName="lake", Name="stub")["Table"]["Name"] == "stub"
+    time.sleep(1.0)  # both workers had their chance at the same tick
+    assert len(glue.list_crawls(CrawlerName="nightly")["Crawls"]) == 1
+    glue.stop_crawler_schedule(CrawlerName="nightly")
+    offset.write_text("900")
+    time.sleep(1.0)
+    assert len(glue.list_crawls(CrawlerName="nightly")["Crawls"]) == 1
+    glue.start_crawler_schedule(CrawlerName="nightly")  # due again from now: the next tick, not a past one
+    time.sleep(1.0)
+    assert len(glue.list_crawls(CrawlerName="nightly")["Crawls"]) == 1
+    offset.write_text("1200")
+    wait_for(lambda: len(glue.list_crawls(CrawlerName="nightly")["Crawls"]) == 2
+             and glue.get_crawler(Name="nightly")["Crawler"]["State"] == "READY")
+
+
+def test_a_running_crawler_skips_its_scheduled_tick(crawl_server, tmp_path) -> None:
+    offset = tmp_path / "clock-offset"
+    offset.write_text("0")
+    server = crawl_server(GLUE_CLOCK_OFFSET_FILE=str(offset), GLUE_CRAWL_SCHEDULE_SECONDS="0.2")
+    glue = client(server.endpoint, "glue", account=random_account())
+    glue.create_crawler(Name="busy", Role="CrawlRole", Targets=S3, Description="block",
+                        Schedule="cron(0/5 * * * ? *)")
+    glue.start_crawler(Name="busy")
+    wait_for(lambda: glue.get_crawler_metrics(CrawlerNameList=["busy"])["CrawlerMetricsList"][0]["TimeLeftSeconds"])
+    offset.write_text("300")  # the tick comes due while the crawl blocks: skipped, not queued after it
+    time.sleep(1.5)
+    glue.stop_crawler(Name="busy")
+    wait_for(ready(glue, "busy"))
+    time.sleep(1.0)
+    crawls = glue.list_crawls(CrawlerName="busy")["Crawls"]
+    assert [c["State"] for c in crawls] == ["STOPPED"]
+
+
+# ------------------------------------------------------------------------------ under SigV4
+
+def test_a_crawl_succeeds_under_sigv4_signed_with_an_internal_key_of_the_crawlers_role(
+        crawl_server, stack, tmp_path) -> None:
+    """GLUE_AUTH=sigv4: the worker signs the crawl's calls with a key it issues itself for the
+    crawler's role (the table is created as that role, under Lake Formation's rules), and the
+    key is gone once the crawl has ended."""
+    import json
+    import subprocess
+    import sys
+
+    import boto3
+    from botocore.exceptions import ClientError
+
+    from infra.local.stack import CLIENT_CONFIG, REGION, REPO
+
+    server_env = {"GLUE_AUTH": "sigv4", "GLUE_AUTH_KEY_FILE": str(tmp_path / "auth.key")}
+
+    def admin(*args: str) -> str:
+        return subprocess.run([sys.executable, "-m", "infra.identities", *args], cwd=REPO,
+                              env={**stack.env, **server_env}, capture_output=True, text=True, check=True).stdout
+
+    account = random_account()
+    admin("principals", "create", f"arn:aws:iam::{account}:user/ops", "--admin")
+    key = json.loads(admin("keys", "create", f"arn:aws:iam::{account}:user/ops"))
+    server = crawl_server(**server_env)
+    glue = boto3.client("glue", endpoint_url=server.endpoint, region_name=REGION, config=CLIENT_CONFIG,
+                        aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"])
+    glue.create_database(DatabaseInput={"Name": "lake"})
+    role = f"arn:aws:iam::{account}:role/SignedCrawl"
+    glue.create_crawler(Name="signed", Role=role, DatabaseName="lake", Targets=S3, Description="table")
+    glue.start_crawler(Name="signed")
+    crawler = wait_for(ready(glue, "signed"))
+    assert crawler["LastCrawl"]["Status"] == "SUCCEEDED", crawler["LastCrawl"]
+    assert glue.get_table(DatabaseName="lake", Name="stub")["Table"]["Name"] == "stub"
+    assert role in admin("principals", "list")  # the role's principal exists...
+    assert role not in admin("keys", "list")  # ...its key was revoked with the crawl's end
+    with pytest.raises(ClientError, match="security token"):
+        boto3.client("glue", endpoint_url=server.endpoint, region_name=REGION, config=CLIENT_CONFIG,
+                     aws_access_key_id=f"{account}:role:SignedCrawl",
+                     aws_secret_access_key="crawler").get_databases()  # the open mode's key: refused

@@ -187,13 +187,56 @@ def test_a_setting_the_policy_could_not_follow_is_refused_by_the_parameters(name
 
 def test_the_functions_may_use_only_the_stack_s_tables_key_and_log_groups() -> None:
     stack = _Stack(template())
-    (role,) = stack.of_type("AWS::IAM::Role")
-    (document,) = [p["PolicyDocument"] for p in role["Properties"]["Policies"]]
-    by_sid = {s["Sid"]: s for s in document["Statement"]}
-    assert by_sid["CatalogTables"]["Resource"] == [f"<{table}.Arn>" for table in table_ids()]
-    assert by_sid["IdentitySecretsKey"]["Resource"] == "<IdentitiesKey.Arn>"
-    functions = [n for n, r in stack.resources.items() if r["Type"] == "AWS::Serverless::Function"]
-    assert sorted(by_sid["OwnLogs"]["Resource"]) == sorted(f"<{f}Logs.Arn>" for f in functions)
+    assert {n for n, r in stack.resources.items() if r["Type"] == "AWS::IAM::Role"} == {"DefaultRole",
+                                                                                      "CrawlWorkerRole"}
+    for name in ("DefaultRole", "CrawlWorkerRole"):
+        role = stack.eval(stack.resources[name])
+        (document,) = [p["PolicyDocument"] for p in role["Properties"]["Policies"]]
+        by_sid = {s["Sid"]: s for s in document["Statement"]}
+        assert by_sid["CatalogTables"]["Resource"] == [f"<{table}.Arn>" for table in table_ids()]
+        assert by_sid["IdentitySecretsKey"]["Resource"] == "<IdentitiesKey.Arn>"
+        functions = [n for n, r in stack.resources.items() if r["Type"] == "AWS::Serverless::Function"
+                     and r["Properties"]["Role"]["Fn::GetAtt"][0] == name]
+        assert functions
+        assert sorted(by_sid["OwnLogs"]["Resource"]) == sorted(f"<{f}Logs.Arn>" for f in functions)
+        if name == "CrawlWorkerRole":  # no warehouse: it writes tables through the API, as the crawler's role
+            assert not any(s["Sid"].startswith("Warehouse") for s in document["Statement"])
+
+
+# ------------------------------------------------------------------------------ the crawl worker
+def test_the_crawl_worker_is_a_function_of_its_own_package_run_every_minute() -> None:
+    stack = _Stack(template(), PyarrowLayerArn="arn:aws:lambda:us-east-1:336392948345:layer:AWSSDKPandas-Python311:20")
+    worker = stack.eval(stack.resources["CrawlWorker"])["Properties"]
+    api = stack.eval(stack.resources["APIHandler"])["Properties"]
+    assert worker["Handler"] == "pipelines.crawl_worker.handler"
+    assert worker["CodeUri"] == "./crawl-worker.zip" != api["CodeUri"]  # the API's package stays lean
+    assert worker["Layers"] == ["arn:aws:lambda:us-east-1:336392948345:layer:AWSSDKPandas-Python311:20"]
+    assert worker["Timeout"] == 900 and worker["Runtime"] == api["Runtime"]
+    (event,) = worker["Events"].values()
+    assert event == {"Type": "Schedule", "Properties": {"Schedule": "rate(1 minute)"}}
+    variables = worker["Environment"]["Variables"]
+    assert variables["GLUE_CRAWL_ENDPOINT"] == "https://<RestAPI>.execute-api.us-gov-west-1.<AWS::URLSuffix>/api/"
+    assert {k: v for k, v in variables.items() if k != "GLUE_CRAWL_ENDPOINT"} == api["Environment"]["Variables"]
+    default = _Stack(template())
+    assert default.eval(default.resources["CrawlWorker"])["Properties"]["Layers"] == "<AWS::NoValue>"
+
+
+def test_the_crawl_worker_reads_only_the_crawl_targets() -> None:
+    assert [r for r in _Stack(template()).of_type("AWS::IAM::ManagedPolicy")] == []
+    stack = _Stack(template(), CrawlTargets=["s3://raw-lake/sales", "s3://other-raw"])
+    policies = {n: stack.eval(r) for n, r in stack.resources.items() if n.startswith("CrawlTarget")}
+    assert set(policies) == {"CrawlTargets3rawlakesales", "CrawlTargets3otherraw"}
+    grants = {}
+    for policy_resource in policies.values():
+        assert policy_resource["Properties"]["Roles"] == ["<CrawlWorkerRole>"]
+        for statement in policy_resource["Properties"]["PolicyDocument"]["Statement"]:
+            assert statement["Condition"] == {"StringEquals": {"aws:ResourceAccount": "111122223333"}}
+            for resource in statement["Resource"]:
+                grants.setdefault(resource, set()).update(statement["Action"])
+    assert grants == {"arn:aws-us-gov:s3:::raw-lake/sales/*": {"s3:GetObject"},
+                      "arn:aws-us-gov:s3:::raw-lake": {"s3:ListBucket"},
+                      "arn:aws-us-gov:s3:::other-raw/*": {"s3:GetObject"},
+                      "arn:aws-us-gov:s3:::other-raw": {"s3:ListBucket"}}
 
 
 def test_the_paimon_catch_all_is_a_declared_greedy_resource() -> None:
@@ -214,3 +257,31 @@ def test_the_catalog_browser_and_health_are_routed_by_the_api() -> None:
     assert {"get", "post"} <= set(paths["/"])
     for path in ("/ui", "/ui/{name}", "/health", "/ping"):
         assert "get" in paths[path], path
+
+
+def test_the_crawl_worker_zip_holds_the_engine_and_the_api_zip_does_not(tmp_path) -> None:
+    import ast
+    import zipfile
+    from pathlib import Path
+
+    from infra.package import REPO, WORKER_MODULES, crawl_worker_zip
+
+    api = tmp_path / "deployment.zip"
+    with zipfile.ZipFile(api, "w") as built:
+        built.writestr("app.py", "")
+        built.writestr("chalicelib/__init__.py", "")
+    worker = crawl_worker_zip(api)
+    with zipfile.ZipFile(worker) as built:
+        names = set(built.namelist())
+    assert names == {"app.py", "chalicelib/__init__.py", *WORKER_MODULES}
+    with zipfile.ZipFile(api) as built:
+        assert not any(n.startswith("pipelines/") for n in built.namelist())
+    # Every pipelines module the worker's modules import is in the zip (pyarrow is the layer's).
+    for name in WORKER_MODULES:
+        tree = ast.parse(Path(REPO / name).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pipelines"):
+                if node.module == "pipelines.runtime":  # Spark only (layout's ship_package), never the crawl's
+                    continue
+                module = node.module.replace(".", "/")
+                assert f"{module}.py" in names or f"{module}/__init__.py" in names, (name, node.module)

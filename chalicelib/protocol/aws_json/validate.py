@@ -110,11 +110,14 @@ class _Walker:
         for name, member in shape.members.items():
             if name in value and value[name] is not None:
                 self.check(member, value[name], self._join(path, name))
-        # AWS's JSON services ignore members their model lacks; dropped here, at any depth, so
-        # that no service stores one and echoes it back in a shape botocore cannot read (the
-        # quick check sends every request holding one to this walk).
-        for name in [name for name in value if name not in shape.members]:
-            del value[name]
+        # AWS's JSON services ignore members their model lacks; dropped here below the top level
+        # so that no service stores one inside a DatabaseInput, TableInput... and echoes it back
+        # in a shape botocore cannot read (the quick check sends every request holding one to
+        # this walk). The top level stays as sent: nothing stores it whole, and a TransactionId
+        # is checked on any operation carrying one (test_transaction_id_check).
+        if path:
+            for name in [name for name in value if name not in shape.members]:
+                del value[name]
 
     def _check_list(self, shape: Shape, value: Any, path: str) -> None:
         if not isinstance(value, list):

@@ -130,7 +130,7 @@ def test_a_stale_commit_is_a_409_and_writes_nothing(rest, namespace):
     assert rest.load_table(f"{namespace}.stale").metadata_location == before
 
 
-def test_of_racing_committers_exactly_one_wins(endpoint, account, rest, namespace):
+def test_racing_committers_each_answered_and_no_update_lost(endpoint, account, rest, namespace):
     rest.create_table(f"{namespace}.raced", SCHEMA)
     loaded = [rest_catalog(endpoint, account).load_table(f"{namespace}.raced") for _ in range(6)]
     outcomes: list[str] = []
@@ -150,9 +150,13 @@ def test_of_racing_committers_exactly_one_wins(endpoint, account, rest, namespac
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(outcomes) == ["lost"] * 5 + ["won"]
+    # Every committer is answered, at least one wins, and the table holds exactly the winners'
+    # writes: no lost update, no phantom. (A property update asserts only the table's uuid, so a
+    # committer whose request is read after the first commit landed rightly wins too: on a
+    # loaded machine two winners were seen.)
+    assert len(outcomes) == len(loaded) and "won" in outcomes, outcomes
     properties = rest.load_table(f"{namespace}.raced").properties
-    assert len([k for k in properties if k.startswith("writer")]) == 1
+    assert len([k for k in properties if k.startswith("writer")]) == outcomes.count("won"), (outcomes, properties)
 
 
 def test_errors_are_the_specs(rest, namespace):

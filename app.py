@@ -259,3 +259,7 @@ def cleanup_deleted(_event: Any) -> None:
     from chalicelib.service import cleanup  # not at import: the HTTP function never needs it
 
     cleanup.run(max_seconds=20.0)
+
+
+# Last: everything above is loaded for good (chalicelib.composition.tune_collector).
+composition.tune_collector()

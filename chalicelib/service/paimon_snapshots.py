@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional, Sequence
 
-from chalicelib.domain.paimon.snapshots import (PartitionDelta, SnapshotFormatError, now_utc, parse_snapshot,
+from chalicelib.domain.paimon.snapshots import (PartitionDelta, Snapshot, SnapshotFormatError, now_utc, parse_snapshot,
                                                 iso_duration, parse_statistics, partition_json,
                                                 sum_by_partition, table_snapshot_json, tag_text)
 from chalicelib.domain.partition_keys import first_value_prefix_bounds, partition_sort_key
@@ -417,6 +417,14 @@ def commit(ref: TableRef, table_id: Optional[str], base_uuid: Optional[str], sna
                                       table.ref.table)
     if table.keys:
         check_specs(table, [d.spec for d in deltas], "statistics")
+    return commit_on(table, base_uuid, snapshot, deltas)
+
+
+def commit_on(table: TableBranch, base_uuid: Optional[str], snapshot: Snapshot,
+              deltas: Sequence[PartitionDelta]) -> bool:
+    """``commit`` of a validated snapshot on a table already opened (and the caller's
+    permission checked): the client's commits and the catalog's own (a replace's truncation,
+    ``paimon_truncate``) take this one path, the same head condition deciding them."""
     deadline = paging.work_deadline()
     head = settle(table, deadline)
     if head.pending is not None:

@@ -18,15 +18,20 @@ from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationExc
                                InvalidInputException)
 from chalicelib.service import access, paging, paimon_databases, paimon_tables, tables
 from chalicelib.service import paimon_tag_files as tag_files
+from chalicelib.service import paimon_truncate
 from chalicelib.service.lookups import Database, fold
 from chalicelib.service.paimon_databases import require_database
 from chalicelib.service.paimon_history import MAX_ADOPTED_SNAPSHOTS
 from chalicelib.service.paimon_tables import PATH, TABLE, PaimonTable, split_branch
+from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import paimon as store
 from chalicelib.store import paimon_history as history
 from chalicelib.store import warehouse
 
+
+
+_SCHEMA_ROUNDS = 8  # a replace's schema append, lost to concurrent alters, is tried this often
 
 
 class NotServed(Exception):
@@ -180,12 +185,19 @@ def replace_table(ctx: RequestContext, catalog_key: str, database_name: str, nam
     if options.get("type", "table") != "table":
         raise NotServed("replaceTable does not support format tables.")
     if head.snapshot_id is not None:
-        raise NotServed("Replacing a table that has snapshots (Paimon truncates its data first) is not served by "
-                        "this catalog: drop and re-create the table, or truncate it with a client first.")
-    new = TableSchema.from_schema(old.id + 1, Schema(schema.fields, schema.partition_keys, schema.primary_keys,
-                                                     options, schema.comment), paimon_tables._now_ms())
-    text = paimon_tables._schema_text(new)
-    if not store.append_schema(uid, new.id, text):
+        # Paimon truncates first, with a commit of its own (paimon_truncate), then appends the
+        # schema: not atomic there either. A failure between leaves the table truncated under
+        # its old schema, and the client's retry of the replace truncates (nothing) again.
+        paimon_truncate.truncate(TableRef(catalog_key, ctx.catalog_id({}), database.name, fold(split_branch(name)[0])))
+    base = Schema(schema.fields, schema.partition_keys, schema.primary_keys, options, schema.comment)
+    for _ in range(_SCHEMA_ROUNDS):  # Paimon's appendNewSchema: latest + 1 by compare-and-set, retried
+        latest = store.latest_schema(uid)
+        new = TableSchema.from_schema((latest[0] if latest is not None else old.id) + 1, base,
+                                      paimon_tables._now_ms())
+        text = paimon_tables._schema_text(new)
+        if store.append_schema(uid, new.id, text):
+            break
+    else:
         raise ConcurrentModificationException("The table's schema changed meanwhile; retry.")
     warehouse.put(warehouse.schema_file(path, new.id), text)
     _mirror_exactly(ctx, catalog_key, database, fold(split_branch(name)[0]), new)

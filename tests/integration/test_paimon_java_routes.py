@@ -25,11 +25,13 @@ from pypaimon.consumer.consumer_manager import ConsumerManager
 from pypaimon.schema.schema import Schema
 from pypaimon.table.instant import Instant
 
-from tests.integration.test_paimon_commits import WAREHOUSE, catalog, directory, make_table, write  # noqa: F401
+from tests.integration.test_paimon_commits import (WAREHOUSE, catalog, directory, make_table, read,  # noqa: F401
+                                                   write)
 from tests.integration.test_paimon_protocol import ACCOUNT, error_of
 
 PK_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("dt", pa.string(), nullable=False),
                        pa.field("v", pa.string())])
+APPEND_ONLY = pa.schema([pa.field("dt", pa.string()), pa.field("n", pa.int64())])
 HEADERS = {"Authorization": f"Bearer {ACCOUNT}", "Content-Type": "application/json"}
 
 
@@ -114,6 +116,86 @@ def test_replace_table_keeps_identity_and_path(endpoint: str, catalog: RESTCatal
     assert refused.status_code == 501
     missing = http("POST", endpoint, f"databases/{db}/tables/none/replace", {"schema": schema})
     assert missing.status_code == 404 and error_of(missing)["resourceType"] == "TABLE"
+
+
+def _java_replace_body(endpoint: str, db: str, name: str, fields: list[dict], options: dict[str, str]) -> dict:
+    """ReplaceTableRequest as RESTApi.replaceTable sends it: the new Schema (fields,
+    partitionKeys, primaryKeys, options, comment)."""
+    schema = ok(http("GET", endpoint, f"databases/{db}/tables/{name}"))["schema"]
+    return {"schema": {"fields": fields, "partitionKeys": schema["partitionKeys"],
+                       "primaryKeys": schema["primaryKeys"], "options": options, "comment": None}}
+
+
+def test_replace_of_a_table_with_data_truncates_it_first(endpoint: str, catalog: RESTCatalog, db: str, glue,  # noqa: F811
+                                                         make_table) -> None:  # noqa: F811
+    """Paimon's replaceTable on a table holding data: an OVERWRITE snapshot of its own holding
+    no file (two empty manifest lists), then the new schema as latest + 1; same id and path.
+    pypaimon then reads no row under the new schema, writes and reads with it, and still reads
+    the old rows at the old snapshot and at a tag of it."""
+    table = make_table("full", PK_SCHEMA, ["dt"], ["dt", "id"])
+    write(table, {"id": [1, 2], "dt": ["a", "b"], "v": ["x", "y"]})
+    write(table, {"id": [3], "dt": ["a"], "v": ["z"]})
+    table.create_tag("before", snapshot_id=2)
+    before = ok(http("GET", endpoint, f"databases/{db}/tables/full"))
+    assert sorted(p["Values"][0] for p in glue.get_partitions(DatabaseName=db, TableName="full")["Partitions"]) \
+        == ["a", "b"]
+    fields = [{"id": 0, "name": "id", "type": "BIGINT NOT NULL"}, {"id": 1, "name": "dt", "type": "STRING NOT NULL"},
+              {"id": 2, "name": "w", "type": "INT"}]
+    ok(http("POST", endpoint, f"databases/{db}/tables/full/replace",
+            _java_replace_body(endpoint, db, "full", fields, {"bucket": "1", "note": "replaced"})))
+    after = ok(http("GET", endpoint, f"databases/{db}/tables/full"))
+    assert (after["id"], after["path"], after["schemaId"]) == (before["id"], before["path"], before["schemaId"] + 1)
+    truncating = ok(http("GET", endpoint, f"databases/{db}/tables/full/snapshots/LATEST"))["snapshot"]
+    assert truncating["id"] == 3 and truncating["commitKind"] == "OVERWRITE" and truncating["operation"] == "TRUNCATE"
+    assert truncating["totalRecordCount"] == 0 and truncating["deltaRecordCount"] == -3
+    assert truncating["schemaId"] == before["schemaId"] and truncating["commitUser"].startswith("replace-table-")
+    assert truncating["commitIdentifier"] == 2 ** 63 - 1 and "indexManifest" not in truncating
+    for member in ("baseManifestList", "deltaManifestList"):
+        assert directory(table, "manifest", truncating[member]).stat().st_size == truncating[member + "Size"]
+    assert json.loads(directory(table, "snapshot", "snapshot-3").read_text())["id"] == 3
+    assert directory(table, "snapshot", "LATEST").read_text() == "3"
+    # The partitions are emptied (their Glue partitions gone), the totals zero.
+    assert glue.get_partitions(DatabaseName=db, TableName="full")["Partitions"] == []
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/full/snapshot"))["snapshot"]["recordCount"] == 0
+    replaced = catalog.get_table(Identifier.create(db, "full"))
+    assert [f.name for f in replaced.table_schema.fields] == ["id", "dt", "w"]
+    assert read(replaced) == []
+    write(replaced, {"id": [7], "dt": ["c"], "w": [70]})
+    assert read(replaced) == [{"id": 7, "dt": "c", "w": 70}]
+    # Time travel under the old schema (pypaimon reads an old snapshot with the schema of the
+    # table object; Java switches to the snapshot's): the old snapshot and its tag still read
+    # the old rows, their files stay.
+    assert sorted(r["v"] for r in read(table.copy({"scan.snapshot-id": "2"}))) == ["x", "y", "z"]
+    assert sorted(r["v"] for r in read(table.copy({"scan.tag-name": "before"}))) == ["x", "y", "z"]
+    # A branch from the old tag holds the old rows; the main branch is untouched by it.
+    catalog.create_branch(Identifier.create(db, "full"), "old", "before")
+    assert sorted(r["v"] for r in read(table.copy({"branch": "old"}))) == ["x", "y", "z"]
+    assert read(catalog.get_table(Identifier.create(db, "full"))) == [{"id": 7, "dt": "c", "w": 70}]
+
+
+def test_a_replace_racing_a_commit_loses_or_wins_cleanly(endpoint: str, catalog: RESTCatalog, db: str,  # noqa: F811
+                                                         make_table) -> None:  # noqa: F811
+    """A client commit built on the head the truncation replaced is refused (pypaimon retries it
+    on the new head); the truncation itself never lands half: the head, the snapshot files and
+    the rows agree."""
+    table = make_table("racy", APPEND_ONLY, ["dt"])
+    write(table, {"dt": ["a"], "n": [1]})
+    stale = catalog.get_table(Identifier.create(db, "racy"))
+    builder = stale.new_batch_write_builder()
+    writer, committer = builder.new_write(), builder.new_commit()
+    writer.write_arrow(pa.Table.from_pydict({"dt": ["a"], "n": [2]}, schema=APPEND_ONLY))
+    messages = writer.prepare_commit()
+    body = _java_replace_body(endpoint, db, "racy", [{"id": 0, "name": "dt", "type": "STRING"},
+                                                     {"id": 1, "name": "n", "type": "BIGINT"}], {"bucket": "-1"})
+    ok(http("POST", endpoint, f"databases/{db}/tables/racy/replace", body))
+    committer.commit(messages)  # pypaimon's commit on the stale base: refused, retried on the truncation
+    writer.close()
+    committer.close()
+    latest = ok(http("GET", endpoint, f"databases/{db}/tables/racy/snapshots/LATEST"))["snapshot"]
+    assert latest["id"] == 3 and latest["commitKind"] == "APPEND"
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/racy/snapshots/2"))["snapshot"]["operation"] == "TRUNCATE"
+    assert [r["n"] for r in read(catalog.get_table(Identifier.create(db, "racy")))] == [2]
+    assert directory(table, "snapshot", "LATEST").read_text() == "3"
 
 
 def test_rollback_schema_drops_the_schemas_above(endpoint: str, catalog: RESTCatalog, db: str,  # noqa: F811

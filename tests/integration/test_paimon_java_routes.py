@@ -310,26 +310,56 @@ def test_register_adopts_a_directory_inside_the_roots_only(endpoint: str, catalo
     assert other.status_code == 400
 
 
-def test_register_adopts_the_latest_1000_snapshots_and_says_so_of_older_ones(
-        endpoint: str, orders, db: str, tmp_path: Path) -> None:  # noqa: F811
-    """A directory of 1,005 snapshots: the latest 1,000 become items (6..1005); an older one
-    its EARLIEST still names is a 404 that names the limit, not a bare "does not exist"."""
+def test_register_keeps_the_whole_history_reachable(endpoint: str, catalog: RESTCatalog, orders, db: str,  # noqa: F811
+                                                    tmp_path: Path) -> None:
+    """A directory of 1,205 snapshots: the register adopts only the latest as an item, and every
+    older one is read from its file when asked: by version, in the paged list (newest first,
+    all 1,205 across pages), as a consumer's next snapshot, tagged, branched from and rolled
+    back to."""
     copy = tmp_path / "long"
     shutil.copytree(directory(orders), copy)
     third = json.loads((copy / "snapshot" / "snapshot-3").read_text())
-    for number in range(4, 1006):
+    for number in range(4, 1206):
         (copy / "snapshot" / f"snapshot-{number}").write_text(json.dumps({**third, "id": number,
                                                                            "uuid": str(uuid.uuid4())}))
-    (copy / "snapshot" / "LATEST").write_text("1005")
+    (copy / "snapshot" / "LATEST").write_text("1200")  # a stale hint: the files after it are found
     ok(http("POST", endpoint, f"databases/{db}/register",
             {"identifier": {"database": db, "object": "long"}, "path": copy.as_uri()}))
     base = f"databases/{db}/tables/long"
-    assert ok(http("GET", endpoint, f"{base}/snapshot"))["snapshot"]["snapshot"]["id"] == 1005
-    assert ok(http("GET", endpoint, f"{base}/snapshots/6"))["snapshot"]["id"] == 6
-    older = http("GET", endpoint, f"{base}/snapshots/5")
-    assert older.status_code == 404 and error_of(older)["resourceType"] == "SNAPSHOT"
-    assert "latest 1,000" in error_of(older)["message"] and "from 6" in error_of(older)["message"]
-    assert http("GET", endpoint, f"{base}/snapshots/1006").status_code == 404
+    assert ok(http("GET", endpoint, f"{base}/snapshot"))["snapshot"]["snapshot"]["id"] == 1205
+    for number in (1, 5, 700, 1204):
+        assert ok(http("GET", endpoint, f"{base}/snapshots/{number}"))["snapshot"]["id"] == number
+    assert ok(http("GET", endpoint, f"{base}/snapshots/EARLIEST"))["snapshot"]["id"] == 1
+    for absent in ("0", "1206"):
+        missing = http("GET", endpoint, f"{base}/snapshots/{absent}")
+        assert missing.status_code == 404 and error_of(missing)["resourceType"] == "SNAPSHOT"
+    ids, token = [], None
+    while True:
+        page = ok(http("GET", endpoint, f"{base}/snapshots", maxResults=100,
+                       **({"pageToken": token} if token else {})))
+        ids += [s["id"] for s in page["snapshots"]]
+        token = page["nextPageToken"]
+        if not token:
+            break
+    assert ids == list(range(1205, 0, -1))
+    ok(http("POST", endpoint, f"{base}/consumers/reset", {"consumerId": "job", "nextSnapshotId": 2}))
+    ident = Identifier.create(db, "long")
+    catalog.create_tag(ident, "old", snapshot_id=7)
+    assert ok(http("GET", endpoint, f"{base}/tags/old"))["snapshot"]["id"] == 7
+    catalog.create_branch(ident, "from-old", "old")
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/long$branch_from-old/snapshots/LATEST"))["snapshot"][
+        "id"] == 7
+    # A rollback far below the adopted head: the files above go, commits go on from there.
+    catalog.rollback_to(ident, Instant.snapshot(10))
+    assert ok(http("GET", endpoint, f"{base}/snapshots/LATEST"))["snapshot"]["id"] == 10
+    assert (copy / "snapshot" / "LATEST").read_text() == "10" and not (copy / "snapshot" / "snapshot-11").exists()
+    assert ok(http("GET", endpoint, f"{base}/tags/old"))["snapshot"]["id"] == 7  # below the target: kept
+    table = catalog.get_table(ident)
+    write(table, {"id": [9], "dt": ["b"], "v": ["new"]})
+    assert ok(http("GET", endpoint, f"{base}/snapshots/LATEST"))["snapshot"]["id"] == 11
+    assert [s["id"] for s in ok(http("GET", endpoint, f"{base}/snapshots", maxResults=4))["snapshots"]] \
+        == [11, 10, 9, 8]
+    assert sorted(r["v"] for r in read(table)) == ["new", "v0", "v1", "v2"]
 
 
 def test_a_latest_snapshot_read_is_one_dynamodb_round_trip(endpoint: str, orders, db: str) -> None:  # noqa: F811

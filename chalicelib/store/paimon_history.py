@@ -204,8 +204,10 @@ def read_snapshot_file(table_path: str, number: int, branch: str = store.MAIN) -
     statistics: a registered table's partitions were never counted); None when the file is
     absent (expired by a client) or is not that snapshot's JSON."""
     raw = warehouse.get(warehouse.snapshot_file(table_path, number, branch))
+    if raw is None:
+        return None
     try:
-        value = json.loads(raw) if raw is not None else None
+        value = json.loads(raw)
     except ValueError:
         return None
     if not isinstance(value, dict) or value.get("id") != number:

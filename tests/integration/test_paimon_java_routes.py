@@ -173,6 +173,25 @@ def test_replace_of_a_table_with_data_truncates_it_first(endpoint: str, catalog:
     assert read(catalog.get_table(Identifier.create(db, "full"))) == [{"id": 7, "dt": "c", "w": 70}]
 
 
+def test_replace_of_an_unpartitioned_table_twice(endpoint: str, catalog: RESTCatalog, db: str) -> None:  # noqa: F811
+    """No partition keys: the totals go to 0. A second replace reads the schema of its empty
+    lists from the first one's (an empty list is a valid header for the next)."""
+    ident = Identifier.create(db, "flat")
+    catalog.create_table(ident, Schema.from_pyarrow_schema(APPEND_ONLY, [], None, {"bucket": "-1"}), False)
+    write(catalog.get_table(ident), {"dt": ["a", "b"], "n": [1, 2]})
+    fields = [{"id": 0, "name": "dt", "type": "STRING"}, {"id": 1, "name": "n", "type": "BIGINT"}]
+    for round_ in range(2):
+        ok(http("POST", endpoint, f"databases/{db}/tables/flat/replace",
+                _java_replace_body(endpoint, db, "flat", fields, {"bucket": "-1"})))
+        latest = ok(http("GET", endpoint, f"databases/{db}/tables/flat/snapshot"))["snapshot"]
+        assert latest["recordCount"] == 0 and latest["snapshot"]["id"] == 2 + round_
+        assert latest["snapshot"]["deltaRecordCount"] == (-2 if round_ == 0 else 0)
+        assert read(catalog.get_table(ident)) == []
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/flat"))["schemaId"] == 2
+    write(catalog.get_table(ident), {"dt": ["c"], "n": [3]})
+    assert read(catalog.get_table(ident)) == [{"dt": "c", "n": 3}]
+
+
 def test_a_replace_racing_a_commit_loses_or_wins_cleanly(endpoint: str, catalog: RESTCatalog, db: str,  # noqa: F811
                                                          make_table) -> None:  # noqa: F811
     """A client commit built on the head the truncation replaced is refused (pypaimon retries it

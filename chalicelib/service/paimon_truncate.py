@@ -35,7 +35,7 @@ import re
 import uuid as uuid_module
 from typing import Any, Optional
 
-from chalicelib import clock
+from chalicelib import clock, faults
 from chalicelib.domain.paimon.avro_container import AvroHeaderError, empty_container, writer_schema
 from chalicelib.domain.paimon.snapshots import PartitionDelta, Snapshot, SnapshotFormatError, parse_snapshot
 from chalicelib.errors import ConcurrentModificationException, InvalidInputException
@@ -48,6 +48,8 @@ from chalicelib.store import warehouse
 COMMIT_USER_PREFIX = "replace-table-"
 COMMIT_IDENTIFIER = 2 ** 63 - 1  # Paimon's BatchWriteBuilder.COMMIT_IDENTIFIER (Long.MAX_VALUE)
 _ROUNDS = 4  # commits lost to racing ones before the truncation gives up (409)
+# Fault point (chalicelib.faults): the truncation built and its lists written, not yet decided.
+STOP_BEFORE_DECISION = "paimon-before-truncate"
 _LIST_NAME = re.compile(r"[A-Za-z0-9._-]{1,255}")
 
 
@@ -69,6 +71,7 @@ def truncate(ref: TableRef) -> Optional[int]:
         if lists is None:
             lists = _write_empty_lists(table, latest)
         snapshot = _truncating(table, head, latest, lists)
+        faults.fault_point(STOP_BEFORE_DECISION)
         if snapshots.commit_on(table, head.snapshot_uuid, snapshot, _emptying(table, head)):
             return snapshot.id
     if lists is not None:  # named by no snapshot: the commit never happened

@@ -10,7 +10,10 @@ the Java client's bodies (RESTApi.java) where pypaimon has no call.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,7 @@ from pypaimon.table.instant import Instant
 
 from tests.integration.test_paimon_commits import (WAREHOUSE, catalog, directory, make_table, read,  # noqa: F401
                                                    write)
+from tests.integration.test_commit_faults import wait_until_stopped
 from tests.integration.test_paimon_protocol import ACCOUNT, error_of
 
 PK_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("dt", pa.string(), nullable=False),
@@ -215,6 +219,71 @@ def test_a_replace_racing_a_commit_loses_or_wins_cleanly(endpoint: str, catalog:
     assert ok(http("GET", endpoint, f"databases/{db}/tables/racy/snapshots/2"))["snapshot"]["operation"] == "TRUNCATE"
     assert [r["n"] for r in read(catalog.get_table(Identifier.create(db, "racy")))] == [2]
     assert directory(table, "snapshot", "LATEST").read_text() == "3"
+
+
+@pytest.mark.slow  # starts a server of its own
+# chalicelib/service/paimon_truncate.py: STOP_BEFORE_DECISION
+def test_a_truncation_that_loses_its_race_is_built_again(start_server, endpoint: str, catalog: RESTCatalog,  # noqa: F811
+                                                         db: str, make_table) -> None:  # noqa: F811
+    """A replace paused (SIGSTOP) with its truncation built on snapshot 1 and not yet decided;
+    a client commits snapshot 2 meanwhile. Resumed, the truncation loses the head condition and
+    is built again on snapshot 2 (as Paimon's commit retries): it truncates that one too."""
+    table = make_table("lose", APPEND_ONLY, ["dt"])
+    write(table, {"dt": ["a"], "n": [1]})
+    body = _java_replace_body(endpoint, db, "lose", [{"id": 0, "name": "dt", "type": "STRING"},
+                                                     {"id": 1, "name": "n", "type": "BIGINT"}], {"bucket": "-1"})
+    paused = start_server(GLUE_FAULT_STOP_AT="paimon-before-truncate")
+    outcome: dict[str, Any] = {}
+
+    def replace() -> None:
+        outcome["response"] = requests.post(f"{paused.endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/lose/replace",
+                                            data=json.dumps(body), headers=HEADERS, timeout=300)
+    thread = threading.Thread(target=replace, daemon=True)
+    thread.start()
+    try:
+        wait_until_stopped(paused.process.pid)
+        write(catalog.get_table(Identifier.create(db, "lose")), {"dt": ["b"], "n": [2]})
+        assert directory(table, "snapshot", "LATEST").read_text() == "2"
+    finally:
+        os.kill(paused.process.pid, signal.SIGCONT)
+    thread.join(120)
+    assert outcome["response"].status_code == 200, outcome["response"].text
+    latest = ok(http("GET", endpoint, f"databases/{db}/tables/lose/snapshots/LATEST"))["snapshot"]
+    assert (latest["id"], latest["operation"], latest["deltaRecordCount"]) == (3, "TRUNCATE", -2)
+    assert read(catalog.get_table(Identifier.create(db, "lose"))) == []
+    # The lists the first build wrote are the ones snapshot 3 names: every list is named.
+    named = {json.loads(directory(table, "snapshot", f"snapshot-{n}").read_text())[member]
+             for n in (1, 2, 3) for member in ("baseManifestList", "deltaManifestList")}
+    assert {p.name for p in directory(table, "manifest").iterdir() if p.name.startswith("manifest-list-")} == named
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/lose"))["schemaId"] == 1
+
+
+@pytest.mark.slow  # starts a server of its own
+# chalicelib/service/paimon_snapshots.py: STOP_BEFORE_LATEST (a crash point too)
+def test_a_replace_that_dies_after_its_decision_is_settled_and_retried(start_server, endpoint: str,  # noqa: F811
+                                                                       catalog: RESTCatalog, db: str,  # noqa: F811
+                                                                       make_table) -> None:  # noqa: F811
+    """The server dies (exit 137) with the truncation decided and its files not written: the
+    next read settles it (snapshot-2 and LATEST written), the table is truncated under its old
+    schema, and the client's retry of the replace truncates again (nothing) and appends it."""
+    table = make_table("dies", APPEND_ONLY, ["dt"])
+    write(table, {"dt": ["a"], "n": [1]})
+    body = _java_replace_body(endpoint, db, "dies", [{"id": 0, "name": "dt", "type": "STRING"},
+                                                     {"id": 1, "name": "n", "type": "BIGINT"}], {"bucket": "-1"})
+    crashing = start_server(GLUE_FAULT_CRASH_AT="paimon-before-latest")
+    with pytest.raises(requests.ConnectionError):
+        requests.post(f"{crashing.endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/dies/replace",
+                      data=json.dumps(body), headers=HEADERS, timeout=120)
+    assert directory(table, "snapshot", "LATEST").read_text() == "1"
+    latest = ok(http("GET", endpoint, f"databases/{db}/tables/dies/snapshots/LATEST"))["snapshot"]
+    assert (latest["id"], latest["operation"]) == (2, "TRUNCATE")
+    assert directory(table, "snapshot", "LATEST").read_text() == "2"
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/dies"))["schemaId"] == 0
+    assert read(catalog.get_table(Identifier.create(db, "dies"))) == []
+    ok(http("POST", endpoint, f"databases/{db}/tables/dies/replace", body))
+    latest = ok(http("GET", endpoint, f"databases/{db}/tables/dies/snapshots/LATEST"))["snapshot"]
+    assert (latest["id"], latest["deltaRecordCount"]) == (3, 0)
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/dies"))["schemaId"] == 1
 
 
 def test_rollback_schema_drops_the_schemas_above(endpoint: str, catalog: RESTCatalog, db: str,  # noqa: F811

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 import uuid as uuid_module
+from dataclasses import replace
 from typing import Any, Optional
 
 from chalicelib import clock, faults
@@ -59,7 +60,9 @@ def truncate(ref: TableRef) -> Optional[int]:
     table = snapshots.open_table(ref)
     lists: Optional[tuple[str, str, int]] = None  # (base, delta) names and their size, once written
     deadline = paging.work_deadline()
-    for _ in range(_ROUNDS):
+    for round_ in range(_ROUNDS):
+        if round_:
+            table = replace(table, head=None)  # the head read with the table is stale: read it afresh
         # Settled with a budget: the partitions read below must hold every decided commit's
         # statistics, or a commit on this head would empty them by stale counts.
         head = snapshots.settle(table, deadline)

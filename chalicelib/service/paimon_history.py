@@ -21,7 +21,9 @@ from chalicelib.store import paimon_history as files
 
 SNAPSHOT = "SNAPSHOT"
 _TAG_FIELDS = ("tagCreateTime", "tagTimeRetained")
-MAX_ADOPTED_SNAPSHOTS = 1000  # a register adopts the latest this many snapshot files as items
+# A page of the list reads at most this many snapshot files below a registered table's items
+# (missing ones, expired by a client, are passed over) before it answers with what it found.
+_FILE_PROBES_PER_PAGE = 200
 MAX_CONSUMER_ID_BYTES = 248  # the file name is consumer-ID: a file system caps it at 255 bytes
 
 
@@ -31,19 +33,6 @@ def _open(action: str, ref: TableRef) -> snapshots.TableBranch:
 
 def _earliest(table: snapshots.TableBranch) -> int:
     return max(1, files.earliest_hint(table.path, table.branch) or 1)
-
-
-def _not_held(table: snapshots.TableBranch, number: int, latest: int) -> Optional[EntityNotFoundException]:
-    """Of a snapshot the directory's EARLIEST still names but no item holds: the register's
-    limit, in words, when the table's items begin above it (a register adopts the latest
-    MAX_ADOPTED_SNAPSHOTS files; older ones stay files only)."""
-    lowest = store.snapshots_between(table.uid, number, latest, table.branch, limit=1)
-    if not lowest or lowest[0].snapshot_id <= number:
-        return None
-    return EntityNotFoundException(
-        f"Snapshot {number} is older than the snapshots this catalog holds for the table (from "
-        f"{lowest[0].snapshot_id}): a registered table's history begins at the latest {MAX_ADOPTED_SNAPSHOTS:,} "
-        "snapshots of its directory; older ones are in its files only.", SNAPSHOT, str(number))
 
 
 def _missing(version: str) -> EntityNotFoundException:
@@ -61,15 +50,19 @@ def snapshot_at(ref: TableRef, version: str) -> dict[str, Any]:
         if version == "LATEST":
             number = latest
         elif version == "EARLIEST":
-            found = store.snapshots_between(table.uid, _earliest(table) - 1, latest, table.branch, limit=1)
+            earliest = _earliest(table)
+            first = snapshots.snapshot_of(table, earliest) if earliest <= latest else None
+            if first is not None:
+                return first.snapshot()
+            found = store.snapshots_between(table.uid, earliest - 1, latest, table.branch, limit=1)
             number = found[0].snapshot_id if found else latest
         else:
             number = int(version)
             if not _earliest(table) <= number <= latest:
                 raise _missing(version)
-        stored = store.get_snapshot(table.uid, number, table.branch)
+        stored = snapshots.snapshot_of(table, number)
         if stored is None:
-            raise _not_held(table, number, latest) or _missing(version)
+            raise _missing(version)
         return stored.snapshot()
     tag = tag_files.find_tag(table.uid, table.path, version, table.branch)
     if tag is None:
@@ -88,10 +81,28 @@ def list_snapshots(ref: TableRef, before: Optional[int], limit: int) -> tuple[li
     if head.snapshot_id is None:
         return [], None
     high = head.snapshot_id if before is None else min(before - 1, head.snapshot_id)
-    found = files.snapshots_below(table.uid, high, _earliest(table), limit + 1, table.branch)
-    page = found[:limit]
-    more = len(found) > limit
-    return [s.snapshot() for s in page], (page[-1].snapshot_id if more and page else None)
+    low = _earliest(table)
+    found = files.snapshots_below(table.uid, high, low, limit + 1, table.branch)
+    floor = files.adopted_floor(table.uid) if len(found) <= limit and table.branch == snapshots.MAIN else None
+    if floor is None:
+        page = found[:limit]
+        return [s.snapshot() for s in page], (page[-1].snapshot_id if len(found) > limit and page else None)
+    # A registered table: below its items (which are contiguous down from the head), the
+    # directory's files, read a few at a time, until the page is full or the probes are spent.
+    page = found
+    below = min(high, floor - 1, found[-1].snapshot_id - 1 if found else high)
+    probed = 0
+    while len(page) < limit and below >= low and probed < _FILE_PROBES_PER_PAGE:
+        ids = list(range(below, max(low, below - min(limit - len(page), 16)) - 1, -1))
+        read = files.read_snapshot_files(table.path, ids)
+        page += [read[n] for n in ids if n in read]
+        probed += len(ids)
+        below = ids[-1] - 1
+    page = page[:limit]
+    if below < low:
+        return [s.snapshot() for s in page], None
+    # More may follow: the next page begins below the last id looked at.
+    return [s.snapshot() for s in page], (page[-1].snapshot_id if len(page) == limit else below + 1)
 
 
 def check_consumer_id(consumer_id: str) -> None:
@@ -125,6 +136,6 @@ def reset_consumer(ref: TableRef, consumer_id: str, next_snapshot: Optional[int]
         return
     head = snapshots.settle(table)
     if head.snapshot_id is None or not _earliest(table) <= next_snapshot <= head.snapshot_id \
-            or store.get_snapshot(table.uid, next_snapshot, table.branch) is None:
+            or snapshots.snapshot_of(table, next_snapshot) is None:
         raise _missing(str(next_snapshot))
     files.write_consumer(table.path, consumer_id, next_snapshot, table.branch)

@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional, Sequence
 
-from chalicelib.domain.paimon.snapshots import (PartitionDelta, SnapshotFormatError, now_utc, parse_snapshot,
+from chalicelib.domain.paimon.snapshots import (PartitionDelta, Snapshot, SnapshotFormatError, now_utc, parse_snapshot,
                                                 iso_duration, parse_statistics, partition_json,
                                                 sum_by_partition, table_snapshot_json, tag_text)
 from chalicelib.domain.partition_keys import first_value_prefix_bounds, partition_sort_key
@@ -45,6 +45,7 @@ from chalicelib.service.paimon_tables import is_paimon, split_branch
 from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import paimon as store
+from chalicelib.store import paimon_history as history
 from chalicelib.store import warehouse
 from chalicelib.store.demand import Demand
 from chalicelib.store.records import Table
@@ -129,6 +130,20 @@ def _head(table: TableBranch, fresh: bool = False) -> store.Head:
             raise EntityNotFoundException(f"Branch {table.branch} does not exist.", BRANCH, table.branch)
         raise EntityNotFoundException(f"Table {table.ref.table} has no Paimon state.", TABLE, table.ref.table)
     return head
+
+
+def snapshot_of(table: TableBranch, number: int) -> Optional[store.StoredSnapshot]:
+    """Snapshot ``number`` of the branch: its item, or, for a registered table's snapshot older
+    than its items (``history.adopted_floor``: a register adopts only the latest), its file in
+    the registered directory. None when neither holds it. The caller compares ``number`` with
+    the head (an item above it is a rollback's leftover)."""
+    stored = store.get_snapshot(table.uid, number, table.branch)
+    if stored is not None or table.branch != MAIN:
+        return stored
+    floor = history.adopted_floor(table.uid)
+    if floor is None or number >= floor:
+        return None
+    return history.read_snapshot_file(table.path, number)
 
 
 # ----------------------------------------------------------------- settling the head
@@ -417,6 +432,14 @@ def commit(ref: TableRef, table_id: Optional[str], base_uuid: Optional[str], sna
                                       table.ref.table)
     if table.keys:
         check_specs(table, [d.spec for d in deltas], "statistics")
+    return commit_on(table, base_uuid, snapshot, deltas)
+
+
+def commit_on(table: TableBranch, base_uuid: Optional[str], snapshot: Snapshot,
+              deltas: Sequence[PartitionDelta]) -> bool:
+    """``commit`` of a validated snapshot on a table already opened (and the caller's
+    permission checked): the client's commits and the catalog's own (a replace's truncation,
+    ``paimon_truncate``) take this one path, the same head condition deciding them."""
     deadline = paging.work_deadline()
     head = settle(table, deadline)
     if head.pending is not None:
@@ -522,7 +545,7 @@ def rollback(ref: TableRef, snapshot_id: Optional[int], tag: Optional[str],
         raise EntityNotFoundException(f"Snapshot {snapshot_id} does not exist.", SNAPSHOT, str(snapshot_id))
     if from_snapshot is not None and from_snapshot != head.snapshot_id:
         raise ConcurrentModificationException(f"Latest snapshot {head.snapshot_id} is not {from_snapshot}")
-    target = store.get_snapshot(table.uid, snapshot_id, table.branch)
+    target = snapshot_of(table, snapshot_id)
     if target is None:
         raise EntityNotFoundException(f"Snapshot {snapshot_id} does not exist.", SNAPSHOT, str(snapshot_id))
     if snapshot_id == head.snapshot_id:
@@ -607,7 +630,7 @@ def create_tag(ref: TableRef, name: str, snapshot_id: Optional[int], time_retain
     number = head.snapshot_id if snapshot_id is None else snapshot_id
     if number is None or head.snapshot_id is None or not 0 < number <= head.snapshot_id:
         raise EntityNotFoundException(f"Snapshot {number} does not exist.", SNAPSHOT, str(number))
-    stored = store.get_snapshot(table.uid, number, table.branch)
+    stored = snapshot_of(table, number)
     if stored is None:
         raise EntityNotFoundException(f"Snapshot {number} does not exist.", SNAPSHOT, str(number))
     text = tag_text(stored.snapshot(), now_utc(), retained)
@@ -773,7 +796,7 @@ def create_branch(ref: TableRef, name: str, from_tag: Optional[str]) -> None:
         tag = tag_files.find_tag(table.uid, table.path, from_tag, table.branch)
         if tag is None:
             raise EntityNotFoundException(f"Tag {from_tag} does not exist.", TAG, from_tag)
-        start = store.get_snapshot(table.uid, tag.snapshot_id, table.branch)
+        start = snapshot_of(table, tag.snapshot_id)
         if start is None:
             raise EntityNotFoundException(f"Snapshot {tag.snapshot_id} of tag {from_tag} does not exist.", SNAPSHOT,
                                           str(tag.snapshot_id))

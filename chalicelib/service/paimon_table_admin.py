@@ -18,15 +18,19 @@ from chalicelib.errors import (AlreadyExistsException, ConcurrentModificationExc
                                InvalidInputException)
 from chalicelib.service import access, paging, paimon_databases, paimon_tables, tables
 from chalicelib.service import paimon_tag_files as tag_files
+from chalicelib.service import paimon_truncate
 from chalicelib.service.lookups import Database, fold
 from chalicelib.service.paimon_databases import require_database
-from chalicelib.service.paimon_history import MAX_ADOPTED_SNAPSHOTS
 from chalicelib.service.paimon_tables import PATH, TABLE, PaimonTable, split_branch
+from chalicelib.service.table_ref import TableRef
 from chalicelib.store import catalog
 from chalicelib.store import paimon as store
 from chalicelib.store import paimon_history as history
 from chalicelib.store import warehouse
 
+
+
+_SCHEMA_ROUNDS = 8  # a replace's schema append, lost to concurrent alters, is tried this often
 
 
 class NotServed(Exception):
@@ -180,39 +184,65 @@ def replace_table(ctx: RequestContext, catalog_key: str, database_name: str, nam
     if options.get("type", "table") != "table":
         raise NotServed("replaceTable does not support format tables.")
     if head.snapshot_id is not None:
-        raise NotServed("Replacing a table that has snapshots (Paimon truncates its data first) is not served by "
-                        "this catalog: drop and re-create the table, or truncate it with a client first.")
-    new = TableSchema.from_schema(old.id + 1, Schema(schema.fields, schema.partition_keys, schema.primary_keys,
-                                                     options, schema.comment), paimon_tables._now_ms())
-    text = paimon_tables._schema_text(new)
-    if not store.append_schema(uid, new.id, text):
+        # Paimon truncates first, with a commit of its own (paimon_truncate), then appends the
+        # schema: not atomic there either. A failure between leaves the table truncated under
+        # its old schema, and the client's retry of the replace truncates (nothing) again.
+        paimon_truncate.truncate(TableRef(catalog_key, ctx.catalog_id({}), database.name, fold(split_branch(name)[0])))
+    base = Schema(schema.fields, schema.partition_keys, schema.primary_keys, options, schema.comment)
+    for _ in range(_SCHEMA_ROUNDS):  # Paimon's appendNewSchema: latest + 1 by compare-and-set, retried
+        latest = store.latest_schema(uid)
+        new = TableSchema.from_schema((latest[0] if latest is not None else old.id) + 1, base,
+                                      paimon_tables._now_ms())
+        text = paimon_tables._schema_text(new)
+        if store.append_schema(uid, new.id, text):
+            break
+    else:
         raise ConcurrentModificationException("The table's schema changed meanwhile; retry.")
     warehouse.put(warehouse.schema_file(path, new.id), text)
     _mirror_exactly(ctx, catalog_key, database, fold(split_branch(name)[0]), new)
 
 
 # ------------------------------------------------------------------------------ register
-def _latest_snapshots(path: str) -> list[tuple[int, Optional[str], str]]:
-    """(id, uuid, JSON) of the directory's snapshot files from EARLIEST (or the
-    MAX_ADOPTED_SNAPSHOTS before LATEST) to LATEST, oldest first."""
+_LATEST_PROBES = 100  # snapshot files looked for past the LATEST hint before listing the directory
+
+
+def _snapshot_ids_listed(path: str) -> list[int]:
+    """The ids of the directory's ``snapshot/snapshot-N`` files (a LIST: 1,000 names a page)."""
     names = []
     for uri in warehouse.list_prefix(f"{path}/snapshot"):
         tail = uri.rsplit("/", 1)[-1]
         if tail.startswith("snapshot-") and tail[len("snapshot-"):].isdigit():
             names.append(int(tail[len("snapshot-"):]))
-    names = sorted(names)[-MAX_ADOPTED_SNAPSHOTS:]
-    found = []
-    for number in names:
-        raw = warehouse.get(warehouse.snapshot_file(path, number))
-        try:
-            value = json.loads(raw) if raw is not None else None
-        except ValueError:
-            value = None
-        if not isinstance(value, dict) or value.get("id") != number:
-            raise InvalidInputException(f"{path}/snapshot/snapshot-{number} is not a Paimon snapshot")
-        found.append((number, value.get("uuid") if isinstance(value.get("uuid"), str) else None,
-                      raw.decode("utf-8")))  # type: ignore[union-attr]
-    return found
+    return sorted(names)
+
+
+def _latest_snapshot_id(path: str) -> Optional[int]:
+    """The directory's latest snapshot id as Paimon's SnapshotManager finds it: the LATEST
+    hint, then the files after it while they exist; the highest file listed when the hint is
+    absent, stale beyond the probes, or names no file. None: no snapshot."""
+    raw = warehouse.get(warehouse.latest_file(path))
+    try:
+        hint = int(raw.decode("ascii").strip()) if raw is not None else None
+    except (ValueError, UnicodeDecodeError):
+        hint = None
+    if hint is not None and hint > 0 and warehouse.exists(warehouse.snapshot_file(path, hint)):
+        for _ in range(_LATEST_PROBES):
+            if not warehouse.exists(warehouse.snapshot_file(path, hint + 1)):
+                return hint
+            hint += 1
+    listed = _snapshot_ids_listed(path)
+    return listed[-1] if listed else None
+
+
+def _latest_snapshot(path: str) -> Optional[tuple[int, Optional[str], str]]:
+    """(id, uuid, JSON) of the directory's latest snapshot file, None when it has none."""
+    number = _latest_snapshot_id(path)
+    if number is None:
+        return None
+    found = history.read_snapshot_file(path, number)
+    if found is None:
+        raise InvalidInputException(f"{path[:300]}/snapshot/snapshot-{number} is not a Paimon snapshot")
+    return found.snapshot_id, found.uuid, found.text
 
 
 def register_table(ctx: RequestContext, catalog_key: str, database_name: str, name: str, path: str) -> None:
@@ -220,8 +250,11 @@ def register_table(ctx: RequestContext, catalog_key: str, database_name: str, na
     are the caller's: a drop leaves them). ``path`` is a location the caller chose: it must lie
     inside the roots the server owns and outside the warehouse's managed ``<name>.db``
     directories (``warehouse.check_caller_location``, as an external create), and needs Lake
-    Formation's data-location access where registered. Its schemas and latest snapshots become
-    the table's items; the name is never part of a path."""
+    Formation's data-location access where registered. Its schemas and its latest snapshot
+    become the table's items; every older snapshot is read from its file when asked for
+    (``paimon_history``), so a register costs the same whatever the history's length (the
+    schema files, the LATEST hint, a probe past it and one snapshot file). The name is never
+    part of a path."""
     access.require("CreateTable", catalog_key, database_name)
     database = require_database(catalog_key, database_name)
     folded = fold(name)
@@ -244,15 +277,15 @@ def register_table(ctx: RequestContext, catalog_key: str, database_name: str, na
         except (ValueError, InvalidInputException):
             raise InvalidInputException(f"{path[:300]}/schema/schema-{number} is not a Paimon schema") from None
         schemas.append((number, json.dumps(parsed.to_json(), ensure_ascii=False)))
-    snapshots = _latest_snapshots(path)
+    snapshot = _latest_snapshot(path)
     latest = TableSchema.from_json(json.loads(schemas[-1][1]))
     uid = catalog.new_uid()
     store.create_table_state(uid, schemas[0][1], None)
     records = 0
-    if snapshots:
-        total = json.loads(snapshots[-1][2]).get("totalRecordCount")
+    if snapshot is not None:
+        total = json.loads(snapshot[2]).get("totalRecordCount")
         records = total if isinstance(total, int) else 0
-    history.adopt(uid, schemas[1:], snapshots, records)
+    history.adopt(uid, schemas[1:], snapshot, records)
     try:
         tables.create_table(ctx, catalog_key, database.name,
                             paimon_tables._glue_input(folded, latest, path, True, ctx.account_id), uid=uid)

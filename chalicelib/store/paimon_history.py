@@ -10,9 +10,11 @@ after the service checked it (no ``/``, no ``..``).
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import unquote
 
+from chalicelib.domain.paimon.snapshots import Totals
 from chalicelib.store import paimon as store
 from chalicelib.store import warehouse
 from chalicelib.store.dynamo.models import PaimonItem
@@ -161,25 +163,68 @@ def schema_file_ids(table_path: str) -> list[int]:
 
 
 # ------------------------------------------------------------------------------ adoption
-def adopt(table_uid: str, schemas: list[tuple[int, str]], snapshots: list[tuple[int, str | None, str]],
+# A registered table's marker: ``snapshot_id`` = the snapshot its items begin with (the
+# directory's latest when it was registered). Every snapshot below it is read from its file.
+ADOPTED = "adopted"
+_FILE_READERS = 8  # snapshot files read at once (a page of old snapshots: S3 GETs in parallel)
+
+
+def adopt(table_uid: str, schemas: list[tuple[int, str]], latest: tuple[int, str | None, str] | None,
           records: int) -> None:
     """A registered directory's state: its schemas after schema 0 (``create_table_state`` wrote
-    that one), the snap items of its snapshots (id, uuid, JSON) and the head moved to the last
-    one, marked published (its files are the directory's own). Only for a uid no table names
-    yet, so nothing races these writes."""
+    that one), the snap item of its latest snapshot (id, uuid, JSON), the marker naming it as
+    the first snapshot held as an item (``ADOPTED``: older ones stay files, ``adopted_floor``)
+    and the head moved to it, marked published (its files are the directory's own). Only for a
+    uid no table names yet, so nothing races these writes."""
     for number, text in schemas:
         store.append_schema(table_uid, number, text)
-    if not snapshots:
+    if latest is None:
         return
-    with PaimonItem.batch_write() as batch:
-        for number, uuid, text in snapshots:
-            batch.save(PaimonItem(table_uid, store.snap_key(number), doc=text.encode("utf-8"), snapshot_id=number,
-                                  snapshot_uuid=uuid, records=records if number == snapshots[-1][0] else 0,
-                                  size=0, files=0, last_file=0, move_seq=0))
-    last, uuid, text = snapshots[-1]
+    last, uuid, text = latest
+    PaimonItem(table_uid, store.snap_key(last), doc=text.encode("utf-8"), snapshot_id=last, snapshot_uuid=uuid,
+               records=records, size=0, files=0, last_file=0, move_seq=0).save()
+    PaimonItem(table_uid, ADOPTED, snapshot_id=last).save()
     head = PaimonItem(table_uid, store.head_key())
     actions: list[Any] = [PaimonItem.snapshot_id.set(last), PaimonItem.records.set(records),
                           PaimonItem.published.set(last), PaimonItem.doc.set(text.encode("utf-8"))]
     if uuid is not None:
         actions.append(PaimonItem.snapshot_uuid.set(uuid))
     head.update(actions=actions, condition=PaimonItem.snapshot_id.does_not_exist())
+
+
+def adopted_floor(table_uid: str) -> int | None:
+    """The id a registered table's snapshot items begin with; None for a table the catalog
+    created (every snapshot of it is an item)."""
+    item = store._get(table_uid, ADOPTED)
+    return None if item is None or item.snapshot_id is None else int(item.snapshot_id)
+
+
+def read_snapshot_file(table_path: str, number: int, branch: str = store.MAIN) -> store.StoredSnapshot | None:
+    """``snapshot/snapshot-N`` as a StoredSnapshot (its totalRecordCount as the records, no
+    statistics: a registered table's partitions were never counted); None when the file is
+    absent (expired by a client) or is not that snapshot's JSON."""
+    raw = warehouse.get(warehouse.snapshot_file(table_path, number, branch))
+    if raw is None:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or value.get("id") != number:
+        return None
+    total = value.get("totalRecordCount")
+    uuid = value.get("uuid")
+    return store.StoredSnapshot(number, uuid if isinstance(uuid, str) else None, raw.decode("utf-8", "replace"),
+                                Totals(total if isinstance(total, int) and not isinstance(total, bool) else 0),
+                                [])
+
+
+def read_snapshot_files(table_path: str, numbers: list[int], branch: str = store.MAIN
+                        ) -> dict[int, store.StoredSnapshot]:
+    """``read_snapshot_file`` of each id, a few at once; the ones found."""
+    if len(numbers) <= 1:
+        found = [read_snapshot_file(table_path, n, branch) for n in numbers]
+    else:
+        with ThreadPoolExecutor(max_workers=min(_FILE_READERS, len(numbers))) as pool:
+            found = list(pool.map(lambda n: read_snapshot_file(table_path, n, branch), numbers))
+    return {s.snapshot_id: s for s in found if s is not None}

@@ -10,7 +10,10 @@ the Java client's bodies (RESTApi.java) where pypaimon has no call.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -25,11 +28,14 @@ from pypaimon.consumer.consumer_manager import ConsumerManager
 from pypaimon.schema.schema import Schema
 from pypaimon.table.instant import Instant
 
-from tests.integration.test_paimon_commits import WAREHOUSE, catalog, directory, make_table, write  # noqa: F401
+from tests.integration.test_paimon_commits import (WAREHOUSE, catalog, directory, make_table, read,  # noqa: F401
+                                                   write)
+from tests.integration.test_commit_faults import wait_until_stopped
 from tests.integration.test_paimon_protocol import ACCOUNT, error_of
 
 PK_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("dt", pa.string(), nullable=False),
                        pa.field("v", pa.string())])
+APPEND_ONLY = pa.schema([pa.field("dt", pa.string()), pa.field("n", pa.int64())])
 HEADERS = {"Authorization": f"Bearer {ACCOUNT}", "Content-Type": "application/json"}
 
 
@@ -114,6 +120,175 @@ def test_replace_table_keeps_identity_and_path(endpoint: str, catalog: RESTCatal
     assert refused.status_code == 501
     missing = http("POST", endpoint, f"databases/{db}/tables/none/replace", {"schema": schema})
     assert missing.status_code == 404 and error_of(missing)["resourceType"] == "TABLE"
+
+
+def _java_replace_body(endpoint: str, db: str, name: str, fields: list[dict], options: dict[str, str]) -> dict:
+    """ReplaceTableRequest as RESTApi.replaceTable sends it: the new Schema (fields,
+    partitionKeys, primaryKeys, options, comment)."""
+    schema = ok(http("GET", endpoint, f"databases/{db}/tables/{name}"))["schema"]
+    return {"schema": {"fields": fields, "partitionKeys": schema["partitionKeys"],
+                       "primaryKeys": schema["primaryKeys"], "options": options, "comment": None}}
+
+
+def test_replace_of_a_table_with_data_truncates_it_first(endpoint: str, catalog: RESTCatalog, db: str, glue,  # noqa: F811
+                                                         make_table) -> None:  # noqa: F811
+    """Paimon's replaceTable on a table holding data: an OVERWRITE snapshot of its own holding
+    no file (two empty manifest lists), then the new schema as latest + 1; same id and path.
+    pypaimon then reads no row under the new schema, writes and reads with it, and still reads
+    the old rows at the old snapshot and at a tag of it."""
+    table = make_table("full", PK_SCHEMA, ["dt"], ["dt", "id"])
+    write(table, {"id": [1, 2], "dt": ["a", "b"], "v": ["x", "y"]})
+    write(table, {"id": [3], "dt": ["a"], "v": ["z"]})
+    table.create_tag("before", snapshot_id=2)
+    before = ok(http("GET", endpoint, f"databases/{db}/tables/full"))
+    assert sorted(p["Values"][0] for p in glue.get_partitions(DatabaseName=db, TableName="full")["Partitions"]) \
+        == ["a", "b"]
+    fields = [{"id": 0, "name": "id", "type": "BIGINT NOT NULL"}, {"id": 1, "name": "dt", "type": "STRING NOT NULL"},
+              {"id": 2, "name": "w", "type": "INT"}]
+    ok(http("POST", endpoint, f"databases/{db}/tables/full/replace",
+            _java_replace_body(endpoint, db, "full", fields, {"bucket": "1", "note": "replaced"})))
+    after = ok(http("GET", endpoint, f"databases/{db}/tables/full"))
+    assert (after["id"], after["path"], after["schemaId"]) == (before["id"], before["path"], before["schemaId"] + 1)
+    truncating = ok(http("GET", endpoint, f"databases/{db}/tables/full/snapshots/LATEST"))["snapshot"]
+    assert truncating["id"] == 3 and truncating["commitKind"] == "OVERWRITE" and truncating["operation"] == "TRUNCATE"
+    assert truncating["totalRecordCount"] == 0 and truncating["deltaRecordCount"] == -3
+    assert truncating["schemaId"] == before["schemaId"] and truncating["commitUser"].startswith("replace-table-")
+    assert truncating["commitIdentifier"] == 2 ** 63 - 1 and "indexManifest" not in truncating
+    for member in ("baseManifestList", "deltaManifestList"):
+        assert directory(table, "manifest", truncating[member]).stat().st_size == truncating[member + "Size"]
+    assert json.loads(directory(table, "snapshot", "snapshot-3").read_text())["id"] == 3
+    assert directory(table, "snapshot", "LATEST").read_text() == "3"
+    # The partitions are emptied (their Glue partitions gone), the totals zero.
+    assert glue.get_partitions(DatabaseName=db, TableName="full")["Partitions"] == []
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/full/snapshot"))["snapshot"]["recordCount"] == 0
+    replaced = catalog.get_table(Identifier.create(db, "full"))
+    assert [f.name for f in replaced.table_schema.fields] == ["id", "dt", "w"]
+    assert read(replaced) == []
+    write(replaced, {"id": [7], "dt": ["c"], "w": [70]})
+    assert read(replaced) == [{"id": 7, "dt": "c", "w": 70}]
+    # Time travel under the old schema (pypaimon reads an old snapshot with the schema of the
+    # table object; Java switches to the snapshot's): the old snapshot and its tag still read
+    # the old rows, their files stay.
+    assert sorted(r["v"] for r in read(table.copy({"scan.snapshot-id": "2"}))) == ["x", "y", "z"]
+    assert sorted(r["v"] for r in read(table.copy({"scan.tag-name": "before"}))) == ["x", "y", "z"]
+    # A branch from the old tag holds the old rows; the main branch is untouched by it.
+    catalog.create_branch(Identifier.create(db, "full"), "old", "before")
+    assert sorted(r["v"] for r in read(table.copy({"branch": "old"}))) == ["x", "y", "z"]
+    assert read(catalog.get_table(Identifier.create(db, "full"))) == [{"id": 7, "dt": "c", "w": 70}]
+
+
+def test_replace_of_an_unpartitioned_table_twice(endpoint: str, catalog: RESTCatalog, db: str) -> None:  # noqa: F811
+    """No partition keys: the totals go to 0. A second replace reads the schema of its empty
+    lists from the first one's (an empty list is a valid header for the next)."""
+    ident = Identifier.create(db, "flat")
+    catalog.create_table(ident, Schema.from_pyarrow_schema(APPEND_ONLY, [], None, {"bucket": "-1"}), False)
+    write(catalog.get_table(ident), {"dt": ["a", "b"], "n": [1, 2]})
+    fields = [{"id": 0, "name": "dt", "type": "STRING"}, {"id": 1, "name": "n", "type": "BIGINT"}]
+    for round_ in range(2):
+        ok(http("POST", endpoint, f"databases/{db}/tables/flat/replace",
+                _java_replace_body(endpoint, db, "flat", fields, {"bucket": "-1"})))
+        latest = ok(http("GET", endpoint, f"databases/{db}/tables/flat/snapshot"))["snapshot"]
+        assert latest["recordCount"] == 0 and latest["snapshot"]["id"] == 2 + round_
+        assert latest["snapshot"]["deltaRecordCount"] == (-2 if round_ == 0 else 0)
+        assert read(catalog.get_table(ident)) == []
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/flat"))["schemaId"] == 2
+    write(catalog.get_table(ident), {"dt": ["c"], "n": [3]})
+    assert read(catalog.get_table(ident)) == [{"dt": "c", "n": 3}]
+
+
+def test_a_replace_racing_a_commit_loses_or_wins_cleanly(endpoint: str, catalog: RESTCatalog, db: str,  # noqa: F811
+                                                         make_table) -> None:  # noqa: F811
+    """A client commit built on the head the truncation replaced is refused (pypaimon retries it
+    on the new head); the truncation itself never lands half: the head, the snapshot files and
+    the rows agree."""
+    table = make_table("racy", APPEND_ONLY, ["dt"])
+    write(table, {"dt": ["a"], "n": [1]})
+    stale = catalog.get_table(Identifier.create(db, "racy"))
+    builder = stale.new_batch_write_builder()
+    writer, committer = builder.new_write(), builder.new_commit()
+    writer.write_arrow(pa.Table.from_pydict({"dt": ["a"], "n": [2]}, schema=APPEND_ONLY))
+    messages = writer.prepare_commit()
+    body = _java_replace_body(endpoint, db, "racy", [{"id": 0, "name": "dt", "type": "STRING"},
+                                                     {"id": 1, "name": "n", "type": "BIGINT"}], {"bucket": "-1"})
+    ok(http("POST", endpoint, f"databases/{db}/tables/racy/replace", body))
+    committer.commit(messages)  # pypaimon's commit on the stale base: refused, retried on the truncation
+    writer.close()
+    committer.close()
+    latest = ok(http("GET", endpoint, f"databases/{db}/tables/racy/snapshots/LATEST"))["snapshot"]
+    assert latest["id"] == 3 and latest["commitKind"] == "APPEND"
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/racy/snapshots/2"))["snapshot"]["operation"] == "TRUNCATE"
+    assert [r["n"] for r in read(catalog.get_table(Identifier.create(db, "racy")))] == [2]
+    assert directory(table, "snapshot", "LATEST").read_text() == "3"
+
+
+@pytest.mark.slow  # starts a server of its own
+# chalicelib/service/paimon_truncate.py: STOP_BEFORE_DECISION
+def test_a_truncation_that_loses_its_race_is_built_again(start_server, endpoint: str, catalog: RESTCatalog,  # noqa: F811
+                                                         db: str, make_table) -> None:  # noqa: F811
+    """A replace paused (SIGSTOP) with its truncation built on snapshot 1 and not yet decided;
+    a client commits snapshot 2 meanwhile. Resumed, the truncation loses the head condition and
+    is built again on snapshot 2 (as Paimon's commit retries): it truncates that one too."""
+    table = make_table("lose", APPEND_ONLY, ["dt"])
+    write(table, {"dt": ["a"], "n": [1]})
+    body = _java_replace_body(endpoint, db, "lose", [{"id": 0, "name": "dt", "type": "STRING"},
+                                                     {"id": 1, "name": "n", "type": "BIGINT"}], {"bucket": "-1"})
+    paused = start_server(GLUE_FAULT_STOP_AT="paimon-before-truncate")
+    # Read once there, so that server reads the table with its head in one BatchGetItem (a
+    # hint) from then on: the retry must read the head afresh, not reuse the one read with it.
+    for _ in range(2):
+        assert requests.get(f"{paused.endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/lose/snapshot", headers=HEADERS,
+                            timeout=60).status_code == 200
+    outcome: dict[str, Any] = {}
+
+    def replace() -> None:
+        outcome["response"] = requests.post(f"{paused.endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/lose/replace",
+                                            data=json.dumps(body), headers=HEADERS, timeout=300)
+    thread = threading.Thread(target=replace, daemon=True)
+    thread.start()
+    try:
+        wait_until_stopped(paused.process.pid)
+        write(catalog.get_table(Identifier.create(db, "lose")), {"dt": ["b"], "n": [2]})
+        assert directory(table, "snapshot", "LATEST").read_text() == "2"
+    finally:
+        os.kill(paused.process.pid, signal.SIGCONT)
+    thread.join(120)
+    assert outcome["response"].status_code == 200, outcome["response"].text
+    latest = ok(http("GET", endpoint, f"databases/{db}/tables/lose/snapshots/LATEST"))["snapshot"]
+    assert (latest["id"], latest["operation"], latest["deltaRecordCount"]) == (3, "TRUNCATE", -2)
+    assert read(catalog.get_table(Identifier.create(db, "lose"))) == []
+    # The lists the first build wrote are the ones snapshot 3 names: every list is named.
+    named = {json.loads(directory(table, "snapshot", f"snapshot-{n}").read_text())[member]
+             for n in (1, 2, 3) for member in ("baseManifestList", "deltaManifestList")}
+    assert {p.name for p in directory(table, "manifest").iterdir() if p.name.startswith("manifest-list-")} == named
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/lose"))["schemaId"] == 1
+
+
+@pytest.mark.slow  # starts a server of its own
+# chalicelib/service/paimon_snapshots.py: STOP_BEFORE_LATEST (a crash point too)
+def test_a_replace_that_dies_after_its_decision_is_settled_and_retried(start_server, endpoint: str,  # noqa: F811
+                                                                       catalog: RESTCatalog, db: str,  # noqa: F811
+                                                                       make_table) -> None:  # noqa: F811
+    """The server dies (exit 137) with the truncation decided and its files not written: the
+    next read settles it (snapshot-2 and LATEST written), the table is truncated under its old
+    schema, and the client's retry of the replace truncates again (nothing) and appends it."""
+    table = make_table("dies", APPEND_ONLY, ["dt"])
+    write(table, {"dt": ["a"], "n": [1]})
+    body = _java_replace_body(endpoint, db, "dies", [{"id": 0, "name": "dt", "type": "STRING"},
+                                                     {"id": 1, "name": "n", "type": "BIGINT"}], {"bucket": "-1"})
+    crashing = start_server(GLUE_FAULT_CRASH_AT="paimon-before-latest")
+    with pytest.raises(requests.ConnectionError):
+        requests.post(f"{crashing.endpoint}/v1/{WAREHOUSE}/databases/{db}/tables/dies/replace",
+                      data=json.dumps(body), headers=HEADERS, timeout=120)
+    assert directory(table, "snapshot", "LATEST").read_text() == "1"
+    latest = ok(http("GET", endpoint, f"databases/{db}/tables/dies/snapshots/LATEST"))["snapshot"]
+    assert (latest["id"], latest["operation"]) == (2, "TRUNCATE")
+    assert directory(table, "snapshot", "LATEST").read_text() == "2"
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/dies"))["schemaId"] == 0
+    assert read(catalog.get_table(Identifier.create(db, "dies"))) == []
+    ok(http("POST", endpoint, f"databases/{db}/tables/dies/replace", body))
+    latest = ok(http("GET", endpoint, f"databases/{db}/tables/dies/snapshots/LATEST"))["snapshot"]
+    assert (latest["id"], latest["deltaRecordCount"]) == (3, 0)
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/dies"))["schemaId"] == 1
 
 
 def test_rollback_schema_drops_the_schemas_above(endpoint: str, catalog: RESTCatalog, db: str,  # noqa: F811
@@ -228,26 +403,56 @@ def test_register_adopts_a_directory_inside_the_roots_only(endpoint: str, catalo
     assert other.status_code == 400
 
 
-def test_register_adopts_the_latest_1000_snapshots_and_says_so_of_older_ones(
-        endpoint: str, orders, db: str, tmp_path: Path) -> None:  # noqa: F811
-    """A directory of 1,005 snapshots: the latest 1,000 become items (6..1005); an older one
-    its EARLIEST still names is a 404 that names the limit, not a bare "does not exist"."""
+def test_register_keeps_the_whole_history_reachable(endpoint: str, catalog: RESTCatalog, orders, db: str,  # noqa: F811
+                                                    tmp_path: Path) -> None:
+    """A directory of 1,205 snapshots: the register adopts only the latest as an item, and every
+    older one is read from its file when asked: by version, in the paged list (newest first,
+    all 1,205 across pages), as a consumer's next snapshot, tagged, branched from and rolled
+    back to."""
     copy = tmp_path / "long"
     shutil.copytree(directory(orders), copy)
     third = json.loads((copy / "snapshot" / "snapshot-3").read_text())
-    for number in range(4, 1006):
+    for number in range(4, 1206):
         (copy / "snapshot" / f"snapshot-{number}").write_text(json.dumps({**third, "id": number,
                                                                            "uuid": str(uuid.uuid4())}))
-    (copy / "snapshot" / "LATEST").write_text("1005")
+    (copy / "snapshot" / "LATEST").write_text("1200")  # a stale hint: the files after it are found
     ok(http("POST", endpoint, f"databases/{db}/register",
             {"identifier": {"database": db, "object": "long"}, "path": copy.as_uri()}))
     base = f"databases/{db}/tables/long"
-    assert ok(http("GET", endpoint, f"{base}/snapshot"))["snapshot"]["snapshot"]["id"] == 1005
-    assert ok(http("GET", endpoint, f"{base}/snapshots/6"))["snapshot"]["id"] == 6
-    older = http("GET", endpoint, f"{base}/snapshots/5")
-    assert older.status_code == 404 and error_of(older)["resourceType"] == "SNAPSHOT"
-    assert "latest 1,000" in error_of(older)["message"] and "from 6" in error_of(older)["message"]
-    assert http("GET", endpoint, f"{base}/snapshots/1006").status_code == 404
+    assert ok(http("GET", endpoint, f"{base}/snapshot"))["snapshot"]["snapshot"]["id"] == 1205
+    for number in (1, 5, 700, 1204):
+        assert ok(http("GET", endpoint, f"{base}/snapshots/{number}"))["snapshot"]["id"] == number
+    assert ok(http("GET", endpoint, f"{base}/snapshots/EARLIEST"))["snapshot"]["id"] == 1
+    for absent in ("0", "1206"):
+        missing = http("GET", endpoint, f"{base}/snapshots/{absent}")
+        assert missing.status_code == 404 and error_of(missing)["resourceType"] == "SNAPSHOT"
+    ids, token = [], None
+    while True:
+        page = ok(http("GET", endpoint, f"{base}/snapshots", maxResults=100,
+                       **({"pageToken": token} if token else {})))
+        ids += [s["id"] for s in page["snapshots"]]
+        token = page["nextPageToken"]
+        if not token:
+            break
+    assert ids == list(range(1205, 0, -1))
+    ok(http("POST", endpoint, f"{base}/consumers/reset", {"consumerId": "job", "nextSnapshotId": 2}))
+    ident = Identifier.create(db, "long")
+    catalog.create_tag(ident, "old", snapshot_id=7)
+    assert ok(http("GET", endpoint, f"{base}/tags/old"))["snapshot"]["id"] == 7
+    catalog.create_branch(ident, "from-old", "old")
+    assert ok(http("GET", endpoint, f"databases/{db}/tables/long$branch_from-old/snapshots/LATEST"))["snapshot"][
+        "id"] == 7
+    # A rollback far below the adopted head: the files above go, commits go on from there.
+    catalog.rollback_to(ident, Instant.snapshot(10))
+    assert ok(http("GET", endpoint, f"{base}/snapshots/LATEST"))["snapshot"]["id"] == 10
+    assert (copy / "snapshot" / "LATEST").read_text() == "10" and not (copy / "snapshot" / "snapshot-11").exists()
+    assert ok(http("GET", endpoint, f"{base}/tags/old"))["snapshot"]["id"] == 7  # below the target: kept
+    table = catalog.get_table(ident)
+    write(table, {"id": [9], "dt": ["b"], "v": ["new"]})
+    assert ok(http("GET", endpoint, f"{base}/snapshots/LATEST"))["snapshot"]["id"] == 11
+    assert [s["id"] for s in ok(http("GET", endpoint, f"{base}/snapshots", maxResults=4))["snapshots"]] \
+        == [11, 10, 9, 8]
+    assert sorted(r["v"] for r in read(table)) == ["new", "v0", "v1", "v2"]
 
 
 def test_a_latest_snapshot_read_is_one_dynamodb_round_trip(endpoint: str, orders, db: str) -> None:  # noqa: F811

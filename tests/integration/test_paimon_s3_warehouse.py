@@ -9,6 +9,7 @@ minimal valid snapshot (pypaimon would write manifests itself, which is not the 
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import boto3
+import fastavro
 import pytest
 import requests
 from pypaimon.api.rest_api import RESTApi
@@ -356,3 +358,71 @@ def test_an_s3_warehouse_is_a_sandbox_too(s3_stack: CatalogStack, api: RESTApi, 
     api.create_table(Identifier.create(db, "ext"), Schema(fields=fields, options={
         "bucket": "-1", "path": f"s3://{BUCKET}/external/{db}/ext"}))
     assert keys(s3, f"external/{db}/ext/") == ["schema/schema-0"]
+
+
+def _manifest_list(schema: dict[str, Any], rows: int) -> bytes:
+    """An Avro manifest list of ``rows`` records (deflate), as a writer's header would carry its schema."""
+    buffer = io.BytesIO()
+    fastavro.writer(buffer, fastavro.parse_schema(schema), [{"_FILE_NAME": f"manifest-{n}", "_FILE_SIZE": 9}
+                                                             for n in range(rows)], codec="deflate")
+    return buffer.getvalue()
+
+
+def test_replace_truncates_and_register_reads_old_snapshots_on_s3(s3_stack: CatalogStack, api: RESTApi,
+                                                                   s3: Any) -> None:
+    """On S3: a replace of a table with a snapshot writes its two empty manifest lists (the
+    header's schema read from the table's own list in the bucket) and snapshot-2 / LATEST; a
+    register of an external prefix holding 300 snapshot objects adopts only the latest, and an
+    old one, the EARLIEST and the paged list are read from the bucket."""
+    db = f"s3db_{uuid.uuid4().hex[:8]}"
+    api.create_database(db, {})
+    ident = Identifier.create(db, "full")
+    fields = [pt.DataField(0, "id", pt.AtomicType("INT")), pt.DataField(1, "dt", pt.AtomicType("STRING"))]
+    api.create_table(ident, Schema(fields=fields, partition_keys=["dt"], options={"bucket": "-1"}))
+    got = api.get_table(ident)
+    prefix = table_prefix(got.path)
+    avro_schema = {"type": "record", "name": "record", "fields": [{"name": "_FILE_NAME", "type": "string"},
+                                                                  {"name": "_FILE_SIZE", "type": "long"}]}
+    s3.put_object(Bucket=BUCKET, Key=prefix + "manifest/manifest-list-delta-1", Body=_manifest_list(avro_schema, 3))
+    first = snapshot_json(1, str(uuid.uuid4()))
+    first["schemaId"] = 0
+    assert commit(s3_stack.endpoint, db, "full", got.id, None, first) == {"success": True}
+    headers = {"Authorization": f"Bearer {ACCOUNT}", "Content-Type": "application/json"}
+    schema = {"fields": [{"id": 0, "name": "id", "type": "INT"}, {"id": 1, "name": "dt", "type": "STRING"},
+                         {"id": 2, "name": "w", "type": "INT"}],
+              "partitionKeys": ["dt"], "primaryKeys": [], "options": {"bucket": "-1"}, "comment": None}
+    replaced = requests.post(f"{s3_stack.endpoint}/v1/{CATALOG}/databases/{db}/tables/full/replace",
+                             data=json.dumps({"schema": schema}), headers=headers, timeout=60)
+    assert replaced.status_code == 200, replaced.text
+    assert body(s3, prefix + "snapshot/LATEST").decode().strip() == "2"
+    truncating = json.loads(body(s3, prefix + "snapshot/snapshot-2"))
+    assert truncating["commitKind"] == "OVERWRITE" and truncating["totalRecordCount"] == 0
+    for member in ("baseManifestList", "deltaManifestList"):
+        reader = fastavro.reader(io.BytesIO(body(s3, prefix + "manifest/" + truncating[member])))
+        assert list(reader) == [] and reader.writer_schema["fields"][0]["name"] == "_FILE_NAME"
+    assert "schema/schema-1" in keys(s3, prefix)
+
+    # Register an external prefix with 300 snapshots.
+    external = f"external/{db}/long/"
+    s3.put_object(Bucket=BUCKET, Key=external + "schema/schema-0", Body=body(s3, prefix + "schema/schema-0"))
+    for number in range(1, 301):
+        s3.put_object(Bucket=BUCKET, Key=f"{external}snapshot/snapshot-{number}",
+                      Body=json.dumps({**snapshot_json(number, str(uuid.uuid4())), "schemaId": 0}))
+    s3.put_object(Bucket=BUCKET, Key=external + "snapshot/LATEST", Body=b"300")
+    s3.put_object(Bucket=BUCKET, Key=external + "snapshot/EARLIEST", Body=b"1")
+    registered = requests.post(f"{s3_stack.endpoint}/v1/{CATALOG}/databases/{db}/register", headers=headers,
+                               data=json.dumps({"identifier": {"database": db, "object": "long"},
+                                                "path": f"s3://{BUCKET}/{external.rstrip('/')}"}), timeout=60)
+    assert registered.status_code == 200, registered.text
+    base = f"{s3_stack.endpoint}/v1/{CATALOG}/databases/{db}/tables/long/snapshots"
+    assert requests.get(f"{base}/7", headers=headers, timeout=30).json()["snapshot"]["id"] == 7
+    assert requests.get(f"{base}/EARLIEST", headers=headers, timeout=30).json()["snapshot"]["id"] == 1
+    ids, token = [], None
+    while True:
+        page = requests.get(base, headers=headers, timeout=60,
+                            params={"maxResults": 100, **({"pageToken": token} if token else {})}).json()
+        ids += [s["id"] for s in page["snapshots"]]
+        token = page["nextPageToken"]
+        if not token:
+            break
+    assert ids == list(range(300, 0, -1))

@@ -32,7 +32,7 @@ CODE_URI = "./deployment.zip"
 WORKER_ZIP = "crawl-worker.zip"
 WORKER_MODULES = ("pipelines/__init__.py", "pipelines/formats.py", "pipelines/layout.py",
                   "pipelines/crawl_worker.py", "pipelines/crawl/__init__.py", "pipelines/crawl/classify.py",
-                  "pipelines/crawl/discover.py", "pipelines/crawl/s3files.py")
+                  "pipelines/crawl/discover.py", "pipelines/crawl/s3files.py", "pipelines/crawl/spark_driver.py")
 
 
 def _keep(name: str) -> bool:

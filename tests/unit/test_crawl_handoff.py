@@ -223,3 +223,24 @@ def test_the_emr_serverless_request_names_the_driver_and_the_spec_only() -> None
     shape = model.operation_model("StartJobRun").input_shape
     assert set(request) <= set(shape.members)
     assert set(shape.required_members) <= set(request)
+
+
+def test_the_packages_hold_the_driver_the_engine_and_the_emr_model(tmp_path: Path) -> None:
+    import zipfile
+
+    from infra.package import WORKER_MODULES, crawl_spark_folder, crawl_worker_zip
+
+    folder = crawl_spark_folder(tmp_path)
+    assert (folder / "spark_driver.py").read_text().startswith('"""The Spark side of a crawl')
+    with zipfile.ZipFile(folder / "pipelines.zip") as built:
+        names = set(built.namelist())
+    assert {"pipelines/__init__.py", "pipelines/crawl/__init__.py", "pipelines/crawl/classify.py",
+            "pipelines/crawl/spark_driver.py", "pipelines/runtime.py"} <= names
+    api = tmp_path / "deployment.zip"
+    with zipfile.ZipFile(api, "w") as built:
+        built.writestr("app.py", "")
+        built.writestr("botocore/data/glue/2017-03-31/service-2.json.gz", "")
+    with zipfile.ZipFile(crawl_worker_zip(api)) as built:
+        names = set(built.namelist())
+    assert "pipelines/crawl/spark_driver.py" in WORKER_MODULES and set(WORKER_MODULES) <= names
+    assert any(n.startswith("botocore/data/emr-serverless/") and n.endswith("service-2.json.gz") for n in names)

@@ -233,7 +233,8 @@ def run_spark_driver(spec: dict[str, Any], should_stop: Callable[[], bool],
         failure: list[str] = []
         with open(folder / "driver.log", "wb") as errors:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors,
-                                       env=env, start_new_session=True, text=True, bufsize=1)
+                                       env=env, start_new_session=True, text=True, bufsize=1,
+                                       preexec_fn=_die_with_worker if sys.platform == "linux" else None)
 
             def read() -> None:
                 assert process.stdout is not None
@@ -270,6 +271,15 @@ def run_spark_driver(spec: dict[str, Any], should_stop: Callable[[], bool],
                            + (f": {tail[-1][:500]}" if tail else ""))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _die_with_worker() -> None:
+    """Popen preexec_fn: Linux SIGKILLs the driver (spark-submit's JVM, exec'd in place) when the
+    worker thread that started it dies, so a crashed worker leaves no crawl running on its own
+    (the driver's Python process exits when the JVM is gone: spark_driver's watchdog)."""
+    import ctypes
+
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _kill(process: subprocess.Popen) -> None:

@@ -108,7 +108,25 @@ def _write_result(uri: str, payload: dict[str, Any]) -> None:
     boto3.client("s3").put_object(Bucket=bucket, Key=key, Body=json.dumps(payload).encode())
 
 
+def _exit_with_parent() -> None:
+    """Exit when the process that started this one (spark-submit's JVM) is gone: a worker killed
+    mid-crawl takes its JVM with it (PR_SET_PDEATHSIG), and this driver must not go on writing
+    the catalog while another worker crawls the run again."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+    threading.Thread(target=watch, name="crawl-driver-watchdog", daemon=True).start()
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    _exit_with_parent()
     parser = argparse.ArgumentParser(prog="spark_driver.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--spec", required=True, help="the crawl's spec: a JSON file, or an s3:// URI")
     args = parser.parse_args(argv)

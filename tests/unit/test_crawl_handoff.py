@@ -244,3 +244,36 @@ def test_the_packages_hold_the_driver_the_engine_and_the_emr_model(tmp_path: Pat
         names = set(built.namelist())
     assert "pipelines/crawl/spark_driver.py" in WORKER_MODULES and set(WORKER_MODULES) <= names
     assert any(n.startswith("botocore/data/emr-serverless/") and n.endswith("service-2.json.gz") for n in names)
+
+
+def test_a_worker_killed_mid_crawl_takes_its_driver_with_it(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    submit = _fake_submit(tmp_path, """\
+        echo $$ > "{seen}/pid"
+        exec sleep 60
+        """.format(seen=tmp_path))
+    worker = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""\
+        import os, sys
+        os.environ["GLUE_LOCAL_DATA_DIR"] = {str(tmp_path / "data")!r}
+        from pipelines import crawl_worker
+        crawl_worker.run_spark_driver({SPEC!r}, lambda: False, lambda _: None, {submit!r})
+        """)], cwd=str(Path(__file__).resolve().parents[2]))
+    try:
+        for _ in range(100):
+            if (tmp_path / "pid").exists() and (tmp_path / "pid").read_text().strip():
+                break
+            time.sleep(0.1)
+        driver = int((tmp_path / "pid").read_text())
+        assert _alive(driver)
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(timeout=10)
+        for _ in range(50):
+            if not _alive(driver):
+                break
+            time.sleep(0.1)
+        assert not _alive(driver)
+    finally:
+        worker.kill()

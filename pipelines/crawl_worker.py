@@ -193,9 +193,10 @@ def _note(result: dict[str, Any], runner: str, notes: list[str]) -> dict[str, An
         summary = {"Text": result.get("Summary")}
     if not isinstance(summary, dict):
         summary = {"Text": summary}
-    summary["Runner"] = runner
     if notes:
         summary["Log"] = list(notes) + list(summary.get("Log") or [])
+    # First, so the run's Summary (cut at 2,048 characters) keeps it.
+    summary = {"Runner": runner, **{k: v for k, v in summary.items() if k != "Runner"}}
     return {**result, "Summary": json.dumps(summary)}
 
 

@@ -2,8 +2,9 @@
 set low, runs ``spark-submit pipelines/crawl/spark_driver.py`` (pyspark's, local[2]) on a lake in
 moto's S3 server; the tables, columns, partition keys and partitions are those the in-process
 crawl (``run_crawl`` called here) writes of the same lake. StopCrawler during the Spark crawl ends
-it CANCELLED, the driver killed and its private files gone. Spark's start-up is 10-20 s a run, so
-the module is ``slow``.
+it CANCELLED, the driver killed and its private files gone. Without pyspark the worker crawls the
+large crawl itself and the run's summary says so. Spark's start-up is 10-20 s a run, so the
+module is ``slow``.
 """
 
 from __future__ import annotations
@@ -108,3 +109,29 @@ def test_a_large_crawl_goes_to_spark_and_writes_what_the_in_process_crawl_writes
     assert run["State"] == "STOPPED"
     assert json.loads(run["Summary"])["Runner"] == "spark"
     assert list((tmp_path / "crawl-spark").iterdir()) == []
+
+
+def test_without_pyspark_the_worker_crawls_a_large_crawl_itself_and_says_so(
+        start_server: Any, s3_endpoint: str, tmp_path: Path) -> None:  # noqa: F811
+    # A pyspark without its bin/spark-submit first on the server's path: as if none were installed
+    # (``make run`` installs only the server). No Spark starts here.
+    shadow = tmp_path / "shadow" / "pyspark"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("")
+    root = _lake(s3_endpoint)
+    server = start_server(AWS_ENDPOINT_URL_S3=s3_endpoint, GLUE_CRAWL_QUEUE=f"q-{uuid.uuid4().hex}",
+                          GLUE_CRAWL_HEARTBEAT_SECONDS="0.5", GLUE_CRAWL_SPARK_FILES="3",
+                          PYTHONPATH=str(shadow.parent), GLUE_LOCAL_DATA_DIR=str(tmp_path))
+    glue = client(server.endpoint, "glue", account=random_account())
+    glue.create_database(DatabaseInput={"Name": "lake"})
+    glue.create_crawler(Name="big", Role=ROLE, DatabaseName="lake",
+                        Targets={"S3Targets": [{"Path": f"s3://{BUCKET}/{root}/"}]})
+    glue.start_crawler(Name="big")
+    crawler = wait_for(ready(glue, "big"), timeout=120)
+    assert crawler["LastCrawl"]["Status"] == "SUCCEEDED", crawler["LastCrawl"]
+    [run] = glue.list_crawls(CrawlerName="big")["Crawls"]
+    summary = json.loads(run["Summary"])
+    assert summary["Runner"] == "worker"
+    assert "pyspark is not installed" in summary["Log"][0] and "crawled by the worker" in summary["Log"][0]
+    assert {t["Name"] for t in glue.get_tables(DatabaseName="lake")["TableList"]} == {"sales", "people", "events"}
+    assert not (tmp_path / "crawl-spark").exists()  # no driver was started

@@ -267,11 +267,20 @@ def run_spark_driver(spec: dict[str, Any], should_stop: Callable[[], bool],
             return result
         if failure:
             raise RuntimeError(failure[-1])
-        tail = [line for line in (folder / "driver.log").read_text(errors="replace").splitlines() if line.strip()]
         raise RuntimeError(f"The Spark driver exited with status {process.returncode}"
-                           + (f": {tail[-1][:500]}" if tail else ""))
+                           + _last_error((folder / "driver.log").read_text(errors="replace")))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _last_error(log_text: str) -> str:
+    """``: <line>`` of the driver's stderr that says what went wrong: its last line naming an
+    exception or error, else its last line (stack frames left out); empty when it wrote nothing."""
+    lines = [line.strip() for line in log_text.splitlines()
+             if line.strip() and not line.startswith((" ", "\t"))]
+    errors = [line for line in lines if re.search(r"Exception|Error", line)]
+    chosen = (errors or lines or [""])[-1]
+    return f": {chosen[:500]}" if chosen else ""
 
 
 def _die_with_worker() -> None:

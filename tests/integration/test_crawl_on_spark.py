@@ -2,7 +2,8 @@
 set low, runs ``spark-submit pipelines/crawl/spark_driver.py`` (pyspark's, local[2]) on a lake in
 moto's S3 server; the tables, columns, partition keys and partitions are those the in-process
 crawl (``run_crawl`` called here) writes of the same lake. StopCrawler during the Spark crawl ends
-it CANCELLED, the driver killed and its private files gone. Without pyspark the worker crawls the
+it CANCELLED, the driver killed and its private files gone; a driver that fails (here spark-submit
+refusing its master) ends it FAILED with one line. Without pyspark the worker crawls the
 large crawl itself and the run's summary says so. Spark's start-up is 10-20 s a run, so the
 module is ``slow``.
 """
@@ -135,3 +136,23 @@ def test_without_pyspark_the_worker_crawls_a_large_crawl_itself_and_says_so(
     assert "pyspark is not installed" in summary["Log"][0] and "crawled by the worker" in summary["Log"][0]
     assert {t["Name"] for t in glue.get_tables(DatabaseName="lake")["TableList"]} == {"sales", "people", "events"}
     assert not (tmp_path / "crawl-spark").exists()  # no driver was started
+
+
+def test_a_failing_spark_driver_ends_the_run_failed_with_its_one_line_message(
+        start_server: Any, s3_endpoint: str, tmp_path: Path) -> None:  # noqa: F811
+    root = _lake(s3_endpoint)
+    server = start_server(AWS_ENDPOINT_URL_S3=s3_endpoint, GLUE_CRAWL_QUEUE=f"q-{uuid.uuid4().hex}",
+                          GLUE_CRAWL_HEARTBEAT_SECONDS="0.5", GLUE_CRAWL_SPARK_FILES="3",
+                          GLUE_CRAWL_SPARK_MASTER="bogus://nowhere", GLUE_LOCAL_DATA_DIR=str(tmp_path))
+    glue = client(server.endpoint, "glue", account=random_account())
+    glue.create_database(DatabaseInput={"Name": "lake"})
+    glue.create_crawler(Name="big", Role=ROLE, DatabaseName="lake",
+                        Targets={"S3Targets": [{"Path": f"s3://{BUCKET}/{root}/"}]})
+    glue.start_crawler(Name="big")
+    crawler = wait_for(ready(glue, "big"), timeout=120, every=0.5)
+    assert crawler["LastCrawl"]["Status"] == "FAILED", crawler["LastCrawl"]
+    message = crawler["LastCrawl"]["ErrorMessage"]
+    assert message.startswith("The Spark driver exited with status 1: "), message
+    assert "Master must either be yarn or start with spark, k8s, or local" in message and "\n" not in message
+    assert glue.get_tables(DatabaseName="lake")["TableList"] == []  # nothing written
+    assert list((tmp_path / "crawl-spark").iterdir()) == []

@@ -8,7 +8,11 @@ worker would: a first crawl (everything new: CreateTable with its partition inde
 BatchCreatePartition 100 at a time), then a re-crawl with nothing changed (reads only), then a
 CRAWL_NEW_FOLDERS_ONLY crawl after 1% more folders. The shares are of the same run's wall time.
 
-Run: ``.venv/bin/python -m bench.bench_crawl [--folders 10000] [--quick]`` (``--quick``: 500 folders).
+``--spark`` adds a first crawl of the same lake (into another database) on Spark, as the worker
+hands a large crawl there (``pipelines.crawl_worker.run_spark_driver``: spark-submit of
+``pipelines/crawl/spark_driver.py``, ``--spark-master``, default ``local[*]``), and prints both.
+
+Run: ``.venv/bin/python -m bench.bench_crawl [--folders 10000] [--quick] [--spark]`` (``--quick``: 500 folders).
 """
 
 from __future__ import annotations
@@ -70,6 +74,33 @@ def crawl(glue: Any, s3: Any, **extra: Any) -> tuple[dict[str, Any], float]:
     return result, time.perf_counter() - started
 
 
+def crawl_on_spark(endpoint: str, s3_endpoint: str, master: str) -> tuple[dict[str, Any], float]:
+    """The first crawl again, into database ``bench_spark``, by the Spark driver the worker runs."""
+    import os
+
+    from pipelines import crawl_worker
+
+    definition = {"Name": "bench-crawler-spark", "DatabaseName": "bench_spark",
+                  "Targets": {"S3Targets": [{"Path": f"s3://{BUCKET}/lake"}]}}
+    spec = {"Crawler": definition, "Classifiers": [], "Endpoint": endpoint, "Region": common.REGION,
+            "KeyId": "testing", "Secret": "testing", "CrawlId": "bench"}
+    saved = {k: os.environ.get(k) for k in ("AWS_ENDPOINT_URL_S3", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+                                            "GLUE_CRAWL_SPARK_MASTER")}
+    os.environ.update(AWS_ENDPOINT_URL_S3=s3_endpoint, AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
+                      GLUE_CRAWL_SPARK_MASTER=master)
+    try:
+        started = time.perf_counter()
+        result = crawl_worker.run_spark_driver(spec, lambda: False, lambda _: None,
+                                               crawl_worker.spark_submit() or "spark-submit")
+        return result, time.perf_counter() - started
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 def report(label: str, result: dict[str, Any], wall: float) -> str:
     summary = json.loads(result["Summary"])
     seconds = summary["Seconds"]
@@ -100,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folders", type=int, default=10_000)
     parser.add_argument("--quick", action="store_true", help="500 folders")
+    parser.add_argument("--spark", action="store_true", help="also crawl the lake once on Spark (spark-submit)")
+    parser.add_argument("--spark-master", default="local[*]", help="the Spark crawl's master (default local[*])")
     args = parser.parse_args(argv)
     folders = 500 if args.quick else args.folders
     port = free_port()
@@ -122,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
             put_lake(s3, folders, extra)
             new, wall3 = crawl(glue, s3, RecrawlPolicy={"RecrawlBehavior": "CRAWL_NEW_FOLDERS_ONLY"},
                                SchemaChangePolicy={"UpdateBehavior": "LOG", "DeleteBehavior": "LOG"})
+            if args.spark:
+                on_spark, wall4 = crawl_on_spark(stack.endpoint, f"http://127.0.0.1:{port}", args.spark_master)
         finally:
             stack.stop()
         print(f"# bench_crawl: {common.machine()}; moto S3 + DynamoDB Local on this machine")
@@ -129,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         print(report(f"first crawl, {folders:,} folders", first, wall1))
         print(report("re-crawl, nothing changed", same, wall2))
         print(report(f"new folders only (+{extra:,})", new, wall3))
+        if args.spark:
+            print(report(f"first crawl on Spark ({args.spark_master}, JVM start included), {folders + extra:,} folders",
+                         on_spark, wall4))
         assert first["PartitionsCreated"] == folders and new["PartitionsCreated"] == extra, (first, new)
     finally:
         stop_process(moto)

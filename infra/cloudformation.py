@@ -25,7 +25,9 @@ here with what chalice knows nothing of.
   with a role of its own: the tables, the identities' key (Decrypt, and GenerateDataKey to seal
   the key it issues itself for a crawler's role under SigV4), its log group, and reading (only) the
   ``CrawlTargets`` locations; it writes tables through the API (``GLUE_CRAWL_ENDPOINT``) as the
-  crawler's role.
+  crawler's role. With ``CrawlSparkApplicationId``, ``CrawlSparkJobRoleArn`` and ``CrawlSparkCode``
+  it hands crawls of at least ``CrawlSparkFiles`` files to that EMR Serverless application (a
+  policy of its own, ``CrawlWorkerSparkPolicy``; untried on AWS).
 
 ``finish(template)`` takes the template ``chalice package --stage prod`` writes and answers the
 deployed one; ``infra/package.py`` (``make package``) writes it to out/sam.json, and
@@ -91,6 +93,22 @@ PARAMETERS: dict[str, Any] = {
         "AllowedPattern": f"^(s3a?://{_BUCKET}(/{_SEGMENT})*)?$",
         "Description": "The crawl worker: comma-separated s3://bucket/prefix of this account that crawlers may "
                        "read (their S3 targets); empty: none"},
+    "CrawlSparkApplicationId": {
+        "Type": "String", "Default": "", "AllowedPattern": "^([0-9a-z]{1,64})?$",
+        "Description": "The crawl worker: an EMR Serverless Spark application of this account and region that "
+                       "crawls with at least CrawlSparkFiles files to classify go to (untried on AWS); empty: the "
+                       "worker crawls everything itself"},
+    "CrawlSparkJobRoleArn": {
+        "Type": "String", "Default": "", "AllowedPattern": r"^(arn:[a-z-]+:iam::\d{12}:role/[\w+=,.@/-]+)?$",
+        "Description": "The crawl worker: the job runtime role of those job runs (reads the crawl targets and "
+                       "CrawlSparkCode, writes its crawls/ results, kms:Decrypt on the identities' key)"},
+    "CrawlSparkCode": {
+        "Type": "String", "Default": "", "AllowedPattern": f"^(s3://{_BUCKET}(/{_SEGMENT})*)?$",
+        "Description": "The crawl worker: s3://bucket/prefix holding spark_driver.py and pipelines.zip (out/crawl-spark "
+                       "of make package); the worker writes each Spark crawl's spec and result under its crawls/"},
+    "CrawlSparkFiles": {
+        "Type": "Number", "Default": 20000, "MinValue": 0,
+        "Description": "The crawl worker: files to classify from which a crawl goes to Spark (0: never)"},
     "LogRetentionInDays": {
         "Type": "Number", "Default": 90, "AllowedValues": _RETENTION_DAYS,
         "Description": "Retention of the functions' logs and the API's access logs"},
@@ -103,6 +121,8 @@ CONDITIONS: dict[str, Any] = {
     "AccessLogsEnabled": {"Fn::Equals": [{"Ref": "AccessLogs"}, "enabled"]},
     "HasPyarrowLayer": {"Fn::Not": [{"Fn::Equals": [{"Ref": "PyarrowLayerArn"}, ""]}]},
     "HasCrawlTargets": {"Fn::Not": [{"Fn::Equals": [{"Fn::Join": [",", {"Ref": "CrawlTargets"}]}, ""]}]},
+    "HasCrawlSpark": {"Fn::And": [{"Fn::Not": [{"Fn::Equals": [{"Ref": name}, ""]}]}
+                                  for name in ("CrawlSparkApplicationId", "CrawlSparkJobRoleArn", "CrawlSparkCode")]},
 }
 
 # The crawl worker: its zip (infra/package.py builds it next to deployment.zip), its handler.
@@ -284,8 +304,40 @@ def _crawl_worker(api: dict[str, Any], role: dict[str, Any]) -> dict[str, Any]:
         "Environment": {"Variables": variables},
         "Events": {f"{CRAWL_WORKER}EveryMinute": {"Type": "Schedule", "Properties": {"Schedule": "rate(1 minute)"}}},
     }}
+    variables.update({"GLUE_CRAWL_EMR_APPLICATION": {"Ref": "CrawlSparkApplicationId"},
+                      "GLUE_CRAWL_EMR_ROLE": {"Ref": "CrawlSparkJobRoleArn"},
+                      "GLUE_CRAWL_EMR_CODE": {"Ref": "CrawlSparkCode"},
+                      "GLUE_CRAWL_SPARK_FILES": {"Ref": "CrawlSparkFiles"}})
     return {CRAWL_WORKER: function, f"{CRAWL_WORKER}Role": worker_role, group: _log_group(),
-            **_crawl_target_policies()}
+            f"{CRAWL_WORKER}SparkPolicy": _crawl_spark_policy(), **_crawl_target_policies()}
+
+
+def _crawl_spark_policy() -> dict[str, Any]:
+    """What the worker needs to hand a large crawl to EMR Serverless (only with HasCrawlSpark):
+    start, watch and cancel job runs of that application, pass its job role to EMR Serverless,
+    write and remove each crawl's spec and result under ``CrawlSparkCode/crawls/``, and seal the
+    crawl's key secret with the identities' key (kms:Encrypt)."""
+    code = {"Fn::Select": [1, {"Fn::Split": ["://", {"Fn::Sub": "${CrawlSparkCode}://"}]}]}
+    application = "arn:${AWS::Partition}:emr-serverless:${AWS::Region}:${AWS::AccountId}:/applications/" \
+                  "${CrawlSparkApplicationId}"
+    return {"Type": "AWS::IAM::Policy", "Condition": "HasCrawlSpark", "Properties": {
+        "PolicyName": f"{CRAWL_WORKER}SparkPolicy",
+        "Roles": [{"Ref": f"{CRAWL_WORKER}Role"}],
+        "PolicyDocument": {"Version": "2012-10-17", "Statement": [
+            {"Sid": "CrawlSparkJobRuns", "Effect": "Allow",
+             "Action": ["emr-serverless:StartJobRun", "emr-serverless:GetJobRun", "emr-serverless:CancelJobRun",
+                        "emr-serverless:TagResource"],
+             "Resource": [{"Fn::Sub": application}, {"Fn::Sub": application + "/jobruns/*"}]},
+            {"Sid": "CrawlSparkPassJobRole", "Effect": "Allow", "Action": ["iam:PassRole"],
+             "Resource": [{"Ref": "CrawlSparkJobRoleArn"}],
+             "Condition": {"StringEquals": {"iam:PassedToService": "emr-serverless.amazonaws.com"}}},
+            {"Sid": "CrawlSparkSpecs", "Effect": "Allow",
+             "Action": ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"],
+             "Resource": [{"Fn::Sub": [_PARTITION_S3 + "${Path}/crawls/*", {"Path": code}]}],
+             "Condition": {"StringEquals": {"aws:ResourceAccount": ACCOUNT}}},
+            {"Sid": "CrawlSparkSealKey", "Effect": "Allow", "Action": ["kms:Encrypt"],
+             "Resource": [{"Fn::GetAtt": ["IdentitiesKey", "Arn"]}]}]},
+    }}
 
 
 def _allowed_location_policies(roles: list[str]) -> dict[str, Any]:

@@ -4,7 +4,9 @@ dependency of pynamodb, and its models of 400 services are most of the package),
 finished by ``infra.cloudformation`` (tables, key, warehouse, policies, logs, stage settings);
 and the crawl worker's own zip, crawl-worker.zip: the API's package plus the modules of
 ``pipelines/`` the crawl needs (``WORKER_MODULES``; pyarrow is the layer the template's
-``PyarrowLayerArn`` names, so the API's package never holds the engine or pyarrow).
+``PyarrowLayerArn`` names, so the API's package never holds the engine or pyarrow; and the
+botocore model of EMR Serverless, for large crawls handed to Spark), and ``out/crawl-spark``, the
+Spark driver and the engine's zip to copy where the template's ``CrawlSparkCode`` names.
 
 Run: ``.venv/bin/python -m infra.package out/`` (or ``make package``); prints the sizes.
 ``sam_template()`` gives the same template without building the zip (the tests lint it).
@@ -32,7 +34,12 @@ CODE_URI = "./deployment.zip"
 WORKER_ZIP = "crawl-worker.zip"
 WORKER_MODULES = ("pipelines/__init__.py", "pipelines/formats.py", "pipelines/layout.py",
                   "pipelines/crawl_worker.py", "pipelines/crawl/__init__.py", "pipelines/crawl/classify.py",
-                  "pipelines/crawl/discover.py", "pipelines/crawl/s3files.py")
+                  "pipelines/crawl/discover.py", "pipelines/crawl/s3files.py", "pipelines/crawl/spark_driver.py")
+
+# The worker's own clients beyond the API's: EMR Serverless (large crawls on Spark, when set up).
+WORKER_SERVICES = ("emr-serverless",)
+# The folder of the Spark driver and the engine's zip (the template's CrawlSparkCode, on S3).
+SPARK_FOLDER = "crawl-spark"
 
 
 def _keep(name: str) -> bool:
@@ -55,14 +62,38 @@ def slim(zip_path: Path) -> tuple[int, int]:
 
 
 def crawl_worker_zip(api_zip: Path) -> Path:
-    """Write the crawl worker's zip next to ``api_zip``: its files and ``WORKER_MODULES``."""
+    """Write the crawl worker's zip next to ``api_zip``: its files, ``WORKER_MODULES``, and (when
+    the API zip holds botocore) the botocore models of ``WORKER_SERVICES``, which the API slims away."""
     target = api_zip.with_name(WORKER_ZIP)
     with zipfile.ZipFile(api_zip) as source, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as worker:
+        has_botocore = False
         for info in source.infolist():
+            has_botocore = has_botocore or info.filename.startswith("botocore/data/")
             worker.writestr(info, source.read(info.filename))
         for name in WORKER_MODULES:
             worker.write(REPO / name, name)
+        if has_botocore:
+            import botocore
+
+            data = Path(botocore.__file__).parent / "data"
+            for service in WORKER_SERVICES:
+                for path in sorted((data / service).rglob("*")):
+                    if path.is_file():
+                        worker.write(path, f"botocore/data/{path.relative_to(data).as_posix()}")
     return target
+
+
+def crawl_spark_folder(out: Path) -> Path:
+    """``out/crawl-spark``: what ``CrawlSparkCode`` names on S3 (copy it there): the driver
+    (``spark_driver.py``) and the engine it imports (``pipelines.zip``, for --py-files)."""
+    folder = out / SPARK_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "pipelines" / "crawl" / "spark_driver.py", folder / "spark_driver.py")
+    with zipfile.ZipFile(folder / "pipelines.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted((REPO / "pipelines").rglob("*.py")):
+            if "__pycache__" not in path.parts:
+                archive.write(path, path.relative_to(REPO).as_posix())
+    return folder
 
 
 def _chalice() -> tuple[Any, Any, Any]:
@@ -119,6 +150,7 @@ def main() -> None:
     create_app_packager(config, options).package_app(config, str(out), STAGE)
     before, after = slim(out / "deployment.zip")
     worker = crawl_worker_zip(out / "deployment.zip")
+    spark = crawl_spark_folder(out)
     template = out / "sam.json"
     built = json.loads(template.read_text())
     # The one template: what the tests lint is what gets deployed.
@@ -126,7 +158,7 @@ def main() -> None:
     template.write_text(json.dumps(sam_template(), indent=2) + "\n")
     print(f"{out / 'deployment.zip'}: {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB "
           f"(kept botocore models: {', '.join(sorted(KEEP_SERVICES))}); {worker}: "
-          f"{worker.stat().st_size / 1e6:.1f} MB; {template}")
+          f"{worker.stat().st_size / 1e6:.1f} MB; {spark} (for CrawlSparkCode); {template}")
 
 
 if __name__ == "__main__":

@@ -153,8 +153,8 @@ def remove_temp_dirs() -> None:
 
 
 def ship_package(spark: SparkSession) -> None:
-    """Send this package to the executors once per SparkContext (``addPyFile`` of a zip), so
-    tasks can import it on a cluster without --py-files."""
+    """Send this package (its subpackages too: the crawl engine) to the executors once per
+    SparkContext (``addPyFile`` of a zip), so tasks can import it on a cluster without --py-files."""
     import tempfile
     import zipfile
     sc = spark.sparkContext
@@ -168,8 +168,12 @@ def ship_package(spark: SparkSession) -> None:
     _temp_dirs.append(folder)
     target = os.path.join(folder, "pipelines.zip")
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in sorted(os.listdir(package)):
-            if name.endswith(".py"):
-                archive.write(os.path.join(package, name), f"pipelines/{name}")
+        for folder_path, folders, names in os.walk(package):
+            folders[:] = sorted(f for f in folders if os.path.isfile(os.path.join(folder_path, f, "__init__.py")))
+            relative = os.path.relpath(folder_path, package)
+            inside = "pipelines" if relative == "." else f"pipelines/{relative.replace(os.sep, '/')}"
+            for name in sorted(names):
+                if name.endswith(".py"):
+                    archive.write(os.path.join(folder_path, name), f"{inside}/{name}")
     sc.addPyFile(target)
     _shipped.add(id(sc))

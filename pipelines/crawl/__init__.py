@@ -9,7 +9,10 @@ partitions through the public Glue API, as AWS's crawler does.
 - DeltaTargets / IcebergTargets: the table is registered from its ``_delta_log`` / metadata JSON.
 
 No pyspark here: the same engine runs in a crawler function, from ``python -m pipelines crawl``,
-or on a Spark driver (spark-submit) for a crawl too large for a function.
+or on a Spark driver (spark-submit, ``pipelines/crawl/spark_driver.py``) for a crawl too large for
+a function. Only the classification of files differs there: ``classify_files`` (a thread pool by
+default, Spark tasks under the driver); ``hand_off`` lets the caller send a large crawl there
+after listing, before anything is written.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from botocore.exceptions import ClientError
 from pipelines.crawl import classify as cls
 from pipelines.crawl import discover, s3files
 
-__all__ = ["CrawlFailed", "run_crawl"]
+__all__ = ["ClassifyFiles", "CrawlFailed", "run_crawl"]
 
 BATCH_CREATE = 100
 BATCH_UPDATE = 100
@@ -34,6 +37,12 @@ BATCH_DELETE = 25
 INDEX_NAME = "crawler_partition_index"
 WORKERS = 16
 SERIALIZER = {"CrawlerSchemaSerializerVersion": "1.0", "CrawlerSchemaDeserializerVersion": "1.0"}
+# Files classified between two looks at should_stop() and two progress reports.
+CLASSIFY_BATCH = 256
+
+# ``classify_files(bucket, [(key, size), ...], custom classifiers)``: each file's classification
+# (None: UNKNOWN), in order. A ClientError of S3 fails the crawl as it does in-process.
+ClassifyFiles = Callable[[str, list[tuple[str, int]], list[dict[str, Any]]], list[Optional[cls.Classified]]]
 
 
 class CrawlFailed(Exception):
@@ -73,8 +82,15 @@ def _code(error: ClientError) -> str:
 
 class _Run:
     def __init__(self, crawler: dict[str, Any], classifiers: list[dict[str, Any]], glue: Any, s3: Any,
-                 should_stop: Callable[[], bool], progress: Callable[[dict[str, Any]], None]):
+                 should_stop: Callable[[], bool], progress: Callable[[dict[str, Any]], None],
+                 classify_files: Optional[ClassifyFiles] = None, classify_batch: int = CLASSIFY_BATCH,
+                 hand_off: Optional[Callable[[int], bool]] = None):
         self.crawler, self.glue, self.s3 = crawler, glue, s3
+        self.classify_files = classify_files or self.classify_here
+        self.classify_batch = max(1, classify_batch)
+        self.hand_off = hand_off
+        # Listings made to count the files before the hand-off decision, reused by the crawl.
+        self.listed: dict[tuple[str, tuple[str, ...]], tuple[str, str, dict[tuple[str, ...], list]]] = {}
         self.name = crawler.get("Name", "")
         self.custom = [c for c in classifiers if "CsvClassifier" in c or "JsonClassifier" in c]
         self.should_stop, self.report = should_stop, progress
@@ -159,10 +175,29 @@ class _Run:
 
     # ------------------------------------------------------------ the run
 
+    def files_to_classify(self, targets: dict[str, Any]) -> int:
+        """The number of files the S3 targets' classification would read (each folder's first
+        SampleSize), listing each target once (the crawl reuses the listings)."""
+        count = 0
+        for target in targets.get("S3Targets") or []:
+            exclusions = list(target.get("Exclusions") or [])
+            key = (target.get("Path") or "", tuple(exclusions))
+            if key not in self.listed:
+                self.listed[key] = self.list_target(key[0], exclusions)
+            sample = target.get("SampleSize")
+            count += sum(min(len(objects), sample) if sample else len(objects)
+                         for objects in self.listed[key][2].values())
+        return count
+
     def go(self) -> dict[str, Any]:
         targets = self.crawler.get("Targets") or {}
         cancelled = False
         try:
+            if self.hand_off is not None:
+                files = self.files_to_classify(targets)
+                if self.hand_off(files):
+                    # Nothing written: the caller runs the crawl elsewhere (Spark).
+                    return {"HandOff": True, "Files": files}
             self.ensure_database(self.database)
             for target in targets.get("S3Targets") or []:
                 self.check_stop()
@@ -187,6 +222,7 @@ class _Run:
             raise CrawlFailed(f"{_code(error)}: {error.response.get('Error', {}).get('Message', error)}") from None
         finally:
             self.pool.shutdown(wait=True)
+            self.listed.clear()
         s = self.stats
         s.seconds["total"] = time.perf_counter() - self.started
         self.tick(0)
@@ -234,10 +270,9 @@ class _Run:
         sampled: dict[tuple[str, ...], int] = {}
         since = time.perf_counter()
         done = 0
-        for batch in _chunks(jobs, 256):
+        for batch in _chunks(jobs, self.classify_batch):
             self.check_stop()
-            found: list[Optional[cls.Classified]] = list(self.pool.map(
-                lambda job: cls.classify(self.s3, bucket, job[1].key, job[1].size, self.custom), batch))
+            found = self.classify_files(bucket, [(obj.key, obj.size) for _, obj in batch], self.custom)
             for (rel, _), result in zip(batch, found):
                 self.stats.files_read += 1
                 sampled[rel] = sampled.get(rel, 0) + 1
@@ -274,9 +309,16 @@ class _Run:
             out.append(discover.Folder(rel, schema, objects=len(objects), bytes=sizes, records=records))
         return out
 
+    def classify_here(self, bucket: str, files: list[tuple[str, int]], custom: list[dict[str, Any]]
+                      ) -> list[Optional[cls.Classified]]:
+        """The default ``classify_files``: WORKERS ranged readers of this process."""
+        return list(self.pool.map(lambda file: cls.classify(self.s3, bucket, file[0], file[1], custom), files))
+
     def crawl_s3(self, target: dict[str, Any]) -> None:
         path = target.get("Path") or ""
-        bucket, prefix, folders = self.list_target(path, target.get("Exclusions") or [])
+        exclusions = list(target.get("Exclusions") or [])
+        listed = self.listed.pop((path, tuple(exclusions)), None)
+        bucket, prefix, folders = listed or self.list_target(path, exclusions)
         sample = target.get("SampleSize")
         base_uri = f"s3://{bucket}" + (f"/{prefix}" if prefix else "")
         known: dict[str, tuple[dict[str, Any], dict[tuple[str, ...], dict[str, Any]]]] = {}
@@ -696,8 +738,16 @@ def _iceberg_type(t: Any) -> str:
 
 
 def run_crawl(crawler: dict[str, Any], *, classifiers: list[dict[str, Any]], glue: Any, s3: Any,
-              should_stop: Callable[[], bool], progress: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+              should_stop: Callable[[], bool], progress: Callable[[dict[str, Any]], None],
+              classify_files: Optional[ClassifyFiles] = None, classify_batch: int = CLASSIFY_BATCH,
+              hand_off: Optional[Callable[[int], bool]] = None) -> dict[str, Any]:
     """Run one crawl of ``crawler`` (GetCrawler's shape); see the module docstring. Returns the
     counts, ``Cancelled`` when ``should_stop()`` turned true, and ``Summary`` (a JSON string:
-    the tables written, the log, and seconds by phase, ``catalog_writes`` among them)."""
-    return _Run(crawler, classifiers, glue, s3, should_stop, progress).go()
+    the tables written, the log, and seconds by phase, ``catalog_writes`` among them).
+
+    ``classify_files`` classifies a batch of ``classify_batch`` files (default: 16 threads of this
+    process). ``hand_off(files)`` is asked once the S3 targets are listed, before any write, with
+    the number of files to classify: True returns ``{"HandOff": True, "Files": files}`` at once
+    (the caller runs the crawl elsewhere, e.g. on Spark)."""
+    return _Run(crawler, classifiers, glue, s3, should_stop, progress, classify_files, classify_batch,
+                hand_off).go()

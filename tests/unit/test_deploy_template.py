@@ -71,7 +71,7 @@ def test_the_api_stage_is_throttled_and_logged() -> None:
 # ------------------------------------------------------------------------------ evaluated
 class _Stack:
     """Just enough of CloudFormation to evaluate the template's expressions for given parameters:
-    Ref, Fn::Sub / Join / Split / Select / If / Equals / Not, Fn::ForEach; GetAtt as a marker."""
+    Ref, Fn::Sub / Join / Split / Select / If / Equals / Not / And, Fn::ForEach; GetAtt as a marker."""
 
     def __init__(self, template: dict[str, Any], **parameters: Any) -> None:
         self.values: dict[str, Any] = {name: spec.get("Default") for name, spec in template["Parameters"].items()}
@@ -117,6 +117,8 @@ class _Stack:
             return self.eval(arg[0]) == self.eval(arg[1])
         if name == "Fn::Not":
             return not self.eval(arg[0])
+        if name == "Fn::And":
+            return all(self.eval(a) for a in arg)
         if name == "Fn::Join":
             return arg[0].join(self.eval(arg[1]))
         if name == "Fn::Split":
@@ -216,9 +218,35 @@ def test_the_crawl_worker_is_a_function_of_its_own_package_run_every_minute() ->
     assert event == {"Type": "Schedule", "Properties": {"Schedule": "rate(1 minute)"}}
     variables = worker["Environment"]["Variables"]
     assert variables["GLUE_CRAWL_ENDPOINT"] == "https://<RestAPI>.execute-api.us-gov-west-1.<AWS::URLSuffix>/api/"
-    assert {k: v for k, v in variables.items() if k != "GLUE_CRAWL_ENDPOINT"} == api["Environment"]["Variables"]
+    spark = {"GLUE_CRAWL_EMR_APPLICATION": "", "GLUE_CRAWL_EMR_ROLE": "", "GLUE_CRAWL_EMR_CODE": "",
+             "GLUE_CRAWL_SPARK_FILES": 20000}  # no EMR application: the worker crawls everything itself
+    assert {k: variables[k] for k in spark} == spark
+    assert {k: v for k, v in variables.items() if k != "GLUE_CRAWL_ENDPOINT" and k not in spark} == \
+        api["Environment"]["Variables"]
     default = _Stack(template())
     assert default.eval(default.resources["CrawlWorker"])["Properties"]["Layers"] == "<AWS::NoValue>"
+
+
+def test_large_crawls_go_to_the_emr_serverless_application_named() -> None:
+    assert "CrawlWorkerSparkPolicy" not in _Stack(template()).resources
+    stack = _Stack(template(), CrawlSparkApplicationId="00fabc123", CrawlSparkFiles=5000,
+                   CrawlSparkJobRoleArn="arn:aws:iam::111122223333:role/CrawlSparkJob",
+                   CrawlSparkCode="s3://ops-bucket/crawl-spark")
+    variables = stack.eval(stack.resources["CrawlWorker"])["Properties"]["Environment"]["Variables"]
+    assert (variables["GLUE_CRAWL_EMR_APPLICATION"], variables["GLUE_CRAWL_EMR_ROLE"], variables["GLUE_CRAWL_EMR_CODE"],
+            variables["GLUE_CRAWL_SPARK_FILES"]) == ("00fabc123", "arn:aws:iam::111122223333:role/CrawlSparkJob",
+                                                     "s3://ops-bucket/crawl-spark", 5000)
+    policy = stack.eval(stack.resources["CrawlWorkerSparkPolicy"])["Properties"]
+    assert policy["Roles"] == ["<CrawlWorkerRole>"]
+    by_sid = {s["Sid"]: s for s in policy["PolicyDocument"]["Statement"]}
+    application = "arn:aws-us-gov:emr-serverless:us-gov-west-1:111122223333:/applications/00fabc123"
+    assert by_sid["CrawlSparkJobRuns"]["Resource"] == [application, application + "/jobruns/*"]
+    assert by_sid["CrawlSparkPassJobRole"]["Resource"] == ["arn:aws:iam::111122223333:role/CrawlSparkJob"]
+    assert by_sid["CrawlSparkPassJobRole"]["Condition"] == {
+        "StringEquals": {"iam:PassedToService": "emr-serverless.amazonaws.com"}}
+    assert by_sid["CrawlSparkSpecs"]["Resource"] == ["arn:aws-us-gov:s3:::ops-bucket/crawl-spark/crawls/*"]
+    assert by_sid["CrawlSparkSealKey"] == {"Sid": "CrawlSparkSealKey", "Effect": "Allow", "Action": ["kms:Encrypt"],
+                                           "Resource": ["<IdentitiesKey.Arn>"]}
 
 
 def test_the_crawl_worker_reads_only_the_crawl_targets() -> None:

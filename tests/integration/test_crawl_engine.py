@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import boto3
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from infra.local.dynamodb_local import PREEXEC, free_port, stop_process
-from infra.local.stack import REGION, wait_for_port
+from tests.integration.moto_s3 import moto_s3, s3_client
+from infra.local.stack import REGION
 from pipelines.crawl import CrawlFailed, run_crawl
 
 BUCKET = "crawl-lake"
@@ -29,20 +27,9 @@ VENV_BIN = Path(__file__).resolve().parents[2] / ".venv" / "bin"
 
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """moto's S3 server on a free port (as in test_paimon_s3_warehouse), with the lake bucket."""
-    port = free_port()
-    log = open(tmp_path_factory.mktemp("moto") / "moto.log", "ab")
-    process = subprocess.Popen([str(VENV_BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
-                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, preexec_fn=PREEXEC)
-    log.close()
-    try:
-        wait_for_port(port, process)
-        client = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name=REGION,
-                              aws_access_key_id="local", aws_secret_access_key="local")
-        client.create_bucket(Bucket=BUCKET)
-        yield client
-    finally:
-        stop_process(process)
+    """moto's S3 server with the lake bucket."""
+    with moto_s3(tmp_path_factory.mktemp("moto"), BUCKET) as url:
+        yield s3_client(url)
 
 
 def parquet(rows: dict[str, list]) -> bytes:

@@ -8,18 +8,16 @@ test_crawl_engine.py (``run_crawl`` called directly); this is what a user does.
 from __future__ import annotations
 
 import io
-import subprocess
 import uuid
 from pathlib import Path
 from typing import Any, Iterator
 
-import boto3
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from infra.local.dynamodb_local import PREEXEC, free_port, stop_process
-from infra.local.stack import REGION, client, wait_for_port
+from tests.integration.moto_s3 import moto_s3, s3_client
+from infra.local.stack import client
 from tests.integration.conftest import random_account
 from tests.integration.test_crawlers import ready, wait_for
 
@@ -29,24 +27,13 @@ VENV_BIN = Path(__file__).resolve().parents[2] / ".venv" / "bin"
 
 @pytest.fixture(scope="module")
 def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """moto's S3 server on a free port, holding the lake bucket."""
-    port = free_port()
-    log = open(tmp_path_factory.mktemp("moto-e2e") / "moto.log", "ab")
-    process = subprocess.Popen([str(VENV_BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
-                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, preexec_fn=PREEXEC)
-    log.close()
-    try:
-        wait_for_port(port, process)
-        endpoint = f"http://127.0.0.1:{port}"
-        s3(endpoint).create_bucket(Bucket=BUCKET)
-        yield endpoint
-    finally:
-        stop_process(process)
+    """moto's S3 server holding the lake bucket."""
+    with moto_s3(tmp_path_factory.mktemp("moto-e2e"), BUCKET) as url:
+        yield url
 
 
 def s3(endpoint: str) -> Any:
-    return boto3.client("s3", endpoint_url=endpoint, region_name=REGION,
-                        aws_access_key_id="local", aws_secret_access_key="local")
+    return s3_client(endpoint)
 
 
 def parquet(rows: dict[str, list]) -> bytes:

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 import time
 import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import boto3
 import fastavro
 import pytest
 import requests
@@ -29,8 +27,8 @@ from pypaimon.schema.schema_change import SchemaChange
 from pypaimon.table.instant import Instant
 
 from chalicelib.store import warehouse
-from infra.local.dynamodb_local import PREEXEC, free_port, stop_process
-from infra.local.stack import REGION, CatalogStack, client, wait_for_port
+from tests.integration.moto_s3 import moto_s3, s3_client
+from infra.local.stack import REGION, CatalogStack, client
 
 BUCKET = "paimon-warehouse-test"
 ACCOUNT = "123456789012"
@@ -40,25 +38,9 @@ VENV_BIN = Path(__file__).resolve().parents[2] / ".venv" / "bin"
 
 @pytest.fixture(scope="module")
 def moto_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """moto's S3 server on a free local port, with the test bucket; stopped after the module."""
-    port = free_port()
-    log = open(tmp_path_factory.mktemp("moto") / "moto.log", "ab")
-    process = subprocess.Popen([str(VENV_BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
-                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, preexec_fn=PREEXEC)
-    log.close()  # the child holds its own descriptor
-    try:
-        wait_for_port(port, process)
-        url = f"http://127.0.0.1:{port}"
-        s3_client(url).create_bucket(Bucket=BUCKET)
+    """moto's S3 server with the test bucket; stopped after the module."""
+    with moto_s3(tmp_path_factory.mktemp("moto"), BUCKET) as url:
         yield url
-    finally:
-        stop_process(process)
-
-
-def s3_client(url: str) -> Any:
-    """A boto3 S3 client on moto (any credentials do)."""
-    return boto3.client("s3", endpoint_url=url, region_name=REGION, aws_access_key_id="local",
-                        aws_secret_access_key="local")
 
 
 # Allowed, but never created: the server's S3 calls there are refused by S3 itself.

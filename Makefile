@@ -11,7 +11,8 @@
 #   make identities ARGS="keys list"   the identities admin command against make run's store
 #   make shell   a Python with boto3 glue / lakeformation clients (and pyiceberg / pypaimon catalogs when
 #                installed) configured for make run's endpoint (infra/local/shell.py)
-#   make reset   empty make run's catalog (every account; POST /_local/reset), open mode only
+#   make reset   empty make run's catalog (every account; POST /_local/reset), open mode only;
+#                make reset ACCOUNT=111122223333: that account's catalog only
 #   make lint    ruff, the import layering contracts and mypy (settings: pyproject.toml)
 #   make test    lint, then the whole test suite against DynamoDB Local
 #                (narrow it: make test TESTS=tests/unit PYTEST_ARGS="-k name -x")
@@ -89,7 +90,7 @@ shell: $(RUN_STAMP)
 	@$(PY) -m infra.local.shell
 
 reset: $(RUN_STAMP)
-	@$(PY) -m infra.local.shell --reset
+	@$(PY) -m infra.local.shell --reset $(if $(ACCOUNT),--account $(ACCOUNT))
 
 # The store of a running `make run`: DynamoDB Local's catalog database is named by the key id
 # kept in $(DATA_DIR)/dynamodb (see infra/local/dynamodb_local.py).

@@ -226,7 +226,10 @@ def _config(args: argparse.Namespace) -> Any:
 
 def _say(args: argparse.Namespace, message: str) -> None:
     if not getattr(args, "quiet", False):
-        print(message, file=sys.stderr, flush=True)
+        # One write: print() writes the text and its newline apart, and Spark starts on a
+        # thread of its own, so two lines could interleave.
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
 
 
 class SparkRun:
@@ -258,7 +261,8 @@ class SparkRun:
                 _say(self.args, f"starting Spark ({self.args.master or 'local[*]'}) ...")
             from pipelines.runtime import spark_session
             self.session = spark_session(self.args.master, app_name=f"pipelines-{self.args.command}",
-                                         conf=self.conf, verbose=self.args.verbose)
+                                         conf=self.conf, verbose=self.args.verbose,
+                                         jvm_log=None if self.args.verbose else getattr(self.args, "spark_log", None))
             self.seconds["spark_start"] = time.perf_counter() - start
             if self.owned:
                 _say(self.args, f"  Spark ready in {self.seconds['spark_start']:.1f} s")
@@ -483,10 +487,52 @@ def _one_line(error: BaseException) -> str:
     return first if len(first) <= 400 else first[:400] + " ..."
 
 
+def spark_log_path() -> tuple[str, bool]:
+    """Where the JVM's output goes without --verbose, and whether the user chose it
+    (``PIPELINES_SPARK_LOG``: kept; else a file of this run in the temp directory, removed
+    unless the run failed)."""
+    import os
+    import tempfile
+    chosen = os.environ.get("PIPELINES_SPARK_LOG")
+    if chosen:
+        return os.path.abspath(chosen), True
+    return os.path.join(tempfile.gettempdir(), f"pipelines-spark-{os.getpid()}.log"), False
+
+
+def _discard(path: str, chosen: bool) -> None:
+    """Remove this run's JVM log, unless the user chose its path."""
+    import os
+    if not chosen:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+def _spark_log_note(path: str, chosen: bool) -> str:
+    """``Spark's log: PATH; `` when the JVM wrote something there (the file is kept for it);
+    an empty log is removed."""
+    import os
+    try:
+        written = os.path.getsize(path) > 0
+    except OSError:
+        return ""
+    if not written:
+        _discard(path, chosen)
+        return ""
+    return f"Spark's log: {path}; "
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run one subcommand; returns the exit code (0 done, 1 failed, 2 wrong command line)."""
+    """Run one subcommand; returns the exit code (0 done, 1 failed, 2 wrong command line).
+
+    Without --verbose the JVM's own output (Java's start-up warning, Spark's error log) goes to
+    a log file, named in the one-line error of a failed run, so a terminal shows only the CLI's
+    lines."""
     args = build_parser().parse_args(argv)
     prog = f"python -m pipelines {args.command}"
+    args.spark_log, chosen = spark_log_path()
+    failed = False
     try:
         return COMMANDS[args.command](args)
     except UsageError as error:
@@ -507,6 +553,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if getattr(args, "verbose", False):
             raise
         from pipelines.catalog import error_code
-        print(f"{prog}: failed: {error_code(error)}: {_one_line(error)} (--verbose shows the traceback)",
+        failed = True
+        note = _spark_log_note(args.spark_log, chosen)
+        print(f"{prog}: failed: {error_code(error)}: {_one_line(error)} ({note}--verbose shows the traceback)",
               file=sys.stderr)
         return 1
+    finally:
+        if not failed:
+            _discard(args.spark_log, chosen)

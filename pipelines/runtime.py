@@ -27,12 +27,16 @@ QUIET_LOG4J = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2-q
 
 
 def spark_session(master: Optional[str] = None, app_name: str = "glue-catalog-pipelines",
-                  conf: Optional[dict[str, str]] = None, verbose: bool = False) -> SparkSession:
+                  conf: Optional[dict[str, str]] = None, verbose: bool = False,
+                  jvm_log: Optional[str] = None) -> SparkSession:
     """The active session, or a new one. ``master`` applies only when spark-submit did not set
     one (so the same job runs unchanged on a cluster); local runs default to ``local[*]``.
 
     Unless ``verbose``, Spark logs errors only (from the JVM's start, through a log4j2 file,
-    so its startup warnings do not show either) and draws no console progress bar."""
+    so its startup warnings do not show either) and draws no console progress bar.
+    ``jvm_log``: when this call starts the JVM, its stdout and stderr (Java's own start-up
+    warnings, Spark's log, the Python workers' stderr) are appended to this file instead of
+    this process's terminal."""
     builder = SparkSession.builder.appName(app_name)
     has_master = SparkConf().contains("spark.master")
     if master or not has_master:
@@ -66,10 +70,27 @@ def spark_session(master: Optional[str] = None, app_name: str = "glue-catalog-pi
         chosen.setdefault("spark.driver.extraJavaOptions", " ".join(java_options))
     for key, value in chosen.items():
         builder = builder.config(key, value)
+    if jvm_log and SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        launch = {**chosen, "spark.app.name": app_name}
+        if master or not has_master:
+            launch["spark.master"] = master or "local[*]"
+        _launch_gateway(launch, jvm_log)
     session = builder.getOrCreate()
     level = os.environ.get("PIPELINES_SPARK_LOG_LEVEL") or ("WARN" if verbose else "ERROR")
     session.sparkContext.setLogLevel(level)
     return session
+
+
+def _launch_gateway(conf: dict[str, str], log_path: str) -> None:
+    """Start Spark's JVM (spark-submit, as PySpark does) with its output in ``log_path``, and
+    make it the gateway the next SparkContext uses. Java prints `WARNING: Using incubator
+    modules` itself as it starts, before any logging is configured (Spark adds the module on
+    the JVM's command line), so only its stderr can keep that line off a terminal."""
+    from pyspark.java_gateway import launch_gateway
+    with open(log_path, "ab") as log:
+        gateway = launch_gateway(SparkConf().setAll(list(conf.items())),
+                                 popen_kwargs={"stdout": log, "stderr": log})
+    SparkContext._ensure_initialized(gateway=gateway)
 
 
 class Timer:
@@ -138,7 +159,10 @@ class Progress:
 def say(message: str, quiet: bool = False) -> None:
     """A progress line on stderr (summaries go to stdout)."""
     if not quiet:
-        print(message, file=sys.stderr, flush=True)
+        # One write: print() writes the text and its newline apart, and Spark starts on a
+        # thread of its own, so two lines could interleave.
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
 
 
 _shipped: set[int] = set()

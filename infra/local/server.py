@@ -83,6 +83,7 @@ log = logging.getLogger("infra.local.server")
 request_log = logging.getLogger("glue_catalog.requests")
 # Open mode only, never deployed: empties the catalog (chalicelib/store/reset.py).
 RESET_PATH = "/_local/reset"
+_ACCOUNT_ID = re.compile(r"[0-9]{12}")
 
 
 def thread_safe(app: Chalice) -> Chalice:
@@ -457,7 +458,8 @@ class GatewayHandler(BaseHTTPRequestHandler):
         self._send(response["statusCode"], out_headers, out_body)
 
     def _reset(self, body: Optional[bytes]) -> None:
-        """``POST /_local/reset``: empty the catalog, every account, in open mode only."""
+        """``POST /_local/reset``: empty the catalog, in open mode only: every account's, or
+        with a JSON body ``{"AccountId": "<12 digits>"}`` that account's alone."""
         from chalicelib.protocol import sigv4
 
         if sigv4.required():
@@ -468,19 +470,28 @@ class GatewayHandler(BaseHTTPRequestHandler):
             request = json.loads(body) if body and body.strip() else {}
         except ValueError:
             request = None
-        if not isinstance(request, dict) or request:
+        if not isinstance(request, dict) or set(request) - {"AccountId"}:
             self._send_error(400, "InvalidInputException",
-                             f"{RESET_PATH} takes no parameters: it empties the catalog of every account")
+                             f"{RESET_PATH} takes no parameters but AccountId: a JSON body {{\"AccountId\": "
+                             "\"123456789012\"}} empties that account's catalog, none every account's")
             return
-        from chalicelib.store.reset import empty_catalog
+        account = request.get("AccountId")
+        if "AccountId" in request and not (isinstance(account, str) and _ACCOUNT_ID.fullmatch(account)):
+            self._send_error(400, "InvalidInputException",
+                             f"{RESET_PATH}: AccountId must be an account id of 12 digits, not {json.dumps(account)[:100]}")
+            return
+        from chalicelib.store.reset import empty_account, empty_catalog
 
         try:
-            deleted = empty_catalog()
+            deleted = empty_catalog() if account is None else empty_account(account)
         except Exception:  # the store's fault: logged with its traceback, answered as a 500
             log.exception("%s failed", RESET_PATH)
             self._send_error(500, "InternalServiceException", "the reset failed part way; retry it")
             return
-        self._send(200, {"Content-Type": "application/json"}, json.dumps({"ItemsDeleted": deleted}).encode())
+        answer: dict[str, Any] = {"ItemsDeleted": deleted}
+        if account is not None:
+            answer["AccountId"] = account
+        self._send(200, {"Content-Type": "application/json"}, json.dumps(answer).encode())
 
     # -- request body -------------------------------------------------------------------
 

@@ -9,7 +9,8 @@ against ``$GLUE_LOCAL_DATA_DIR/tls/ca.pem``). The caller is ``AWS_ACCESS_KEY_ID`
 mode's default account.
 
 ``python -m infra.local.shell -c "print(glue.get_databases())"`` runs code with the same names;
-``--reset`` posts ``/_local/reset`` (open mode only; infra/local/server.py).
+``--reset`` posts ``/_local/reset`` (open mode only; infra/local/server.py); ``--reset --account ID`` empties
+that account's catalog only.
 """
 
 from __future__ import annotations
@@ -80,10 +81,13 @@ def names(url: str) -> dict[str, Any]:
     return found
 
 
-def reset(url: str) -> int:
-    """POST /_local/reset; prints the answer, returns the exit status."""
+def reset(url: str, account: Optional[str] = None) -> int:
+    """POST /_local/reset (of one account's catalog when ``account`` is given); prints the
+    answer, returns the exit status."""
     context = ssl.create_default_context(cafile=_ca_bundle(url)) if url.startswith("https:") else None
-    request = urllib.request.Request(f"{url}/_local/reset", data=b"", method="POST")
+    body = json.dumps({"AccountId": account}).encode() if account is not None else b""
+    request = urllib.request.Request(f"{url}/_local/reset", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=120, context=context) as response:
             deleted = json.loads(response.read())["ItemsDeleted"]
@@ -93,7 +97,8 @@ def reset(url: str) -> int:
     except OSError as exc:
         print(f"no catalog answers on {url} ({exc}): start make run first", file=sys.stderr)
         return 1
-    print(f"reset: the catalog of {url} is empty ({deleted} items deleted; table files are left)")
+    whose = f"account {account}'s catalog" if account is not None else "the catalog"
+    print(f"reset: {whose} of {url} is empty ({deleted} items deleted; table files are left)")
     return 0
 
 
@@ -101,13 +106,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-c", dest="command", help="run this code with the shell's names, then exit")
     parser.add_argument("--reset", action="store_true", help="empty the running catalog (open mode only)")
+    parser.add_argument("--account", help="with --reset: empty only this account's catalog (12 digits; "
+                                          "default: every account's)")
     args = parser.parse_args(argv)
     try:
         url = endpoint_url()
     except ValueError as exc:
         parser.error(str(exc))
+    if args.account is not None and not args.reset:
+        parser.error("--account goes with --reset")
     if args.reset:
-        return reset(url)
+        return reset(url, args.account)
     namespace = names(url)
     if args.command is not None:
         exec(compile(args.command, "<-c>", "exec"), namespace)

@@ -1,6 +1,7 @@
-"""``POST /_local/reset`` (infra/local/server.py, chalicelib/store/reset.py) and the request log
-(app.py): driven over HTTP against a stack of its own, since a reset empties every account of the
-DynamoDB tables it runs on (the session's stack is shared by every test)."""
+"""``POST /_local/reset`` (infra/local/server.py, chalicelib/store/reset.py), of every account or
+of one (``{"AccountId": ...}``), and the request log (app.py): driven over HTTP against a stack of
+its own, since a reset empties every account of the DynamoDB tables it runs on (the session's
+stack is shared by every test)."""
 
 from __future__ import annotations
 
@@ -38,8 +39,9 @@ def log_text(path: Path, needle: str, timeout: float = 5.0) -> str:
 
 @pytest.fixture(scope="module")
 def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """A stack for this module alone, emptied before each test (by the reset under test)."""
-    with CatalogStack(log_dir=tmp_path_factory.mktemp("reset-logs")) as running:
+    """A stack for this module alone, emptied before each test (by the reset under test). No
+    background cleaner: a deleted table's cleanup job and what is below it stay for a reset to find."""
+    with CatalogStack(log_dir=tmp_path_factory.mktemp("reset-logs"), server_env={"GLUE_CLEANUP_THREAD": "0"}) as running:
         yield running
 
 
@@ -70,13 +72,118 @@ def test_reset_empties_every_account_and_the_catalog_works_on(own_stack: Catalog
     assert post(own_stack.endpoint, "/_local/reset")[0] == 200
 
 
-@pytest.mark.parametrize("body", [b'{"AccountId": "123456789012"}', b"not json", b"[]"])
-def test_reset_takes_no_parameters(own_stack: CatalogStack, body: bytes) -> None:
+@pytest.mark.parametrize("body", [b'{"CatalogId": "123456789012"}', b'{"AccountId": "123456789012", "x": 1}',
+                                  b"not json", b"[]", b'{"AccountId": "12345678901"}', b'{"AccountId": 123456789012}',
+                                  b'{"AccountId": "1234567890123"}', b'{"AccountId": "12345678901a"}',
+                                  b'{"AccountId": ""}', b'{"AccountId": null}',
+                                  '{"AccountId": "١٢٣٤٥٦٧٨٩٠١٢"}'.encode()])  # Arabic-Indic digits
+def test_reset_takes_only_an_account_id_of_12_digits(own_stack: CatalogStack, body: bytes) -> None:
     own_stack.client("glue").create_database(DatabaseInput={"Name": "kept"})
     status, answer, headers = post(own_stack.endpoint, "/_local/reset", body)
-    assert status == 400 and answer["__type"] == "InvalidInputException"
+    assert status == 400 and answer["__type"] == "InvalidInputException", answer
     assert headers["x-amzn-ErrorType"] == "InvalidInputException"
     assert [d["Name"] for d in own_stack.client("glue").get_databases()["DatabaseList"]] == ["kept"]
+
+
+def every_item(stack: CatalogStack) -> dict[str, list[str]]:
+    """Every item of the stack's catalog tables, as sorted JSON texts per table (the identities and
+    the settings, which a reset keeps, left out)."""
+    ddb = stack.ddb_client()
+    names = [name for page in ddb.get_paginator("list_tables").paginate() for name in page["TableNames"]
+             if name.startswith(stack.table_prefix) and not name.endswith(("identities", "settings"))]
+    return {name: sorted(json.dumps(item, sort_keys=True, default=bytes.hex) for page in ddb.get_paginator("scan").paginate(
+                TableName=name, ConsistentRead=True) for item in page["Items"]) for name in names}
+
+
+def fill(stack: CatalogStack, account: str) -> None:
+    """One of everything an account holds, through the real clients: Glue databases, tables, a
+    table version, partitions, a partition index, statistics, a deleted table with a partition and
+    a deleted database with a table (their cleanup jobs), functions, connections, tags, a crawler
+    with a schedule; Lake Formation settings, a grant, a governed table's committed objects and an
+    open transaction's pending write; a Paimon table (pypaimon); an Iceberg table (pyiceberg)."""
+    from pypaimon.catalog.catalog_factory import CatalogFactory
+    from pypaimon.schema import data_types as pt
+    from pypaimon.schema.schema import Schema
+
+    from tests.integration.lf_helpers import add, commit, governed_input
+    from tests.integration.test_iceberg_rest import SCHEMA, rest_catalog
+    from tests.integration.test_paimon_protocol import options
+
+    glue, lf = stack.client("glue", account=account), stack.client("lakeformation", account=account)
+    glue.create_database(DatabaseInput={"Name": "sales"})
+    keys = [{"Name": "day", "Type": "string"}, {"Name": "shop", "Type": "int"}]
+    columns = [{"Name": "id", "Type": "int"}, {"Name": "amount", "Type": "double"}]
+    glue.create_table(DatabaseName="sales", TableInput={"Name": "orders", "PartitionKeys": keys,
+                                                       "StorageDescriptor": {"Columns": columns},
+                                                       "Description": "orders of every shop"})
+    glue.batch_create_partition(DatabaseName="sales", TableName="orders", PartitionInputList=[
+        {"Values": [f"2024-01-0{day}", str(shop)]} for day in (1, 2) for shop in (1, 2)])
+    glue.create_partition_index(DatabaseName="sales", TableName="orders",
+                                PartitionIndex={"IndexName": "by_day", "Keys": ["day"]})
+    glue.update_column_statistics_for_table(DatabaseName="sales", TableName="orders", ColumnStatisticsList=[{
+        "ColumnName": "id", "ColumnType": "int", "AnalyzedTime": 1700000000, "StatisticsData": {
+            "Type": "LONG", "LongColumnStatisticsData": {"NumberOfNulls": 0, "NumberOfDistinctValues": 4}}}])
+    glue.update_table(DatabaseName="sales", TableInput={"Name": "orders", "PartitionKeys": keys,  # a version
+                                                       "StorageDescriptor": {"Columns": columns}})
+    glue.create_table(DatabaseName="sales", TableInput={"Name": "gone", "PartitionKeys": keys})
+    glue.create_partition(DatabaseName="sales", TableName="gone", PartitionInput={"Values": ["2024-01-01", "1"]})
+    glue.delete_table(DatabaseName="sales", Name="gone")  # its partition stays for the cleaner (off here)
+    glue.create_database(DatabaseInput={"Name": "dropped"})
+    glue.create_table(DatabaseName="dropped", TableInput={"Name": "left"})
+    glue.delete_database(Name="dropped")
+    glue.create_user_defined_function(DatabaseName="sales", FunctionInput={
+        "FunctionName": "tax", "ClassName": "com.example.Tax", "OwnerName": "me", "OwnerType": "USER"})
+    glue.create_connection(ConnectionInput={"Name": "warehouse", "ConnectionType": "JDBC", "ConnectionProperties": {
+        "JDBC_CONNECTION_URL": "jdbc:postgresql://db:5432/x", "USERNAME": "u", "PASSWORD": "p"}},
+        Tags={"team": "data"})
+    glue.create_crawler(Name="nightly", Role=f"arn:aws:iam::{account}:role/Crawl", DatabaseName="sales",
+                        Targets={"S3Targets": [{"Path": "s3://lake/sales/"}]}, Schedule="cron(0 3 * * ? *)")
+    lf.put_data_lake_settings(DataLakeSettings={"DataLakeAdmins": [  # the root too: it grants next
+        {"DataLakePrincipalIdentifier": f"arn:aws:iam::{account}:{who}"} for who in ("root", "role/Admin")]})
+    lf.grant_permissions(Principal={"DataLakePrincipalIdentifier": f"arn:aws:iam::{account}:role/Analyst"},
+                         Resource={"Table": {"DatabaseName": "sales", "Name": "orders"}}, Permissions=["SELECT"])
+    glue.create_table(DatabaseName="sales", TableInput=governed_input("governed"))
+    transaction = lf.start_transaction()["TransactionId"]
+    lf.update_table_objects(DatabaseName="sales", TableName="governed", TransactionId=transaction,
+                            WriteOperations=[add("s3://lake/governed/a.parquet", ["2024", "eu"])])
+    assert commit(lf, transaction) == "COMMITTED"
+    open_one = lf.start_transaction()["TransactionId"]  # left open: its write is pending
+    lf.update_table_objects(DatabaseName="sales", TableName="governed", TransactionId=open_one,
+                            WriteOperations=[add("s3://lake/governed/b.parquet", ["2024", "eu"])])
+
+    paimon = CatalogFactory.create(options(stack.endpoint, token=account))
+    paimon.create_database("lake", {})
+    paimon.create_table("lake.events", Schema(fields=[pt.DataField(0, "id", pt.AtomicType("BIGINT"))]), False)
+    iceberg = rest_catalog(stack.endpoint, account)
+    iceberg.create_namespace("ice")
+    iceberg.create_table("ice.clicks", SCHEMA)
+
+
+def test_reset_of_one_account_leaves_every_other_item_as_it_was(own_stack: CatalogStack) -> None:
+    kept, emptied = "111122223333", "444455556666"
+    fill(own_stack, kept)
+    before = every_item(own_stack)
+    fill(own_stack, emptied)  # the same names in another account
+    assert every_item(own_stack) != before
+
+    status, body, _ = post(own_stack.endpoint, "/_local/reset", json.dumps({"AccountId": emptied}).encode())
+    assert status == 200 and body["AccountId"] == emptied and body["ItemsDeleted"] > 30, body
+
+    # Nothing of it is left below the API, and the other account's items are exactly as they were.
+    assert every_item(own_stack) == before
+    glue = own_stack.client("glue", account=emptied)
+    assert glue.get_databases()["DatabaseList"] == []
+    assert glue.get_crawlers()["Crawlers"] == [] and glue.get_connections()["ConnectionList"] == []
+    settings = own_stack.client("lakeformation", account=emptied).get_data_lake_settings()["DataLakeSettings"]
+    assert not settings.get("DataLakeAdmins")
+    assert [d["Name"] for d in own_stack.client("glue", account=kept).get_databases()["DatabaseList"]] \
+        == ["ice", "lake", "sales"]
+    # The account starts again from scratch, with the same names.
+    fill(own_stack, emptied)
+    assert own_stack.client("glue", account=emptied).get_partitions(
+        DatabaseName="sales", TableName="orders", Expression="day = '2024-01-01'")["Partitions"]
+    # An account that holds nothing: nothing to delete.
+    assert post(own_stack.endpoint, "/_local/reset", b'{"AccountId": "777788889999"}')[1]["ItemsDeleted"] == 0
 
 
 def test_reset_is_refused_when_signatures_are_verified(own_stack: CatalogStack) -> None:

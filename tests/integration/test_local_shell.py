@@ -43,3 +43,24 @@ def test_make_reset_without_a_server_says_so() -> None:
 
     result = shell(free_port(), "--reset")
     assert result.returncode == 1 and "start make run first" in result.stderr
+
+
+def test_make_reset_of_one_account(endpoint: str, make_client: Callable[..., Any]) -> None:
+    """``make reset ACCOUNT=...``: only that account's catalog goes (safe on the session's shared
+    server: both accounts are this test's own)."""
+    from tests.integration.conftest import random_account
+
+    emptied, kept = random_account(), random_account()
+    for account in (emptied, kept):
+        make_client("glue", account=account).create_database(DatabaseInput={"Name": "mine"})
+    port = urlsplit(endpoint).port
+    assert port is not None
+    result = shell(port, "--reset", "--account", emptied)
+    assert result.returncode == 0, result.stderr
+    assert f"reset: account {emptied}'s catalog of http://127.0.0.1:{port} is empty" in result.stdout
+    assert make_client("glue", account=emptied).get_databases()["DatabaseList"] == []
+    assert [d["Name"] for d in make_client("glue", account=kept).get_databases()["DatabaseList"]] == ["mine"]
+
+    refused = shell(port, "--reset", "--account", "12345")
+    assert refused.returncode == 1 and "reset refused (400)" in refused.stderr and "12 digits" in refused.stderr
+    assert shell(port, "--account", emptied).returncode == 2  # --account without --reset

@@ -78,11 +78,16 @@ def runs_scope(catalog_key: str) -> str:
 
 def validate_schedule(expression: str) -> None:
     """A Glue schedule: ``cron(minutes hours day-of-month month day-of-week year)``, one of the
-    two day fields ``?`` (as AWS validates it, domain/cron.py); InvalidInputException otherwise."""
+    two day fields ``?`` (as AWS validates it, domain/cron.py), running at most every 5 minutes
+    (AWS's "Time-based schedules for jobs and crawlers": "Cron expressions that lead to rates
+    faster than 5 minutes are not supported"); InvalidInputException otherwise."""
     try:
-        cron.parse(expression)
+        parsed = cron.parse(expression)
     except ValueError:
         raise InvalidInputException(f"Invalid schedule expression: {expression[:300]}") from None
+    if parsed.shortest_gap_minutes() < cron.MIN_GAP_MINUTES:
+        raise InvalidInputException(f"Invalid schedule expression: {expression[:300]}: a schedule cannot run more "
+                                    f"often than every {cron.MIN_GAP_MINUTES} minutes")
 
 
 def _validate(definition: dict[str, Any], catalog_key: str) -> None:
@@ -416,12 +421,18 @@ def _filter(filters: list[dict[str, Any]]) -> Callable[[dict[str, Any]], bool]:
         field = _FILTER_FIELDS.get(given.get("FieldName", ""))
         op = given.get("FilterOperator", "EQ")
         raw = given.get("FieldValue")
-        if field is None or raw is None:
-            raise InvalidInputException("Each Filters entry needs a FieldName and a FieldValue")
+        if field is None or raw is None or given.get("FilterOperator") is None:
+            shown = [given.get(member) for member in ("FieldName", "FilterOperator", "FieldValue")]
+            raise InvalidInputException("Invalid Filter Provided: FieldName: {}, FilterOperator: {}, FieldValue: {}"
+                                        .format(*("null" if v is None else str(v)[:100] for v in shown)))
+        if field in ("CrawlId", "State") and op not in ("EQ", "NE"):
+            raise InvalidInputException(f"Only EQ or NE operator is allowed for field : {given['FieldName']}")
         value: Any = raw
         if field in ("StartTime", "EndTime", "DPUHour"):
             try:
-                value = float(raw)
+                # botocore's CrawlsFilter: START_TIME and END_TIME are "the epoch timestamp in
+                # milliseconds" (the runs keep epoch seconds).
+                value = float(raw) / (1000.0 if field != "DPUHour" else 1.0)
             except ValueError:
                 if field == "DPUHour":
                     raise InvalidInputException(f"Filter value for {given['FieldName']} is not a number: "

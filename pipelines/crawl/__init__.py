@@ -552,7 +552,8 @@ class _Run:
                 if "DEPRECATED_BY_CRAWLER" in params:
                     continue
                 table_input = _table_input(table)
-                table_input["Parameters"] = {**params, "DEPRECATED_BY_CRAWLER": str(int(time.time()))}
+                # Epoch milliseconds, as AWS's crawler writes it (e.g. '1758729127916').
+                table_input["Parameters"] = {**params, "DEPRECATED_BY_CRAWLER": str(int(time.time() * 1000))}
                 self.write(self.glue.update_table, DatabaseName=self.database, TableInput=table_input)
                 self.stats.tables_updated += 1
             else:

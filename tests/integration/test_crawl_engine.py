@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import subprocess
+import time
 import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -216,6 +217,8 @@ def test_gone_folders_under_each_delete_behavior(lake: tuple[str, str], glue: An
         assert sales_partitions == [["2024", "01"], ["2024", "02"]]
         deprecated = "DEPRECATED_BY_CRAWLER" in names["people_n"].get("Parameters", {})
         assert deprecated == (behavior == "DEPRECATE_IN_DATABASE")
+        if deprecated:  # epoch milliseconds, as AWS's crawler writes it
+            assert abs(int(names["people_n"]["Parameters"]["DEPRECATED_BY_CRAWLER"]) - time.time() * 1000) < 600_000
 
 
 def test_grouping_similar_schemas_and_table_level(s3: Any, glue: Any) -> None:

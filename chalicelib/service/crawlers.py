@@ -112,6 +112,13 @@ def _validate(definition: dict[str, Any], catalog_key: str) -> None:
             raise InvalidInputException("Crawler configuration not valid: it is not a JSON object") from None
         if not isinstance(parsed, dict) or parsed.get("Version") != 1.0:
             raise InvalidInputException("Crawler configuration not valid: Version must be 1.0")
+        tables = (parsed.get("CrawlerOutput") or {}).get("Tables") if isinstance(parsed.get("CrawlerOutput"), dict) \
+            else None
+        threshold = tables.get("TableThreshold") if isinstance(tables, dict) else None
+        # AWS: "You specify the TableThreshold as an integer value greater than 0."
+        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1):
+            raise InvalidInputException("Crawler configuration not valid: TableThreshold must be an integer "
+                                        "greater than 0")
     from chalicelib.service import classifiers
     _found, missing = classifiers.find_classifiers(catalog_key, list(definition.get("Classifiers") or ()))
     if missing:

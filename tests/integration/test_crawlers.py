@@ -79,6 +79,7 @@ def test_create_get_update_delete(fresh_glue) -> None:
     ({"Schedule": "rate(5 minutes)"}, "schedule"),
     ({"Schedule": "cron(0 12 * * * *)"}, "schedule"),
     ({"Configuration": "not json"}, "configuration"),
+    ({"Configuration": '{"Version": 1.0, "CrawlerOutput": {"Tables": {"TableThreshold": 0}}}'}, "TableThreshold"),
     ({"Classifiers": ["nope"]}, "Classifier nope"),
     ({"RecrawlPolicy": {"RecrawlBehavior": "CRAWL_NEW_FOLDERS_ONLY"}}, "LOG"),
 ])

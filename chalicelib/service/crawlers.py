@@ -343,7 +343,11 @@ def start_crawler(catalog_key: str, name: str, account_id: str) -> str:
     crawl id."""
     scope = crawler_scope(catalog_key)
     for _ in range(_ATTEMPTS):
-        entry = _read(catalog_key, name)
+        found = store.get(scope, name)
+        if found is None:
+            # StartCrawler's own wording on AWS (GetCrawler's is "Crawler entry with name ...").
+            raise EntityNotFoundException(f"Crawler with name {name} does not exist", _RESOURCE, name)
+        entry = found
         doc = json.loads(json.dumps(entry.doc))
         _not_running(doc["Crawler"])
         stamp = now()

@@ -14,3 +14,12 @@ def test_moto_crawler_not_found_code(call: str) -> None:
         getattr(client, call)(Name="my_crawler_name")
     assert exc.value.response["Error"]["Code"] == "EntityNotFoundException"
     assert exc.value.response["Error"]["Message"] == "Crawler entry with name my_crawler_name does not exist"
+
+
+def test_start_crawler_not_found_wording() -> None:
+    """AWS's StartCrawler says "Crawler with name X does not exist" (awslabs/aws-customer-churn-pipeline#15)."""
+    client = boto3.client("glue", region_name="us-east-1")
+    with pytest.raises(ClientError) as exc:
+        client.start_crawler(Name="my_crawler_name")
+    assert exc.value.response["Error"]["Code"] == "EntityNotFoundException"
+    assert exc.value.response["Error"]["Message"] == "Crawler with name my_crawler_name does not exist"

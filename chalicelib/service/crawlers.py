@@ -98,6 +98,10 @@ def _validate(definition: dict[str, Any], catalog_key: str) -> None:
         path = target.get("Path") or ""
         if not path.startswith("s3://") or len(path) <= len("s3://"):
             raise InvalidInputException(f"S3 target path must be of the form s3://bucket/prefix: {path[:300]}")
+        sample = target.get("SampleSize")
+        # botocore's S3Target: "A valid value is an integer between 1 and 249."
+        if sample is not None and not 1 <= sample <= 249:
+            raise InvalidInputException(f"SampleSize must be an integer between 1 and 249: {sample}")
     recrawl = (definition.get("RecrawlPolicy") or {}).get("RecrawlBehavior")
     policy = definition.get("SchemaChangePolicy") or {}
     if recrawl == "CRAWL_NEW_FOLDERS_ONLY" and (policy.get("UpdateBehavior", "UPDATE_IN_DATABASE") != "LOG"

@@ -79,6 +79,7 @@ def test_create_get_update_delete(fresh_glue) -> None:
     ({"Schedule": "rate(5 minutes)"}, "schedule"),
     ({"Schedule": "cron(0 12 * * * *)"}, "schedule"),
     ({"Configuration": "not json"}, "configuration"),
+    ({"Targets": {"S3Targets": [{"Path": "s3://bucket/data/", "SampleSize": 250}]}}, "between 1 and 249"),
     ({"Configuration": '{"Version": 1.0, "CrawlerOutput": {"Tables": {"TableThreshold": 0}}}'}, "TableThreshold"),
     ({"Classifiers": ["nope"]}, "Classifier nope"),
     ({"RecrawlPolicy": {"RecrawlBehavior": "CRAWL_NEW_FOLDERS_ONLY"}}, "LOG"),
@@ -185,6 +186,19 @@ def test_list_crawls_filters_as_aws_words_them(crawl_server) -> None:
         glue.list_crawls(CrawlerName="f", Filters=[{"FieldName": "CRAWL_ID", "FilterOperator": "NE"}])
     assert info.value.response["Error"]["Message"] == \
         "Invalid Filter Provided: FieldName: CRAWL_ID, FilterOperator: NE, FieldValue: null"
+
+
+def test_list_crawls_pages_hold_at_most_100(crawl_server) -> None:
+    """botocore's ListCrawlsRequest: "The default is 20, and maximum is 100"."""
+    glue = client(crawl_server(GLUE_CRAWL_WORKER="0").endpoint, "glue", account=random_account())
+    glue.create_crawler(Name="many", Role="r", Targets=S3)
+    for _ in range(101):
+        glue.start_crawler(Name="many")
+        glue.stop_crawler(Name="many")  # no worker: the run ends CANCELLED at once
+    first = glue.list_crawls(CrawlerName="many", MaxResults=1000)
+    assert len(first["Crawls"]) == 100 and "NextToken" in first
+    assert len(glue.list_crawls(CrawlerName="many", MaxResults=1000, NextToken=first["NextToken"])["Crawls"]) == 1
+    assert len(glue.list_crawls(CrawlerName="many")["Crawls"]) == 20
 
 
 def test_classifiers_crud(fresh_glue) -> None:

@@ -95,7 +95,9 @@ def moto_suite_server(stack: CatalogStack) -> Iterator[str]:
         server.stop()
 
 
-@pytest.fixture(scope="session", autouse=True)
+# Module scope: the environment and boto3's default session are put back right after each vendored
+# module, not at the session's end (the rest of a run must not reach this server).
+@pytest.fixture(scope="module", autouse=True)
 def moto_suite_clients(moto_suite_server: str) -> Iterator[str]:
     """The tests' clients reach the suite's server as account 123456789012: the environment boto3
     reads, and a default session of their own (created after it is set; with the shape checks)."""

@@ -10,7 +10,9 @@ Fields and wildcards as AWS documents them ("Time-based schedules for jobs and c
   weekday n of the month) and ``n#k`` (the k-th weekday n of the month);
 - exactly one of Day-of-month and Day-of-week is ``?``.
 
-``parse`` raises ValueError on anything else; ``Cron.next_after(t)`` is the first time
+``parse`` raises ValueError on anything else; ``Cron.shortest_gap_minutes()`` is what AWS's
+limit is checked against (its "Limits": expressions "that lead to rates faster than 5 minutes
+are not supported", ``MIN_GAP_MINUTES``); ``Cron.next_after(t)`` is the first time
 strictly after ``t`` (epoch seconds) the expression matches, at a whole minute, or None when
 there is none (a past year). Pure: no clock, no store.
 """
@@ -27,6 +29,8 @@ _MONTHS = {name: i for i, name in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", 
                                              "NOV", "DEC"), start=1)}
 _DAYS = {name: i for i, name in enumerate(("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"), start=1)}
 _YEARS = (1970, 2199)
+# AWS: "the minimum precision for a schedule is 5 minutes".
+MIN_GAP_MINUTES = 5
 _EXPRESSION = re.compile(r"\s*cron\((.*)\)\s*", re.DOTALL)
 
 
@@ -168,6 +172,14 @@ class Cron:
         if self.days_of_month is not None:
             return self.days_of_month.matches(day)
         return self.days_of_week is not None and self.days_of_week.matches(day)
+
+    def shortest_gap_minutes(self) -> int:
+        """The fewest minutes between two runs on a day it runs (the last run of a day and the
+        first of the next counted too, as if every day ran: a bound, never more than the truth
+        for a schedule that runs every day)."""
+        times = sorted(hour * 60 + minute for hour in self.hours for minute in self.minutes)
+        gaps = [later - earlier for earlier, later in zip(times, times[1:])]
+        return min(gaps + [times[0] + 24 * 60 - times[-1]])
 
     def next_after(self, seconds: float) -> Optional[float]:
         """The first matching whole minute strictly after ``seconds`` (epoch, UTC), or None."""

@@ -78,11 +78,16 @@ def runs_scope(catalog_key: str) -> str:
 
 def validate_schedule(expression: str) -> None:
     """A Glue schedule: ``cron(minutes hours day-of-month month day-of-week year)``, one of the
-    two day fields ``?`` (as AWS validates it, domain/cron.py); InvalidInputException otherwise."""
+    two day fields ``?`` (as AWS validates it, domain/cron.py), running at most every 5 minutes
+    (AWS's "Time-based schedules for jobs and crawlers": "Cron expressions that lead to rates
+    faster than 5 minutes are not supported"); InvalidInputException otherwise."""
     try:
-        cron.parse(expression)
+        parsed = cron.parse(expression)
     except ValueError:
         raise InvalidInputException(f"Invalid schedule expression: {expression[:300]}") from None
+    if parsed.shortest_gap_minutes() < cron.MIN_GAP_MINUTES:
+        raise InvalidInputException(f"Invalid schedule expression: {expression[:300]}: a schedule cannot run more "
+                                    f"often than every {cron.MIN_GAP_MINUTES} minutes")
 
 
 def _validate(definition: dict[str, Any], catalog_key: str) -> None:
@@ -93,6 +98,10 @@ def _validate(definition: dict[str, Any], catalog_key: str) -> None:
         path = target.get("Path") or ""
         if not path.startswith("s3://") or len(path) <= len("s3://"):
             raise InvalidInputException(f"S3 target path must be of the form s3://bucket/prefix: {path[:300]}")
+        sample = target.get("SampleSize")
+        # botocore's S3Target: "A valid value is an integer between 1 and 249."
+        if sample is not None and not 1 <= sample <= 249:
+            raise InvalidInputException(f"SampleSize must be an integer between 1 and 249: {sample}")
     recrawl = (definition.get("RecrawlPolicy") or {}).get("RecrawlBehavior")
     policy = definition.get("SchemaChangePolicy") or {}
     if recrawl == "CRAWL_NEW_FOLDERS_ONLY" and (policy.get("UpdateBehavior", "UPDATE_IN_DATABASE") != "LOG"
@@ -107,6 +116,13 @@ def _validate(definition: dict[str, Any], catalog_key: str) -> None:
             raise InvalidInputException("Crawler configuration not valid: it is not a JSON object") from None
         if not isinstance(parsed, dict) or parsed.get("Version") != 1.0:
             raise InvalidInputException("Crawler configuration not valid: Version must be 1.0")
+        tables = (parsed.get("CrawlerOutput") or {}).get("Tables") if isinstance(parsed.get("CrawlerOutput"), dict) \
+            else None
+        threshold = tables.get("TableThreshold") if isinstance(tables, dict) else None
+        # AWS: "You specify the TableThreshold as an integer value greater than 0."
+        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1):
+            raise InvalidInputException("Crawler configuration not valid: TableThreshold must be an integer "
+                                        "greater than 0")
     from chalicelib.service import classifiers
     _found, missing = classifiers.find_classifiers(catalog_key, list(definition.get("Classifiers") or ()))
     if missing:
@@ -331,7 +347,11 @@ def start_crawler(catalog_key: str, name: str, account_id: str) -> str:
     crawl id."""
     scope = crawler_scope(catalog_key)
     for _ in range(_ATTEMPTS):
-        entry = _read(catalog_key, name)
+        found = store.get(scope, name)
+        if found is None:
+            # StartCrawler's own wording on AWS (GetCrawler's is "Crawler entry with name ...").
+            raise EntityNotFoundException(f"Crawler with name {name} does not exist", _RESOURCE, name)
+        entry = found
         doc = json.loads(json.dumps(entry.doc))
         _not_running(doc["Crawler"])
         stamp = now()
@@ -416,12 +436,18 @@ def _filter(filters: list[dict[str, Any]]) -> Callable[[dict[str, Any]], bool]:
         field = _FILTER_FIELDS.get(given.get("FieldName", ""))
         op = given.get("FilterOperator", "EQ")
         raw = given.get("FieldValue")
-        if field is None or raw is None:
-            raise InvalidInputException("Each Filters entry needs a FieldName and a FieldValue")
+        if field is None or raw is None or given.get("FilterOperator") is None:
+            shown = [given.get(member) for member in ("FieldName", "FilterOperator", "FieldValue")]
+            raise InvalidInputException("Invalid Filter Provided: FieldName: {}, FilterOperator: {}, FieldValue: {}"
+                                        .format(*("null" if v is None else str(v)[:100] for v in shown)))
+        if field in ("CrawlId", "State") and op not in ("EQ", "NE"):
+            raise InvalidInputException(f"Only EQ or NE operator is allowed for field : {given['FieldName']}")
         value: Any = raw
         if field in ("StartTime", "EndTime", "DPUHour"):
             try:
-                value = float(raw)
+                # botocore's CrawlsFilter: START_TIME and END_TIME are "the epoch timestamp in
+                # milliseconds" (the runs keep epoch seconds).
+                value = float(raw) / (1000.0 if field != "DPUHour" else 1.0)
             except ValueError:
                 if field == "DPUHour":
                     raise InvalidInputException(f"Filter value for {given['FieldName']} is not a number: "

@@ -17,6 +17,7 @@ after listing, before anything is written.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -105,6 +106,12 @@ class _Run:
         output = self.config.get("CrawlerOutput") or {}
         self.inherit = (output.get("Partitions") or {}).get("AddOrUpdateBehavior") == "InheritFromTable"
         self.merge_new = (output.get("Tables") or {}).get("AddOrUpdateBehavior") == "MergeNewColumns"
+        # AWS: "If the tables detected by the crawler during its crawl is greater that this input
+        # value, the crawl fails and no data is written to the Data Catalog."
+        threshold = (output.get("Tables") or {}).get("TableThreshold")
+        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1):
+            raise CrawlFailed(f"TableThreshold must be an integer greater than 0: {threshold!r}")
+        self.table_threshold: Optional[int] = threshold
         self.create_index = self.config.get("CreatePartitionIndex", True) is not False
         policy = crawler.get("SchemaChangePolicy") or {}
         self.update = policy.get("UpdateBehavior") or "UPDATE_IN_DATABASE"
@@ -116,6 +123,7 @@ class _Run:
         self.started = time.perf_counter()
         self.pool = ThreadPoolExecutor(max_workers=WORKERS)
         self.seen_tables: dict[tuple[str, str], str] = {}  # (db, name) -> location, this run
+        self.deferred: list[Callable[[], Any]] = []  # planned writes of known tables' new folders
 
     # ------------------------------------------------------------ plumbing
 
@@ -161,12 +169,17 @@ class _Run:
         self.stats.add_time("catalog_reads", since)
         return found
 
-    def ensure_database(self, database: str) -> None:
+    def database_exists(self, database: str) -> bool:
         try:
             self.read(self.glue.get_database, Name=database)
+            return True
         except ClientError as error:
             if _code(error) != "EntityNotFoundException":
                 raise
+            return False
+
+    def ensure_database(self, database: str, exists: bool) -> None:
+        if not exists:
             try:
                 self.write(self.glue.create_database, DatabaseInput={"Name": database})
             except ClientError as again:
@@ -198,10 +211,23 @@ class _Run:
                 if self.hand_off(files):
                     # Nothing written: the caller runs the crawl elsewhere (Spark).
                     return {"HandOff": True, "Files": files}
-            self.ensure_database(self.database)
+            exists = self.database_exists(self.database)
+            # Every S3 target is listed, classified and grouped before anything is written, so a
+            # crawl over its TableThreshold fails having written nothing (the database included).
+            planned: list[discover.TablePlan] = []
             for target in targets.get("S3Targets") or []:
                 self.check_stop()
-                self.crawl_s3(target)
+                planned.extend(self.plan_s3(target, exists))
+            if self.table_threshold is not None and len(planned) > self.table_threshold:
+                raise CrawlFailed(f"The crawler detected {len(planned)} tables, more than its TableThreshold of "
+                                  f"{self.table_threshold}: nothing was written to the Data Catalog")
+            self.ensure_database(self.database, exists)
+            for write in self.deferred:
+                self.check_stop()
+                write()
+            for plan in planned:
+                self.check_stop()
+                self.write_plan(plan, self.database)
             for target in targets.get("CatalogTargets") or []:
                 self.check_stop()
                 self.crawl_catalog(target)
@@ -314,7 +340,9 @@ class _Run:
         """The default ``classify_files``: WORKERS ranged readers of this process."""
         return list(self.pool.map(lambda file: cls.classify(self.s3, bucket, file[0], file[1], custom), files))
 
-    def crawl_s3(self, target: dict[str, Any]) -> None:
+    def plan_s3(self, target: dict[str, Any], database_exists: bool = True) -> list[discover.TablePlan]:
+        """The tables one S3 target holds (listed, classified and grouped; nothing written).
+        CRAWL_NEW_FOLDERS_ONLY's new folders of known tables are added to them here."""
         path = target.get("Path") or ""
         exclusions = list(target.get("Exclusions") or [])
         listed = self.listed.pop((path, tuple(exclusions)), None)
@@ -322,7 +350,7 @@ class _Run:
         sample = target.get("SampleSize")
         base_uri = f"s3://{bucket}" + (f"/{prefix}" if prefix else "")
         known: dict[str, tuple[dict[str, Any], dict[tuple[str, ...], dict[str, Any]]]] = {}
-        if self.new_only:
+        if self.new_only and database_exists:
             # Only folders added since the last crawl are read: drop those already in the catalog.
             known = self.crawled_tables(base_uri)
             locations = {loc for _, (table, parts) in known.items() for loc in
@@ -335,21 +363,19 @@ class _Run:
         classified = self.classify_folders(bucket, folders, sample)
         if not classified:
             self.stats.log.append(f"no data files under {path}")
-            return
+            return []
         base_name = prefix.rsplit("/", 1)[-1] if prefix else bucket
         base_level = 1 + (len(prefix.split("/")) if prefix else 0)
         if self.new_only and known:
             classified = self.add_to_known(known, classified, base_uri)
             if not classified:
-                return
+                return []
         plans, left = discover.plan_tables(classified, base_uri, base_name, combine=self.combine,
                                            level=self.level, base_level=base_level)
         for folder in left:
             self.stats.files_skipped += folder.objects
             self.stats.log.append(f"skipped {base_uri}/{'/'.join(folder.rel)}: beside other tables' folders")
-        for plan in plans:
-            self.check_stop()
-            self.write_plan(plan, self.database)
+        return plans
 
     def crawled_tables(self, base_uri: str) -> dict[str, tuple[dict[str, Any], dict[tuple[str, ...], dict]]]:
         out = {}
@@ -383,7 +409,9 @@ class _Run:
             for key, segment in zip(keys, segments):
                 parsed = discover.parse_segment(segment)
                 values.append(parsed[1] if parsed and parsed[0] == key else discover.unquote(segment))
-            self.add_partitions(self.database, table, [(tuple(values), folder, uri)], {})
+            # Written after every target is planned (the TableThreshold check comes first).
+            self.deferred.append(functools.partial(self.add_partitions, self.database, table,
+                                                   [(tuple(values), folder, uri)], {}))
         return rest
 
     # ------------------------------------------------------------ writing a table
@@ -552,7 +580,8 @@ class _Run:
                 if "DEPRECATED_BY_CRAWLER" in params:
                     continue
                 table_input = _table_input(table)
-                table_input["Parameters"] = {**params, "DEPRECATED_BY_CRAWLER": str(int(time.time()))}
+                # Epoch milliseconds, as AWS's crawler writes it (e.g. '1758729127916').
+                table_input["Parameters"] = {**params, "DEPRECATED_BY_CRAWLER": str(int(time.time() * 1000))}
                 self.write(self.glue.update_table, DatabaseName=self.database, TableInput=table_input)
                 self.stats.tables_updated += 1
             else:

@@ -1,9 +1,16 @@
 """From objects to tables: folders of classified files grouped into tables and partitions.
 
 The rule (AWS's): starting at the include path, if every data folder below a folder sits at the
-same depth and their schemas are similar (same format and format options, and each folder shares
-at least ``SIMILARITY`` of its columns with the first), the folder is one table and the folders
-below it are its partitions; otherwise each child folder is examined the same way. Partition
+same depth, has the same format (and format options), and "the majority of schemas at a folder
+level are similar", the folder is one table and the folders below it are its partitions;
+otherwise each child folder is examined the same way. AWS's knowledge center ("How does the AWS
+Glue crawler detect the schema?") puts numbers on that: "the partition threshold is higher than
+0.7 (70%)" and "the maximum number of different schemas, also referred to as clusters, doesn't
+exceed five". Here: the folders' schemas fall into clusters (a folder joins the first cluster
+whose first schema shares more than ``SIMILARITY`` of the larger column set's names with its own,
+else starts one), and the level is one table when there are at most ``MAX_CLUSTERS`` clusters
+and the largest holds more than ``SIMILARITY`` of the folders. (How AWS measures two schemas'
+similarity is not documented: the share of column names is this crawler's measure.) Partition
 folders named ``k=v`` give key ``k`` (when every folder at that depth agrees), any other name
 gives ``partition_N``. ``TableGroupingPolicy: CombineCompatibleSchemas`` makes the include path one
 table whenever the formats agree; ``TableLevelConfiguration: N`` puts the tables at the N-th
@@ -21,6 +28,7 @@ from pipelines.crawl.classify import Classified, merge_columns
 from pipelines.layout import parse_segment
 
 SIMILARITY = 0.7
+MAX_CLUSTERS = 5
 
 
 @dataclass
@@ -58,17 +66,35 @@ def _similar(a: list[dict[str, str]], b: list[dict[str, str]]) -> bool:
     names_a, names_b = {c["Name"].lower() for c in a}, {c["Name"].lower() for c in b}
     if not names_a or not names_b:
         return False
-    return len(names_a & names_b) / max(len(names_a), len(names_b)) >= SIMILARITY
+    return len(names_a & names_b) / max(len(names_a), len(names_b)) > SIMILARITY
+
+
+def clusters(folders: list[Folder]) -> list[list[Folder]]:
+    """The folders grouped by similar schemas: each joins the first cluster whose first folder's
+    schema it is similar to, in order."""
+    found: list[list[Folder]] = []
+    for f in folders:
+        for cluster in found:
+            if _similar(cluster[0].schema.columns, f.schema.columns):
+                cluster.append(f)
+                break
+        else:
+            found.append([f])
+    return found
 
 
 def compatible(folders: list[Folder], root: tuple[str, ...], combine: bool = False) -> bool:
+    """Whether the folders below ``root`` are partitions of one table rooted there."""
     depths = {len(f.rel) - len(root) for f in folders}
     if len(depths) != 1:
         return False
     first = folders[0].schema
     if any(f.schema.signature() != first.signature() for f in folders):
         return False
-    return combine or all(_similar(first.columns, f.schema.columns) for f in folders)
+    if combine:
+        return True
+    grouped = clusters(folders)
+    return len(grouped) <= MAX_CLUSTERS and max(len(c) for c in grouped) / len(folders) > SIMILARITY
 
 
 def _under(rel: tuple[str, ...], root: tuple[str, ...]) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -203,6 +204,22 @@ def test_gone_folders_under_each_delete_behavior(lake: tuple[str, str], glue: An
         assert sales_partitions == [["2024", "01"], ["2024", "02"]]
         deprecated = "DEPRECATED_BY_CRAWLER" in names["people_n"].get("Parameters", {})
         assert deprecated == (behavior == "DEPRECATE_IN_DATABASE")
+        if deprecated:  # epoch milliseconds, as AWS's crawler writes it
+            assert abs(int(names["people_n"]["Parameters"]["DEPRECATED_BY_CRAWLER"]) - time.time() * 1000) < 600_000
+
+
+def test_a_crawl_over_its_table_threshold_fails_having_written_nothing(lake: tuple[str, str], glue: Any,
+                                                                       s3: Any) -> None:
+    """AWS: "If the tables detected by the crawler during its crawl is greater that this input
+    value, the crawl fails and no data is written to the Data Catalog" (the database included)."""
+    root, database = lake
+    over = json.dumps({"Version": 1.0, "CrawlerOutput": {"Tables": {"TableThreshold": 3}}})
+    with pytest.raises(CrawlFailed, match="detected 4 tables, more than its TableThreshold of 3"):
+        crawl(crawler(root, database, Configuration=over), glue, s3)
+    with pytest.raises(glue.exceptions.EntityNotFoundException):
+        glue.get_database(Name=database)
+    enough = json.dumps({"Version": 1.0, "CrawlerOutput": {"Tables": {"TableThreshold": 4}}})
+    assert crawl(crawler(root, database, Configuration=enough), glue, s3)["TablesCreated"] == 4
 
 
 def test_grouping_similar_schemas_and_table_level(s3: Any, glue: Any) -> None:

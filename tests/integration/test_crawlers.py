@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from datetime import timedelta
 from typing import Any, Callable
 
 import pytest
@@ -78,6 +79,8 @@ def test_create_get_update_delete(fresh_glue) -> None:
     ({"Schedule": "rate(5 minutes)"}, "schedule"),
     ({"Schedule": "cron(0 12 * * * *)"}, "schedule"),
     ({"Configuration": "not json"}, "configuration"),
+    ({"Targets": {"S3Targets": [{"Path": "s3://bucket/data/", "SampleSize": 250}]}}, "between 1 and 249"),
+    ({"Configuration": '{"Version": 1.0, "CrawlerOutput": {"Tables": {"TableThreshold": 0}}}'}, "TableThreshold"),
     ({"Classifiers": ["nope"]}, "Classifier nope"),
     ({"RecrawlPolicy": {"RecrawlBehavior": "CRAWL_NEW_FOLDERS_ONLY"}}, "LOG"),
 ])
@@ -128,6 +131,74 @@ def test_schedule_state_machine(fresh_glue) -> None:
         fresh_glue.update_crawler_schedule(CrawlerName="s", Schedule="cron(bad)")
     with pytest.raises(fresh_glue.exceptions.EntityNotFoundException):
         fresh_glue.update_crawler_schedule(CrawlerName="none", Schedule="cron(15 12 * * ? *)")
+
+
+@pytest.mark.parametrize("expression", ["cron(* * * * ? *)", "cron(0/4 * * * ? *)", "cron(0,3 12 * * ? *)",
+                                        "cron(58 0,23 * * ? *)"])
+def test_a_schedule_more_often_than_every_5_minutes_is_refused(fresh_glue, expression: str) -> None:
+    """AWS: "Cron expressions that lead to rates faster than 5 minutes are not supported", in
+    CreateCrawler, UpdateCrawler and UpdateCrawlerSchedule (cron(58 0,23 ...), at 00:58 and
+    23:58, is accepted)."""
+    def refused(call: Callable[[], Any]) -> str:
+        with pytest.raises(fresh_glue.exceptions.InvalidInputException) as info:
+            call()
+        return str(info.value.response["Error"]["Message"])
+
+    if expression == "cron(58 0,23 * * ? *)":
+        fresh_glue.create_crawler(Name="ok", Role="r", Targets=S3, Schedule=expression)
+        return
+    message = refused(lambda: fresh_glue.create_crawler(Name="often", Role="r", Targets=S3, Schedule=expression))
+    assert "every 5 minutes" in message
+    with pytest.raises(fresh_glue.exceptions.EntityNotFoundException):
+        fresh_glue.get_crawler(Name="often")
+    fresh_glue.create_crawler(Name="often", Role="r", Targets=S3, Schedule="cron(0/5 * * * ? *)")
+    assert "every 5 minutes" in refused(lambda: fresh_glue.update_crawler(Name="often", Schedule=expression))
+    assert "every 5 minutes" in refused(lambda: fresh_glue.update_crawler_schedule(CrawlerName="often",
+                                                                                    Schedule=expression))
+    crawler = fresh_glue.get_crawler(Name="often")["Crawler"]
+    assert crawler["Schedule"]["ScheduleExpression"] == "cron(0/5 * * * ? *)" and crawler["Version"] == 1
+
+
+def test_list_crawls_filters_as_aws_words_them(crawl_server) -> None:
+    """START_TIME / END_TIME values are epoch milliseconds (botocore's CrawlsFilter) or ISO 8601;
+    STATE and CRAWL_ID take EQ and NE only; a filter without a member is refused naming it null
+    (AWS's wording, as moto's tests have it)."""
+    glue = client(crawl_server().endpoint, "glue", account=random_account())
+    glue.create_crawler(Name="f", Role="r", Targets=S3)
+    glue.start_crawler(Name="f")
+    wait_for(ready(glue, "f"))
+    [crawl] = glue.list_crawls(CrawlerName="f")["Crawls"]
+    start_ms = int(crawl["StartTime"].timestamp() * 1000)
+
+    def found(field: str, op: str, value: str) -> int:
+        return len(glue.list_crawls(CrawlerName="f", Filters=[
+            {"FieldName": field, "FilterOperator": op, "FieldValue": value}])["Crawls"])
+    assert found("START_TIME", "GT", str(start_ms - 60_000)) == 1
+    assert found("START_TIME", "LT", str(start_ms - 60_000)) == 0
+    assert found("END_TIME", "GE", str(start_ms - 60_000)) == 1
+    assert found("START_TIME", "GT", (crawl["StartTime"] - timedelta(minutes=1)).isoformat()) == 1
+    assert found("STATE", "EQ", "COMPLETED") == 1 and found("STATE", "NE", "COMPLETED") == 0
+    for field in ("STATE", "CRAWL_ID"):
+        with pytest.raises(glue.exceptions.InvalidInputException) as info:
+            found(field, "LE", "x")
+        assert info.value.response["Error"]["Message"] == f"Only EQ or NE operator is allowed for field : {field}"
+    with pytest.raises(glue.exceptions.InvalidInputException) as info:
+        glue.list_crawls(CrawlerName="f", Filters=[{"FieldName": "CRAWL_ID", "FilterOperator": "NE"}])
+    assert info.value.response["Error"]["Message"] == \
+        "Invalid Filter Provided: FieldName: CRAWL_ID, FilterOperator: NE, FieldValue: null"
+
+
+def test_list_crawls_pages_hold_at_most_100(crawl_server) -> None:
+    """botocore's ListCrawlsRequest: "The default is 20, and maximum is 100"."""
+    glue = client(crawl_server(GLUE_CRAWL_WORKER="0").endpoint, "glue", account=random_account())
+    glue.create_crawler(Name="many", Role="r", Targets=S3)
+    for _ in range(101):
+        glue.start_crawler(Name="many")
+        glue.stop_crawler(Name="many")  # no worker: the run ends CANCELLED at once
+    first = glue.list_crawls(CrawlerName="many", MaxResults=1000)
+    assert len(first["Crawls"]) == 100 and "NextToken" in first
+    assert len(glue.list_crawls(CrawlerName="many", MaxResults=1000, NextToken=first["NextToken"])["Crawls"]) == 1
+    assert len(glue.list_crawls(CrawlerName="many")["Crawls"]) == 20
 
 
 def test_classifiers_crud(fresh_glue) -> None:

@@ -57,3 +57,20 @@ def test_next_after(expression: str, after: str, due: str | None) -> None:
 def test_invalid(expression: str) -> None:
     with pytest.raises(ValueError):
         cron.parse(expression)
+
+
+@pytest.mark.parametrize("expression, gap", [
+    ("cron(* * * * ? *)", 1),
+    ("cron(0/5 * * * ? *)", 5),
+    ("cron(0/4 * * * ? *)", 4),          # 0, 4, ..., 56: 56 -> 60 is 4 too
+    ("cron(0/7 * * * ? *)", 4),          # ..., 49, 56, then 0 of the next hour
+    ("cron(0,3 12 * * ? *)", 3),
+    ("cron(15 12 * * ? *)", 24 * 60),
+    ("cron(0 */6 * * ? *)", 6 * 60),
+    ("cron(58 23 ? * MON *)", 24 * 60),
+    ("cron(2 0 * * ? *)", 24 * 60),
+    ("cron(58 0,23 * * ? *)", 60),       # 23:58 -> 00:58 of the next day
+])
+def test_shortest_gap_minutes(expression: str, gap: int) -> None:
+    """What AWS's 5-minute limit is checked against (service/crawlers.validate_schedule)."""
+    assert cron.parse(expression).shortest_gap_minutes() == gap

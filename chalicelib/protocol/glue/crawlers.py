@@ -94,8 +94,9 @@ def list_crawls(ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     key = ctx.catalog_key({})
     filters = params.get("Filters") or []
     scope = (key, params["CrawlerName"], [sorted(f.items()) for f in filters])
+    # botocore's ListCrawlsRequest: "The default is 20, and maximum is 100" (the shape allows 1,000).
     page, last = crawlers.list_crawls(key, params["CrawlerName"], filters, read_token(ctx, params, *scope),
-                                      page_size(params, 20))
+                                      min(page_size(params, 20), 100))
     return _paged("Crawls", page, make_token(ctx, last, *scope))
 
 

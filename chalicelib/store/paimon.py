@@ -525,10 +525,12 @@ class StatsResult:
 
 # Partition updates of one stats operation are independent items: up to this many in flight
 # at once, so a commit touching many partitions costs a few round trips, not one per partition.
-# One pool for the process, its threads started once (a pool per commit started its threads on
-# every commit). Only the store's own calls run on it, none of which waits on it in turn.
 _STATS_WORKERS = 8
-_STATS_POOL = ThreadPoolExecutor(max_workers=_STATS_WORKERS, thread_name_prefix="paimon-stats")
+# A few deltas (the usual commit) are applied on one pool of the process, its threads started
+# once (a pool per commit started up to 8 threads on every commit), with room for a few such
+# commits at once; more deltas get a pool of their own as before, so a large commit's hundreds
+# of updates never queue ahead of small ones. Nothing running on it waits on it in turn.
+_SMALL_POOL = ThreadPoolExecutor(max_workers=2 * _STATS_WORKERS, thread_name_prefix="paimon-stats")
 # At most this many deltas (one wave of updates) are applied without the probe: each update then
 # says what it met (ReturnValuesOnConditionCheckFailure), so a commit of a few partitions, the
 # usual one, costs one round trip for its statistics instead of two. Above it the probe's
@@ -553,26 +555,32 @@ def apply_partition_deltas(table_uid: str, seq: int, deltas: Sequence[tuple[str,
         return StatsResult([], [])
     files_of: dict[str, int] = {}
     to_update: list[tuple[str, PartitionDelta, bool]] = []
+
+    def update(pool: ThreadPoolExecutor) -> list[tuple[int | None, int]]:
+        return list(pool.map(lambda job: _apply_one(table_uid, job[0], seq, job[1], job[2]), to_update))
+
     if len(deltas) <= _UNPROBED_MAX:
         to_update = [(key, delta, True) for key, delta in deltas]
+        outcomes = update(_SMALL_POOL)
     else:
         keys = [key for key, _ in deltas]
         chunks = [keys[start:start + _PROBE_KEYS] for start in range(0, len(keys), _PROBE_KEYS)]
-        probed: dict[str, dict[str, Any]] = {}
-        for found in _STATS_POOL.map(lambda chunk: _probe(table_uid, chunk), chunks):
-            probed.update(found)
-        metrics.count_read(len(keys))
-        for key, delta in deltas:
-            item = probed.get(key)
-            if item is None:
-                continue
-            stamped = _number(item.get("p_seq"))
-            if stamped is not None and stamped >= seq:
-                files_of[key] = _number(item.get("p_files")) or 0
-            else:
-                last = _number(item.get("p_last"))
-                to_update.append((key, delta, last is None or last < delta.last_file_creation_time))
-    outcomes = list(_STATS_POOL.map(lambda job: _apply_one(table_uid, job[0], seq, job[1], job[2]), to_update))
+        with ThreadPoolExecutor(max_workers=_STATS_WORKERS) as pool:
+            probed: dict[str, dict[str, Any]] = {}
+            for found in pool.map(lambda chunk: _probe(table_uid, chunk), chunks):
+                probed.update(found)
+            metrics.count_read(len(keys))
+            for key, delta in deltas:
+                item = probed.get(key)
+                if item is None:
+                    continue
+                stamped = _number(item.get("p_seq"))
+                if stamped is not None and stamped >= seq:
+                    files_of[key] = _number(item.get("p_files")) or 0
+                else:
+                    last = _number(item.get("p_last"))
+                    to_update.append((key, delta, last is None or last < delta.last_file_creation_time))
+            outcomes = update(pool)
     for (key, _delta, _later), (files, reads) in zip(to_update, outcomes):
         # Counted here: the request's counter is thread-local, and workers are other threads.
         metrics.count_read(reads)

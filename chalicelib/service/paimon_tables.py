@@ -271,6 +271,42 @@ def _paimon_view(table: Table, doc: dict[str, Any]) -> Optional[TableSchema]:
 
 
 # --------------------------------------------------------------------------------------- get
+# The latest schema id this process last served for each table uid: GetTable reads schema items N
+# and N + 1 with the grants, database and table (one BatchGetItem) instead of querying for the
+# newest afterwards. A schema's ids run without gaps (an alter appends latest + 1, a rollback
+# deletes from the newest down, a fast-forward swaps them in one transaction), so N present and
+# N + 1 absent is N the latest; the Glue item must show N as well. Anything else (a guess that
+# no longer holds, a cold process) takes the Query as before. Only a guess: nothing is served
+# from it unread.
+_SCHEMA_GUESSES: dict[str, int] = {}
+_SCHEMA_GUESSES_MAX = 10_000
+
+
+def _schema_reads(uid: str) -> list[catalog.ExtraKey]:
+    """The schema items to read along with the table (``_SCHEMA_GUESSES``): none without a guess."""
+    guess = _SCHEMA_GUESSES.get(uid)
+    return [] if guess is None else [store.schema_read(uid, guess), store.schema_read(uid, guess + 1)]
+
+
+def _guessed(table: Table, doc: dict[str, Any], extras: list[Any]) -> Optional[TableSchema]:
+    """The latest schema from the items ``_schema_reads`` named, when they prove it (see
+    ``_SCHEMA_GUESSES``); None: query for it."""
+    guess = _SCHEMA_GUESSES.get(table.uid)
+    if guess is None or len(extras) != 2 or (doc.get("Parameters") or {}).get(SCHEMA_ID) != str(guess):
+        return None
+    text, above = store.schema_text_from(extras[0]), extras[1]
+    if text is None or above is not None:
+        return None
+    schema = TableSchema.from_json(store.schema_json(text))
+    return schema if schema.id == guess else None
+
+
+def _remember_schema(table: Table, schema: TableSchema) -> None:
+    if len(_SCHEMA_GUESSES) >= _SCHEMA_GUESSES_MAX and table.uid not in _SCHEMA_GUESSES:
+        _SCHEMA_GUESSES.clear()
+    _SCHEMA_GUESSES[table.uid] = schema.id
+
+
 def _latest(table: Table) -> TableSchema:
     found = store.latest_schema(table.uid)
     if found is None:
@@ -299,13 +335,16 @@ def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: s
     EntityNotFoundException (DATABASE / TABLE; TABLE too for a branch that does not exist).
     A caller whose grants cover some columns only sees those (and the keys)."""
     base, branch = split_branch(name)
-    # The grants, the database and the table in one BatchGetItem when this process has a hint.
-    planned = lookups.hinted_keys(catalog_key, database_name, base)
+    # The grants, the database and the table in one BatchGetItem when this process has a hint
+    # (and the latest schema's items when it has a guess of its id: ``_SCHEMA_GUESSES``).
+    planned = lookups.hinted_keys(catalog_key, database_name, base,
+                                  _schema_reads if branch == store.MAIN else lambda _uid: ())
     raws = access.require_reading("GetTable", catalog_key, database_name, base, planned[1] if planned else (),
                                   exists=lambda: _exists(catalog_key, database_name, base))
     hinted = lookups.hinted_from(planned[0], raws) if planned else None
+    extras: list[Any] = []
     if hinted is not None:
-        database, table = hinted[0], hinted[1]
+        database, table, extras = hinted
     else:
         database = require_database(catalog_key, database_name)
         table = _table(database, base)
@@ -318,7 +357,8 @@ def get_table(ctx: RequestContext, catalog_key: str, database_name: str, name: s
         if found is None:
             raise not_found(database.name, name)
         return _columns_visible(catalog_key, database, _render(table, doc, found))
-    schema = _latest(table)
+    schema = _guessed(table, doc, extras) or _latest(table)
+    _remember_schema(table, schema)
     if (doc.get("Parameters") or {}).get(SCHEMA_ID) != str(schema.id):
         # The catalog's own repair of what a crashed alter left: no change of the caller's.
         with access.checked():

@@ -122,6 +122,16 @@ def latest_schema(table_uid: str, branch: str = MAIN) -> tuple[int, str] | None:
     return None
 
 
+def schema_read(table_uid: str, schema_id: int, branch: str = MAIN) -> ExtraKey:
+    """A schema item's key, to read it along with the database and table (``catalog.get_path``)."""
+    return ExtraKey(_TABLE, {"table_uid": dj.s(table_uid), "key": dj.s(schema_key(schema_id, branch))})
+
+
+def schema_text_from(raw: dict[str, Any] | None) -> str | None:
+    """The TableSchema JSON text of the item a ``schema_read`` key answered (None: no such item)."""
+    return None if raw is None else _text(PaimonItem.from_raw_data(raw))
+
+
 @dataclass(frozen=True)
 class FirstSchema:
     """Schema 0 of a table's main branch: its text, and what the catalog recorded at creation
@@ -516,6 +526,16 @@ class StatsResult:
 # Partition updates of one stats operation are independent items: up to this many in flight
 # at once, so a commit touching many partitions costs a few round trips, not one per partition.
 _STATS_WORKERS = 8
+# A few deltas (the usual commit) are applied on one pool of the process, its threads started
+# once (a pool per commit started up to 8 threads on every commit), with room for a few such
+# commits at once; more deltas get a pool of their own as before, so a large commit's hundreds
+# of updates never queue ahead of small ones. Nothing running on it waits on it in turn.
+_SMALL_POOL = ThreadPoolExecutor(max_workers=2 * _STATS_WORKERS, thread_name_prefix="paimon-stats")
+# At most this many deltas (one wave of updates) are applied without the probe: each update then
+# says what it met (ReturnValuesOnConditionCheckFailure), so a commit of a few partitions, the
+# usual one, costs one round trip for its statistics instead of two. Above it the probe's
+# BatchGetItems (100 keys each) are cheaper than a failed update per new partition.
+_UNPROBED_MAX = _STATS_WORKERS
 
 
 def apply_partition_deltas(table_uid: str, seq: int, deltas: Sequence[tuple[str, PartitionDelta]]) -> StatsResult:
@@ -523,7 +543,9 @@ def apply_partition_deltas(table_uid: str, seq: int, deltas: Sequence[tuple[str,
     conditional on the partition existing and ``p_seq`` < ``seq``, which stamps ``p_seq``.
     Idempotent: a partition already stamped with ``seq`` is skipped (only its file count read).
 
-    What each partition holds is read first (``_probe``: BatchGetItems of 100 keys, three small
+    A few deltas (``_UNPROBED_MAX``): the updates go out at once, each returning the item it
+    met when its condition fails (``_apply_one``), so no probe is needed. More: what
+    each partition holds is read first (``_probe``: BatchGetItems of 100 keys, three small
     attributes each), so a partition that does not exist costs no failed update (the caller
     creates it with its statistics: ``stats_attributes``), one stamped already costs nothing
     more, and the update fits what the item has (its ``p_last``). A commit adding 1,000 new
@@ -531,26 +553,34 @@ def apply_partition_deltas(table_uid: str, seq: int, deltas: Sequence[tuple[str,
     The probes and the updates run concurrently (``_STATS_WORKERS``)."""
     if not deltas:
         return StatsResult([], [])
-    keys = [key for key, _ in deltas]
-    chunks = [keys[start:start + _PROBE_KEYS] for start in range(0, len(keys), _PROBE_KEYS)]
-    with ThreadPoolExecutor(max_workers=min(_STATS_WORKERS, len(deltas))) as pool:
-        probed: dict[str, dict[str, Any]] = {}
-        for found in pool.map(lambda chunk: _probe(table_uid, chunk), chunks):
-            probed.update(found)
-        metrics.count_read(len(keys))
-        files_of: dict[str, int] = {}
-        to_update = []
-        for key, delta in deltas:
-            item = probed.get(key)
-            if item is None:
-                continue
-            stamped = _number(item.get("p_seq"))
-            if stamped is not None and stamped >= seq:
-                files_of[key] = _number(item.get("p_files")) or 0
-            else:
-                last = _number(item.get("p_last"))
-                to_update.append((key, delta, last is None or last < delta.last_file_creation_time))
-        outcomes = list(pool.map(lambda job: _apply_one(table_uid, job[0], seq, job[1], job[2]), to_update))
+    files_of: dict[str, int] = {}
+    to_update: list[tuple[str, PartitionDelta, bool]] = []
+
+    def update(pool: ThreadPoolExecutor) -> list[tuple[int | None, int]]:
+        return list(pool.map(lambda job: _apply_one(table_uid, job[0], seq, job[1], job[2]), to_update))
+
+    if len(deltas) <= _UNPROBED_MAX:
+        to_update = [(key, delta, True) for key, delta in deltas]
+        outcomes = update(_SMALL_POOL)
+    else:
+        keys = [key for key, _ in deltas]
+        chunks = [keys[start:start + _PROBE_KEYS] for start in range(0, len(keys), _PROBE_KEYS)]
+        with ThreadPoolExecutor(max_workers=_STATS_WORKERS) as pool:
+            probed: dict[str, dict[str, Any]] = {}
+            for found in pool.map(lambda chunk: _probe(table_uid, chunk), chunks):
+                probed.update(found)
+            metrics.count_read(len(keys))
+            for key, delta in deltas:
+                item = probed.get(key)
+                if item is None:
+                    continue
+                stamped = _number(item.get("p_seq"))
+                if stamped is not None and stamped >= seq:
+                    files_of[key] = _number(item.get("p_files")) or 0
+                else:
+                    last = _number(item.get("p_last"))
+                    to_update.append((key, delta, last is None or last < delta.last_file_creation_time))
+            outcomes = update(pool)
     for (key, _delta, _later), (files, reads) in zip(to_update, outcomes):
         # Counted here: the request's counter is thread-local, and workers are other threads.
         metrics.count_read(reads)
@@ -586,7 +616,10 @@ def stats_attributes(seq: int, delta: PartitionDelta) -> dict[str, int]:
 def _apply_one(table_uid: str, key: str, seq: int, delta: PartitionDelta,
                later: bool = True) -> tuple[int | None, int]:
     """(the partition's file count after the update, or None if it is missing; items read).
-    ``later``: the delta's creation time is later than the item's as probed (so set it too)."""
+    ``later``: the delta's creation time may be later than the item's (so set it too, on the
+    condition that the item's is not later). A failed condition returns the item it met (``ALL_OLD``): absent is
+    missing, stamped with ``seq`` or later is applied already (its file count as it is), else
+    only the creation time's part failed and the update goes again without it."""
     client = connection().client
     item_key = {"table_uid": {"S": table_uid}, "key": {"S": key}}
     base = "attribute_exists(#k) AND (attribute_not_exists(p_seq) OR p_seq < :q)"
@@ -595,25 +628,34 @@ def _apply_one(table_uid: str, key: str, seq: int, delta: PartitionDelta,
     # ``revision`` too: a Glue UpdatePartition that read the item before this update (and
     # carries its statistics) then fails its revision condition instead of undoing this one.
     update = "SET p_seq = :q ADD p_records :r, p_bytes :b, p_files :f, revision :one"
-    # With the creation time too when it is later (max: Paimon's rule); a failure of that part
-    # alone (the item changed since the probe) is retried without it.
+    # With the creation time too unless the item's is later (max: Paimon's rule; an equal one
+    # is set again, as pypaimon's times are whole seconds and commits within one second are the
+    # rule in a loop); a failure of that part alone (the item has a later one) is retried
+    # without it.
     with_time = dict(values, **{":t": {"N": str(delta.last_file_creation_time)}})
     tries = [(update.replace("SET p_seq = :q", "SET p_seq = :q, p_last = :t"),
-              base + " AND (attribute_not_exists(p_last) OR p_last < :t)", with_time)] if later else []
+              base + " AND (attribute_not_exists(p_last) OR p_last <= :t)", with_time)] if later else []
     tries.append((update, base, values))
     reads = 0
     for expression, condition, vals in tries:
+        reads += 1
         try:
-            reads += 1
             answer = _retrying(lambda: client.update_item(
                 TableName=_PARTITIONS, Key=item_key, UpdateExpression=expression, ConditionExpression=condition,
                 ExpressionAttributeNames={"#k": "key"}, ExpressionAttributeValues=vals,
-                ReturnValues="UPDATED_NEW"))
+                ReturnValues="UPDATED_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD"))
             return int(answer["Attributes"]["p_files"]["N"]), reads
         except Exception as error:  # noqa: BLE001 - classified; only a lost condition is handled
             if classify(error).kind != CONDITION_FAILED:
                 raise
-    # Both conditions failed: absent, or already applied (then report its files as they are).
+            met = (getattr(error, "response", None) or {}).get("Item")
+        if met is None:
+            return None, reads  # no such partition
+        stamped = _number(met.get("p_seq"))
+        if stamped is not None and stamped >= seq:
+            return _number(met.get("p_files")) or 0, reads  # applied already (a roll-forward's)
+    # Failed without the creation time too, on an item neither absent nor stamped when read:
+    # it changed between the two tries (deleted, or stamped by a concurrent applier).
     reads += 1
     found = client.get_item(TableName=_PARTITIONS, Key=item_key, ConsistentRead=True,
                             ProjectionExpression="p_files").get("Item")

@@ -457,11 +457,18 @@ def test_register_keeps_the_whole_history_reachable(endpoint: str, catalog: REST
 
 def test_a_latest_snapshot_read_is_one_dynamodb_round_trip(endpoint: str, orders, db: str) -> None:  # noqa: F811
     """The permission check's grants ride in the BatchGetItem of the database, table and head
-    (pypaimon reads the latest snapshot six times per write and read); GetTable adds only the
-    latest schema's Query."""
+    (pypaimon reads the latest snapshot six times per write and read); GetTable's latest schema
+    too, once this server process has served the table (it reads schema items N and N + 1 of
+    its last answer N), and the Query again when an alter disproved that guess."""
     for _ in range(2):  # the first may read the plain way (no hint yet in this server process)
         snapshot = http("GET", endpoint, t(db, "snapshot"))
     assert snapshot.status_code == 200
     assert snapshot.headers["x-glue-ddb-requests"] == "1" and snapshot.headers["x-glue-items-read"] == "3"
+    first = ok(http("GET", endpoint, t(db)))["schemaId"]
     table = http("GET", endpoint, t(db))
-    assert table.status_code == 200 and table.headers["x-glue-ddb-requests"] == "2"
+    assert table.status_code == 200 and table.headers["x-glue-ddb-requests"] == "1"
+    ok(http("POST", endpoint, t(db), {"changes": [{"action": "setOption", "key": "guess", "value": "1"}]}))
+    table = http("GET", endpoint, t(db))
+    assert ok(table)["schemaId"] == first + 1 and ok(table)["schema"]["options"]["guess"] == "1"
+    assert table.headers["x-glue-ddb-requests"] == "2"  # the guess disproved: the Query
+    assert http("GET", endpoint, t(db)).headers["x-glue-ddb-requests"] == "1"

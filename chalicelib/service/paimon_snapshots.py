@@ -28,7 +28,7 @@ import logging
 import uuid as uuid_module
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from chalicelib.domain.paimon.snapshots import (PartitionDelta, Snapshot, SnapshotFormatError, now_utc, parse_snapshot,
                                                 iso_duration, parse_statistics, partition_json,
@@ -51,8 +51,9 @@ from chalicelib.store.demand import Demand
 from chalicelib.store.records import Table
 
 log = logging.getLogger(__name__)
-# A commit saves its snap item while it applies its statistics (threads: both wait on DynamoDB).
-_BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="paimon-commit")
+# A commit saves its snap item and writes its files while it applies its statistics (threads:
+# all wait on DynamoDB or the disk); two per commit.
+_BACKGROUND = ThreadPoolExecutor(max_workers=8, thread_name_prefix="paimon-commit")
 
 MAIN = store.MAIN
 SNAPSHOT = "SNAPSHOT"
@@ -342,13 +343,27 @@ def _publish(table: TableBranch, head: store.Head, known: dict[int, str], stats_
     """Write the snapshot files the head has and the directory may lack (from ``known`` texts,
     else the items), then LATEST (and EARLIEST on the first publish), then mark published (and
     the statistics applied, unless not ``stats_applied``)."""
+    _finish_publish(table, head, _publish_files(table, head, known), stats_applied)
+
+
+def _publish_files(table: TableBranch, head: store.Head, known: dict[int, str]) -> tuple[list[int], bool]:
+    """:func:`_publish` up to LATEST: the snapshot files, then LATEST if this move still holds
+    the head. The ids written, and whether LATEST was (False: a later move holds the head and
+    publishes itself)."""
     assert head.snapshot_id is not None
-    first = head.published is None
     written = _write_snapshot_files(table, head, known)
-    snapshot_id, seq = head.snapshot_id, head.stats_seq
-    _write_latest(table, snapshot_id, seq,
-                  lambda: store.finish(table.uid, snapshot_id, seq, table.branch, stats_applied))
-    if first and written:
+    return written, _write_latest(table, head.snapshot_id, head.stats_seq)
+
+
+def _finish_publish(table: TableBranch, head: store.Head, files: tuple[list[int], bool], stats_applied: bool) -> None:
+    """:func:`_publish` after LATEST: the update that marks the move published (and its
+    statistics applied; not tried when a later move holds the head: there is nothing to mark),
+    LATEST again if the head moved meanwhile, and EARLIEST on the first publish."""
+    assert head.snapshot_id is not None
+    written, wrote_latest = files
+    if wrote_latest and not store.finish(table.uid, head.snapshot_id, head.stats_seq, table.branch, stats_applied):
+        _republish(table)
+    if head.published is None and written:
         warehouse.put(warehouse.earliest_file(table.path, table.branch), str(written[0]))
 
 
@@ -375,21 +390,19 @@ def _write_snapshot_files(table: TableBranch, head: store.Head, known: dict[int,
 _LATEST_ROUNDS = 8
 
 
-def _write_latest(table: TableBranch, snapshot_id: int, seq: int, finish: Callable[[], bool]) -> None:
-    """LATEST = ``snapshot_id`` for head move ``seq``, then ``finish`` (the conditional update
-    that marks the move published; False when the head moved). Only the head's holder writes
-    LATEST, so it never goes back to an older move's id (a rollback's is the newest move):
-    a publisher that finds the head moved on before its write leaves LATEST to the later move;
-    one that stopped between that check and its write (a paused process) and finds the head
-    moved after it may have overwritten the later move's LATEST, so it writes the head's again
-    (``_republish``)."""
+def _write_latest(table: TableBranch, snapshot_id: int, seq: int) -> bool:
+    """LATEST = ``snapshot_id`` for head move ``seq``; False, and nothing written, when a later
+    move holds the head. Only the head's holder writes LATEST, so it never goes back to an older
+    move's id (a rollback's is the newest move): a publisher that finds the head moved on before
+    its write leaves LATEST to the later move; one that stopped between that check and its write
+    (a paused process) and finds the head moved after it, when its finishing update fails, may
+    have overwritten the later move's LATEST, so it writes the head's again (``_republish``)."""
     faults.fault_point(STOP_BEFORE_LATEST)
     if not store.holds_head(table.uid, snapshot_id, seq, table.branch):
-        return  # a later move publishes itself (and its finish would fail: nothing to mark)
+        return False
     faults.fault_point(STOP_WRITING_LATEST)
     warehouse.put(warehouse.latest_file(table.path, table.branch), str(snapshot_id))
-    if not finish():
-        _republish(table)
+    return True
 
 
 def _republish(table: TableBranch) -> None:
@@ -453,11 +466,15 @@ def commit_on(table: TableBranch, base_uuid: Optional[str], snapshot: Snapshot,
         return False
     won = store.Head(table.branch, snapshot.id, snapshot.uuid, head.totals.plus(deltas), head.stats_seq + 1,
                      list(deltas) or None, head.published, snapshot.text(), snapshot.id)
-    # The snap item and the statistics are independent writes: one round trip for both.
+    # The snap item, the statistics and the files (snapshot-N, then LATEST) depend on the
+    # decision only, not on each other: all three go at once, and the finishing update, which
+    # marks the statistics applied and the move published, waits for all three. A crash
+    # anywhere among them leaves the head unfinished, which the next call settles as before.
     saving = _BACKGROUND.submit(store.save_snapshot, table.uid, won, snapshot.text())
+    writing = _BACKGROUND.submit(_publish_files, table, won, {snapshot.id: snapshot.text()})
     applied = not deltas or _apply_stats(table, won.stats_seq, deltas, deadline)
     saving.result()
-    _publish(table, won, {snapshot.id: snapshot.text()}, applied)  # and store.finish
+    _finish_publish(table, won, writing.result(), applied)
     if not applied:
         _finish_stats_later(table)
     return True
@@ -559,7 +576,8 @@ def rollback(ref: TableRef, snapshot_id: Optional[int], tag: Optional[str],
     if applied:
         store.clear_pending(table.uid, seq, table.branch)
     _unpublish_above(table, snapshot_id, head.snapshot_id)
-    _write_latest(table, snapshot_id, seq, lambda: store.finish(table.uid, snapshot_id, seq, table.branch, applied))
+    if _write_latest(table, snapshot_id, seq) and not store.finish(table.uid, snapshot_id, seq, table.branch, applied):
+        _republish(table)
     if not applied:
         _finish_stats_later(table)
     tag_files.clean_tags_above(table.uid, table.path, snapshot_id, table.branch)

@@ -50,18 +50,12 @@ class Instance:
     """One DynamoDB Local process started with the given JVM flags (the rest of its command as the stack's)."""
 
     def __init__(self, flags: Sequence[str]) -> None:
-        self.flags = tuple(flags)
-        self.local = dynamodb_local.DynamoDBLocal()
+        self.local = dynamodb_local.DynamoDBLocal(jvm_flags=flags)
 
     def start(self) -> float:
         """Start it and create the table; the seconds from launch to the table's creation."""
         started = time.perf_counter()
-        original = dynamodb_local.JVM_FLAGS
-        dynamodb_local.JVM_FLAGS = self.flags  # read by command() when start() builds the command line
-        try:
-            self.local.start()
-        finally:
-            dynamodb_local.JVM_FLAGS = original
+        self.local.start()
         self.client = self.local.client()
         self.client.create_table(
             TableName=TABLE, BillingMode="PAY_PER_REQUEST",

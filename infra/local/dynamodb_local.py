@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO, Any, Optional, Union
+from typing import IO, Any, Optional, Sequence, Union
 
 from chalicelib import settings
 
@@ -178,8 +178,10 @@ class DynamoDBLocal:
         db_path: Union[str, Path, None] = None,
         log: Union[IO[bytes], int, None] = subprocess.DEVNULL,
         region: Optional[str] = None,
+        jvm_flags: Sequence[str] = JVM_FLAGS,
     ) -> None:
         self.port = port or free_port()
+        self.jvm_flags = tuple(jvm_flags)
         self.db_path = Path(db_path) if db_path is not None else None
         self.log = log
         self.region = region or default_region()
@@ -197,7 +199,7 @@ class DynamoDBLocal:
         storage = ["-inMemory"] if self.db_path is None else ["-dbPath", str(self.db_path)]
         return [
             "java",
-            *JVM_FLAGS,
+            *self.jvm_flags,
             f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}",
             "-jar",
             str(jar),

@@ -155,12 +155,12 @@ def endpoint_ready(endpoint: str, timeout: float = 2.0, access_key_id: Optional[
 
 # The JVM's defaults are tuned for a long-lived server on a big machine: its optimising compiler
 # (C2) and parallel collector threads. DynamoDB Local here lives for one `make run` or one test
-# module, beside the service and its client on two cores, and in its first thousands of requests
-# C2 compiling cost it 5-10 ms of CPU per request (measured: 10.2 ms per request in its first
-# 300, 1.8 ms only after 1,500), taken from the client and the service. Stopping at the quick
-# compiler (C1) and one collector thread: 4.2 ms in the first 300, 1.5 ms from 600 on, and it
-# starts 0.3 s sooner. `.venv/bin/python -m bench.bench_dynamodb_local` measures the two side by
-# side.
+# session, beside the service and its client on two cores, and in its first thousand or so
+# requests C2 compiling cost it 5-10 ms of CPU per request (12.8 ms a request in its first 300,
+# 2.7 ms at 1,500-3,000), taken from the client and the service. With the quick compiler (C1)
+# alone and one collector thread: 5.6 ms, then 2.0 ms, and it starts 0.3 s sooner. The price is
+# the warm state: after C2 has compiled, a request answers ~0.4 ms slower (10-18 %).
+# `.venv/bin/python -m bench.bench_dynamodb_local` measures the two side by side.
 JVM_FLAGS: tuple[str, ...] = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 
 
